@@ -1,0 +1,38 @@
+"""Computer players. ``make_bot(game, name)`` builds one by name; see docs/bots.md."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tapete.bots.base import Bot, parse_action
+from tapete.bots.random_bot import RandomBot
+
+__all__ = ["BOT_NAMES", "Bot", "RandomBot", "make_bot", "parse_action", "suggest"]
+
+BOT_NAMES: tuple[str, ...] = ("random", "rules", "search")
+
+
+def make_bot(game: str, name: str, *, profile: str | None = None, **options: Any) -> Bot:
+    """A bot for ``game`` (``"mil"``/``"mariage"``) by level name: random, rules, search."""
+    if name == "random":
+        return RandomBot()
+    if name in ("rules", "search"):
+        try:
+            from tapete.bots.registry import make_strong_bot
+        except ImportError:  # the stronger levels are not installed in this build
+            return RandomBot()
+        return make_strong_bot(game, name, profile=profile, **options)
+    raise ValueError(f"unknown bot {name!r} (expected one of: {', '.join(BOT_NAMES)})")
+
+
+def suggest(game: str, view: dict[str, Any]) -> tuple[Any, str]:
+    """The best available bot's action for this view, with a one-line reason for a person."""
+    try:
+        from tapete.bots.registry import suggest as strong_suggest
+    except ImportError:
+        import random
+
+        action = RandomBot().act(view, random.Random(0))
+        return action, "Any legal move (no stronger computer player is installed)."
+    result: tuple[Any, str] = strong_suggest(game, view)
+    return result

@@ -1,0 +1,34 @@
+"""The bot interface: a bot sees one seat's view and returns an action.
+
+Bots never see the full state: ``act(view, rng)`` gets the JSON view dict that the engine
+builds for the bot's seat (``game.view(seat)``), the same one a person's browser gets.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Protocol, runtime_checkable
+
+from tapete.game import JSON
+
+__all__ = ["Bot", "parse_action"]
+
+
+@runtime_checkable
+class Bot(Protocol):
+    name: str
+
+    def act(self, view: JSON, rng: random.Random) -> Any:
+        """Choose one of ``view["legal"]`` and return it as an engine action object."""
+        ...
+
+
+def parse_action(game: str, data: JSON) -> Any:
+    """The engine action for a record/wire dict of ``game``."""
+    if game == "mil":
+        from tapete.mil.actions import action_from_json as mil_from_json
+
+        return mil_from_json(data)
+    from tapete.mariage.actions import action_from_json as mariage_from_json
+
+    return mariage_from_json(data)
