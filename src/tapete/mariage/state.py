@@ -1,0 +1,701 @@
+"""One hand of Mariage: the state machine, its legal actions, scoring, and cheap undo.
+
+The whole hand lives in a few ints: each hand, each pile of captured cards is a 32-bit mask
+(``suit * 8 + rank``, rank 0 = 7 .. 7 = ace, see :mod:`tapete.cards`), so the hot paths
+(legal actions, following rules, trick winner) are a handful of mask operations on tables
+computed at import time.
+
+>>> import random
+>>> s = State.deal(random.Random(7), dealer=0)
+>>> s.phase, s.turn, s.stock_count
+(<Phase.OPEN: 'open'>, 1, 20)
+>>> a = s.legal_actions()[0]
+>>> s.apply(a); _ = s.pop(); s.stock_count
+20
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Final
+
+from tapete.cards import (
+    ABOVE,
+    CARD_NAMES,
+    CARD_POINTS,
+    KING,
+    QUEEN,
+    SEVEN,
+    SUIT_LETTERS,
+    SUIT_MASKS,
+    Card,
+    bits,
+    mask_points,
+)
+from tapete.errors import IllegalActionError
+from tapete.game import JSON
+from tapete.mariage.actions import (
+    CLAIM,
+    CLOSE,
+    DECLINE,
+    EXCHANGE,
+    MARRIAGES,
+    PLAYS,
+    Action,
+    Claim,
+    Close,
+    Decline,
+    Exchange,
+    Marriage,
+    Play,
+)
+
+__all__ = [
+    "DECK_ORDER",
+    "HAND_SIZE",
+    "STOCK_SIZE",
+    "WIN_POINTS",
+    "HandResult",
+    "Phase",
+    "Reason",
+    "State",
+    "deal_cards",
+    "game_points_rate",
+]
+
+HAND_SIZE: Final = 6
+STOCK_SIZE: Final = 20
+#: Card points a player must claim to win the hand.
+WIN_POINTS: Final = 66
+#: Below this the loser is "schneider" (2 game points instead of 1).
+HALF_POINTS: Final = 33
+LAST_TRICK_BONUS: Final = 10
+
+#: The order of a fresh deck before shuffling: spades, clubs, diamonds, hearts, each A T K Q J
+#: 9 8 7. Shuffling this list with ``random.Random(seed)`` reproduces the reference deals.
+DECK_ORDER: Final = tuple(s * 8 + r for s in range(4) for r in range(7, -1, -1))
+
+_SUIT_NAMES: Final = ("spades", "clubs", "diamonds", "hearts")
+
+
+class Phase(StrEnum):
+    """Where the hand stands: free play with an open stock, strict play, or over."""
+
+    OPEN = "open"
+    STRICT = "strict"
+    DONE = "done"
+
+
+class Reason(StrEnum):
+    """Why a hand ended (``result.reason`` in records)."""
+
+    CLAIM = "claim"
+    FALSE_CLAIM = "false_claim"
+    CLOSER_FAILED = "closer_failed"
+    OPPONENT_CLAIMED_AFTER_CLOSE = "opponent_claimed_after_close"
+    EXHAUSTED = "exhausted"
+    TIE = "tie"
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """The score of a finished hand. ``winner`` is None (and 0 game points) for a tie."""
+
+    winner: int | None
+    game_points: int
+    reason: Reason
+    points: tuple[int, int]
+    tricks: tuple[int, int]
+
+    def to_json(self, match: Sequence[int]) -> JSON:
+        """The record's ``result`` object, with the match score after the hand."""
+        return {
+            "winner": self.winner,
+            "game_points": self.game_points,
+            "reason": self.reason.value,
+            "points": list(self.points),
+            "tricks": list(self.tricks),
+            "match": list(match),
+        }
+
+
+def game_points_rate(loser_points: int, loser_tricks: int) -> int:
+    """1 game point if the loser has 33 or more, 2 if fewer but a trick, 3 without a trick."""
+    if loser_points >= HALF_POINTS:
+        return 1
+    return 2 if loser_tricks else 3
+
+
+def deal_cards(rng: random.Random) -> tuple[list[list[Card]], list[Card]]:
+    """Shuffle a deck with ``rng``: seat 0 gets the first 6 cards, seat 1 the next 6, the
+    remaining 20 form the stock (the last one is the trump indicator)."""
+    deck = list(DECK_ORDER)
+    rng.shuffle(deck)
+    return [deck[0:6], deck[6:12]], deck[12:]
+
+
+# --- tables -------------------------------------------------------------------------------
+
+#: ``_SUIT_PLAYS[s][byte]``: the Play actions of the cards of suit ``s`` in ``byte``.
+_SUIT_PLAYS: Final = tuple(
+    tuple(tuple(PLAYS[s * 8 + r] for r in range(8) if b >> r & 1) for b in range(256))
+    for s in range(4)
+)
+_KQ: Final = tuple((1 << (s * 8 + KING)) | (1 << (s * 8 + QUEEN)) for s in range(4))
+_SEVENS: Final = tuple(1 << (s * 8 + SEVEN) for s in range(4))
+
+
+def _plays(mask: int) -> list[Action]:
+    """Play actions for every card of ``mask``, in card order (four table look-ups)."""
+    return [
+        *_SUIT_PLAYS[0][mask & 0xFF],
+        *_SUIT_PLAYS[1][(mask >> 8) & 0xFF],
+        *_SUIT_PLAYS[2][(mask >> 16) & 0xFF],
+        *_SUIT_PLAYS[3][mask >> 24],
+    ]
+
+
+def _names(mask: int) -> str:
+    return ", ".join(CARD_NAMES[c] for c in sorted(bits(mask), reverse=True))
+
+
+_OPEN, _STRICT, _DONE = 0, 1, 2
+_PHASES: Final = (Phase.OPEN, Phase.STRICT, Phase.DONE)
+
+
+class State:
+    """One hand of Mariage with full information (both hands, the stock order).
+
+    ``apply`` pushes a small undo entry and ``pop`` restores the previous position exactly,
+    so search code can walk the tree without copying.
+    """
+
+    __slots__ = (
+        "_closed_opp_points",
+        "_closed_opp_tricks",
+        "_closer",
+        "_lead",
+        "_leader",
+        "_pending",
+        "_phase",
+        "_pos",
+        "_result",
+        "_trick_no",
+        "_turn",
+        "_undo",
+        "dealer",
+        "hands",
+        "history",
+        "initial_hands",
+        "initial_stock",
+        "last_trick",
+        "marriages",
+        "points",
+        "stock",
+        "tricks",
+        "trump",
+        "won",
+    )
+
+    def __init__(
+        self, hands: Sequence[Sequence[Card]], stock: Sequence[Card], dealer: int
+    ) -> None:
+        """A hand dealt as ``hands`` (6 cards each) and ``stock`` (20 cards, indicator last)."""
+        if dealer not in (0, 1):
+            raise ValueError(f"dealer must be seat 0 or 1, not {dealer!r}")
+        if len(hands) != 2 or any(len(h) != HAND_SIZE for h in hands):
+            raise ValueError("each of the two hands must hold exactly 6 cards")
+        if len(stock) != STOCK_SIZE:
+            raise ValueError(f"the stock must hold exactly 20 cards, not {len(stock)}")
+        cards = [*hands[0], *hands[1], *stock]
+        if sorted(cards) != list(range(32)):
+            raise ValueError("hands and stock must hold each of the 32 cards exactly once")
+        self.dealer = dealer
+        self.initial_hands: tuple[tuple[Card, ...], tuple[Card, ...]] = (
+            tuple(hands[0]),
+            tuple(hands[1]),
+        )
+        self.initial_stock: tuple[Card, ...] = tuple(stock)
+        #: Cards in each seat's hand (bitmasks).
+        self.hands = [sum(1 << c for c in hands[0]), sum(1 << c for c in hands[1])]
+        #: The stock, next card to draw at ``stock[_pos]``; ``stock[19]`` is the indicator.
+        self.stock = list(stock)
+        self.trump: int = stock[-1] >> 3
+        #: Captured cards (bitmasks), points (cards + marriages), tricks won, per seat.
+        self.won = [0, 0]
+        self.points = [0, 0]
+        self.tricks = [0, 0]
+        #: Declared marriages: ``(seat, suit, value)``.
+        self.marriages: list[tuple[int, int, int]] = []
+        #: Every action applied so far: ``(seat, action)``.
+        self.history: list[tuple[int, Action]] = []
+        #: The last completed trick: ``(leader, lead card, follow card, winner)``.
+        self.last_trick: tuple[int, Card, Card, int] | None = None
+        self._pos = 0
+        self._trick_no = 0
+        self._leader = 1 - dealer
+        self._turn = 1 - dealer
+        self._lead = -1
+        self._closer = -1
+        self._closed_opp_points = 0
+        self._closed_opp_tricks = 0
+        self._pending = -1
+        self._phase = _OPEN
+        self._result: HandResult | None = None
+        self._undo: list[tuple[Any, ...]] = []
+
+    @classmethod
+    def deal(cls, rng: random.Random, dealer: int) -> State:
+        """A new hand shuffled with ``rng``."""
+        hands, stock = deal_cards(rng)
+        return cls(hands, stock, dealer)
+
+    # --- public read-only properties ---------------------------------------------------
+
+    @property
+    def phase(self) -> Phase:
+        return _PHASES[self._phase]
+
+    @property
+    def turn(self) -> int | None:
+        """The seat to act, or None once the hand is over."""
+        return None if self._phase == _DONE else self._turn
+
+    @property
+    def leader(self) -> int:
+        """The seat that leads (or led) the current trick."""
+        return self._leader
+
+    @property
+    def lead_card(self) -> Card | None:
+        """The card led to the current trick, if one lies on the table."""
+        return None if self._lead < 0 else self._lead
+
+    @property
+    def done(self) -> bool:
+        return self._phase == _DONE
+
+    @property
+    def result(self) -> HandResult | None:
+        return self._result
+
+    @property
+    def stock_count(self) -> int:
+        """Cards left in the stock (including the indicator); 0 once exhausted."""
+        return STOCK_SIZE - self._pos
+
+    @property
+    def indicator(self) -> Card | None:
+        """The trump indicator while it lies face up under an open stock, else None."""
+        if self._pos >= STOCK_SIZE or self._closer >= 0:
+            return None
+        return self.stock[STOCK_SIZE - 1]
+
+    @property
+    def closed(self) -> bool:
+        return self._closer >= 0
+
+    @property
+    def closed_by(self) -> int | None:
+        return None if self._closer < 0 else self._closer
+
+    @property
+    def closed_position(self) -> tuple[int, int] | None:
+        """The opponent's (points, tricks) recorded when the stock was closed."""
+        if self._closer < 0:
+            return None
+        return self._closed_opp_points, self._closed_opp_tricks
+
+    @property
+    def pending_marriage(self) -> int | None:
+        """The suit of a marriage declared by the leader whose K or Q is not yet led."""
+        return None if self._pending < 0 else self._pending
+
+    @property
+    def trick_number(self) -> int:
+        """Completed tricks in this hand."""
+        return self._trick_no
+
+    # --- legal actions -------------------------------------------------------------------
+
+    def _follow_mask(self) -> int:
+        """The cards the follower may play to the card on the table."""
+        hand = self.hands[self._turn]
+        if self._phase == _OPEN:
+            return hand
+        lead = self._lead
+        same = hand & SUIT_MASKS[lead >> 3]
+        if same:
+            return (same & ABOVE[lead]) or same
+        return (hand & SUIT_MASKS[self.trump]) or hand
+
+    def legal_actions(self) -> list[Action]:
+        """Every legal action of the seat to act, ordered by id; empty once the hand is over."""
+        phase = self._phase
+        if phase == _DONE:
+            return []
+        if self._lead >= 0:
+            return _plays(self._follow_mask())
+        s = self._turn
+        hand = self.hands[s]
+        if self._pending >= 0:
+            acts = _plays(hand & _KQ[self._pending])
+            acts.append(CLAIM)
+            return acts
+        if not hand:  # after the last trick of a closed hand
+            return [CLAIM, DECLINE]
+        acts = _plays(hand)
+        if phase == _OPEN:
+            if self.tricks[s]:
+                if hand & _SEVENS[self.trump]:
+                    acts.append(EXCHANGE)
+                for su in range(4):
+                    kq = _KQ[su]
+                    if hand & kq == kq:
+                        acts.append(MARRIAGES[su])
+            if self._trick_no and self._pos <= STOCK_SIZE - 2:
+                acts.append(CLOSE)
+        if self._trick_no:
+            acts.append(CLAIM)
+        return acts
+
+    def can_apply(self, action: Action) -> bool:
+        """Whether ``action`` is legal for the seat to act."""
+        return self._why_illegal(action) is None
+
+    def _why_illegal(self, action: object) -> str | None:
+        """None if legal, else the reason (the part of the message after the colon)."""
+        if self._phase == _DONE:
+            return "the hand is over"
+        s = self._turn
+        hand = self.hands[s]
+        leading = self._lead < 0
+        if isinstance(action, Play):
+            c = action.card
+            if not isinstance(c, int) or not 0 <= c < 32:
+                return "no such card"
+            if not hand >> c & 1:
+                return "not in hand"
+            if not leading:
+                allowed = self._follow_mask()
+                if allowed >> c & 1:
+                    return None
+                lead = self._lead
+                ls = lead >> 3
+                same = hand & SUIT_MASKS[ls]
+                if same:
+                    higher = same & ABOVE[lead]
+                    if higher:
+                        return (
+                            f"must follow {_SUIT_NAMES[ls]} and beat {CARD_NAMES[lead]} "
+                            f"(holds {_names(higher)})"
+                        )
+                    return f"must follow {_SUIT_NAMES[ls]} (holds {_names(same)})"
+                return (
+                    f"has no {_SUIT_NAMES[ls]} and must trump with {_SUIT_NAMES[self.trump]} "
+                    f"(holds {_names(hand & SUIT_MASKS[self.trump])})"
+                )
+            if self._pending >= 0 and not _KQ[self._pending] >> c & 1:
+                return (
+                    f"after declaring the {_SUIT_NAMES[self._pending]} marriage the lead must "
+                    f"be its king or queen (or a claim)"
+                )
+            return None
+        if not leading:
+            return f"must play a card to {CARD_NAMES[self._lead]}"
+        if isinstance(action, Claim):
+            if not self._trick_no:
+                return "no claim before the first trick has been played"
+            return None
+        if isinstance(action, Decline):
+            if hand or self._closer < 0:
+                return "declining is only possible after the last trick of a closed hand"
+            return None
+        if self._pending >= 0:
+            return (
+                f"after declaring the {_SUIT_NAMES[self._pending]} marriage only a claim or the "
+                f"lead of its king or queen may follow"
+            )
+        if isinstance(action, Exchange | Marriage | Close):
+            if self._closer >= 0:
+                return "the stock is closed"
+            if self._pos >= STOCK_SIZE:
+                return "the stock is exhausted"
+        if isinstance(action, Exchange):
+            if not self.tricks[s]:
+                return "only a player who has won a trick may exchange"
+            seven = self.trump * 8 + SEVEN
+            if not hand >> seven & 1:
+                return f"does not hold the trump 7 ({CARD_NAMES[seven]})"
+            return None
+        if isinstance(action, Marriage):
+            su = action.suit
+            if not isinstance(su, int) or not 0 <= su < 4:
+                return "no such suit"
+            if not self.tricks[s]:
+                return "only a player who has won a trick may declare a marriage"
+            if hand & _KQ[su] != _KQ[su]:
+                king, queen = CARD_NAMES[su * 8 + KING], CARD_NAMES[su * 8 + QUEEN]
+                return f"does not hold both {king} and {queen}"
+            return None
+        if isinstance(action, Close):
+            if not self._trick_no:
+                return "the stock may be closed only from the second trick on"
+            if self._pos > STOCK_SIZE - 2:
+                return "the stock must hold at least 2 cards to be closed"
+            return None
+        return "not a Mariage action"
+
+    # --- applying and undoing --------------------------------------------------------------
+
+    def _snapshot(self) -> tuple[Any, ...]:
+        h, w, p, t = self.hands, self.won, self.points, self.tricks
+        return (
+            h[0], h[1], w[0], w[1], p[0], p[1], t[0], t[1],
+            self._pos, self._trick_no, self._leader, self._turn, self._lead, self._closer,
+            self._closed_opp_points, self._closed_opp_tricks, self._pending, self._phase,
+            self.stock[STOCK_SIZE - 1], self._result, self.last_trick, len(self.marriages),
+        )  # fmt: skip
+
+    def pop(self) -> Action:
+        """Undo the last applied action and return it."""
+        if not self._undo:
+            raise IndexError("pop from a hand with no applied action")
+        (
+            h0, h1, w0, w1, p0, p1, t0, t1,
+            self._pos, self._trick_no, self._leader, self._turn, self._lead, self._closer,
+            self._closed_opp_points, self._closed_opp_tricks, self._pending, self._phase,
+            self.stock[STOCK_SIZE - 1], self._result, self.last_trick, n_marriages,
+        ) = self._undo.pop()  # fmt: skip
+        self.hands[0], self.hands[1] = h0, h1
+        self.won[0], self.won[1] = w0, w1
+        self.points[0], self.points[1] = p0, p1
+        self.tricks[0], self.tricks[1] = t0, t1
+        del self.marriages[n_marriages:]
+        return self.history.pop()[1]
+
+    def push(self, action: Action) -> None:
+        """Same as :meth:`apply` (the undo entry is always recorded)."""
+        self.apply(action)
+
+    def apply(self, action: Action) -> None:
+        """Apply ``action`` for the seat to act; raise :class:`IllegalActionError` if illegal."""
+        s = self._turn
+        phase = self._phase
+        cls = type(action)
+        if phase == _DONE:
+            self._illegal(action)
+        if cls is Play:
+            c = action.card  # type: ignore[union-attr]
+            hand = self.hands[s]
+            if self._lead < 0:
+                if not (hand >> c & 1) or (self._pending >= 0 and not _KQ[self._pending] >> c & 1):
+                    self._illegal(action)
+                self._undo.append(self._snapshot())
+                self.history.append((s, action))
+                self.hands[s] = hand ^ (1 << c)
+                self._lead = c
+                self._pending = -1
+                self._turn = 1 - s
+                return
+            if not (type(c) is int and 0 <= c < 32 and self._follow_mask() >> c & 1):
+                self._illegal(action)
+            self._undo.append(self._snapshot())
+            self.history.append((s, action))
+            self.hands[s] = hand ^ (1 << c)
+            self._finish_trick(c)
+            return
+        if self._why_illegal(action) is not None:
+            self._illegal(action)
+        self._undo.append(self._snapshot())
+        self.history.append((s, action))
+        if cls is Claim:
+            self._claim(s)
+        elif cls is Marriage:
+            su: int = action.suit  # type: ignore[union-attr]
+            value = 40 if su == self.trump else 20
+            self.points[s] += value
+            self._pending = su
+            self.marriages.append((s, su, value))
+        elif cls is Decline:
+            self._end_of_cards()
+        elif cls is Exchange:
+            seven = self.trump * 8 + SEVEN
+            indicator = self.stock[STOCK_SIZE - 1]
+            self.hands[s] ^= (1 << seven) | (1 << indicator)
+            self.stock[STOCK_SIZE - 1] = seven
+        else:  # Close
+            o = 1 - s
+            self._closer = s
+            self._closed_opp_points = self.points[o]
+            self._closed_opp_tricks = self.tricks[o]
+            self._phase = _STRICT
+
+    def _illegal(self, action: object) -> None:
+        seat = "nobody" if self._phase == _DONE else f"seat {self._turn}"
+        reason = self._why_illegal(action) or "not legal here"
+        raise IllegalActionError(f"{seat} cannot {_describe(action)}: {reason}")
+
+    def _finish_trick(self, follow: Card) -> None:
+        lead = self._lead
+        leader = self._leader
+        if (follow ^ lead) < 8:  # same suit
+            winner = 1 - leader if follow > lead else leader
+        elif follow >> 3 == self.trump:
+            winner = 1 - leader
+        else:
+            winner = leader
+        self.won[winner] |= (1 << lead) | (1 << follow)
+        self.points[winner] += CARD_POINTS[lead] + CARD_POINTS[follow]
+        self.tricks[winner] += 1
+        self._trick_no += 1
+        self.last_trick = (leader, lead, follow, winner)
+        self._lead = -1
+        self._leader = winner
+        self._turn = winner
+        if self._phase == _OPEN:
+            pos = self._pos
+            stock = self.stock
+            self.hands[winner] |= 1 << stock[pos]
+            self.hands[1 - winner] |= 1 << stock[pos + 1]
+            pos += 2
+            self._pos = pos
+            if pos >= STOCK_SIZE:
+                self._phase = _STRICT
+        elif not self.hands[winner] and self._closer < 0:
+            self._end_of_cards()
+        # After the last trick of a closed hand the winner may still claim (or decline).
+
+    def _end_of_cards(self) -> None:
+        """The last trick has been played and nobody has claimed."""
+        assert self.last_trick is not None
+        last_winner = self.last_trick[3]
+        t = (self.tricks[0], self.tricks[1])
+        if self._closer >= 0:
+            closer = self._closer
+            o = 1 - closer
+            gp = 3 if not self._closed_opp_tricks else 2
+            self._end(o, gp, Reason.CLOSER_FAILED, (self.points[0], self.points[1]), t)
+            return
+        pts = [self.points[0], self.points[1]]
+        pts[last_winner] += LAST_TRICK_BONUS
+        if pts[0] == pts[1]:
+            self._end(None, 0, Reason.TIE, (pts[0], pts[1]), t)
+            return
+        w = 0 if pts[0] > pts[1] else 1
+        o = 1 - w
+        self._end(w, game_points_rate(pts[o], t[o]), Reason.EXHAUSTED, (pts[0], pts[1]), t)
+
+    def _claim(self, s: int) -> None:
+        o = 1 - s
+        pts = (self.points[0], self.points[1])
+        t = (self.tricks[0], self.tricks[1])
+        correct = pts[s] >= WIN_POINTS
+        closer = self._closer
+        if closer < 0:
+            if correct:
+                self._end(s, game_points_rate(pts[o], t[o]), Reason.CLAIM, pts, t)
+            else:
+                self._end(o, 2, Reason.FALSE_CLAIM, pts, t)
+        elif closer == s:
+            if correct:
+                rate = game_points_rate(self._closed_opp_points, self._closed_opp_tricks)
+                self._end(s, rate, Reason.CLAIM, pts, t)
+            else:
+                gp = 3 if not self._closed_opp_tricks else 2
+                self._end(o, gp, Reason.CLOSER_FAILED, pts, t)
+        elif correct:
+            gp = 3 if not self._closed_opp_tricks else 2
+            self._end(s, gp, Reason.OPPONENT_CLAIMED_AFTER_CLOSE, pts, t)
+        else:
+            self._end(closer, 2, Reason.FALSE_CLAIM, pts, t)
+
+    def _end(
+        self,
+        winner: int | None,
+        game_points: int,
+        reason: Reason,
+        points: tuple[int, int],
+        tricks: tuple[int, int],
+    ) -> None:
+        self._result = HandResult(winner, game_points, reason, points, tricks)
+        self._phase = _DONE
+
+    # --- information ---------------------------------------------------------------------
+
+    def hand_cards(self, seat: int) -> list[Card]:
+        """The cards in ``seat``'s hand, in card order."""
+        return list(bits(self.hands[seat]))
+
+    def card_points(self, seat: int) -> int:
+        """Points of the cards ``seat`` has captured (without marriages)."""
+        return mask_points(self.won[seat])
+
+    def view(self, seat: int | None) -> JSON:
+        """What ``seat`` may know of this hand (None: a spectator). JSON-safe."""
+        turn = self.turn
+        trick: list[JSON] = []
+        if self._lead >= 0:
+            trick.append({"seat": self._leader, "card": CARD_NAMES[self._lead]})
+        last: JSON | None = None
+        if self.last_trick is not None:
+            ld, lc, fc, w = self.last_trick
+            last = {
+                "leader": ld,
+                "cards": [
+                    {"seat": ld, "card": CARD_NAMES[lc]},
+                    {"seat": 1 - ld, "card": CARD_NAMES[fc]},
+                ],
+                "winner": w,
+            }
+        indicator = self.indicator
+        return {
+            "phase": self.phase.value,
+            "turn": turn,
+            "dealer": self.dealer,
+            "legal": [a.to_json() for a in self.legal_actions()]
+            if seat is not None and seat == turn
+            else [],
+            "hand": [CARD_NAMES[c] for c in bits(self.hands[seat])] if seat is not None else [],
+            "hand_counts": [self.hands[0].bit_count(), self.hands[1].bit_count()],
+            "trump": SUIT_LETTERS[self.trump],
+            "indicator": None if indicator is None else CARD_NAMES[indicator],
+            "stock_count": self.stock_count,
+            "closed": self._closer >= 0,
+            "closed_by": self.closed_by,
+            "trick": trick,
+            "leader": self._leader,
+            "last_trick": last,
+            "points": [self.points[0], self.points[1]],
+            "tricks_won": [self.tricks[0], self.tricks[1]],
+            "marriages": [
+                {"seat": ms, "suit": SUIT_LETTERS[su], "value": v} for ms, su, v in self.marriages
+            ],
+            "pending_marriage": None if self._pending < 0 else SUIT_LETTERS[self._pending],
+        }
+
+    def __repr__(self) -> str:
+        return (
+            f"<State {self.phase.value} turn={self.turn} trump={SUIT_LETTERS[self.trump]} "
+            f"hands=[{_names(self.hands[0])}] [{_names(self.hands[1])}] "
+            f"stock={self.stock_count} points={self.points}>"
+        )
+
+
+def _describe(action: object) -> str:
+    if isinstance(action, Play) and isinstance(action.card, int) and 0 <= action.card < 32:
+        return f"play {CARD_NAMES[action.card]}"
+    if isinstance(action, Marriage) and isinstance(action.suit, int) and 0 <= action.suit < 4:
+        return f"declare the {_SUIT_NAMES[action.suit]} marriage"
+    if isinstance(action, Exchange):
+        return "exchange the trump 7"
+    if isinstance(action, Close):
+        return "close the stock"
+    if isinstance(action, Claim):
+        return "claim 66"
+    if isinstance(action, Decline):
+        return "decline to claim"
+    return f"apply {action!r}"
