@@ -1,0 +1,397 @@
+/*
+ * tapete.solver._core: the C core of the Mil open-hand solver.
+ *
+ * The same search as tapete.solver.fast.PySearch (read that file first): fail-soft
+ * alpha-beta on the declarer's points still to gain, a transposition table of bounds at
+ * trick boundaries, a "cannot reach" cut-off, move ordering, MTD(f) for exact values.
+ *
+ * Cards are ints suit*8+rank (rank 2..7 = 9 J Q K T A), hands are 32-bit masks.
+ * Not thread-safe: one global table and context, used with the GIL held.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define INF 10000
+#define TT_BITS 20
+#define TT_SIZE (1u << TT_BITS)
+#define MAX_MOVES 16
+
+typedef struct {
+    uint64_t k1;
+    uint32_t k2;
+    uint16_t gen;
+    int16_t lo, hi;
+    uint8_t best;
+} Entry;
+
+static Entry *tt = NULL;
+static uint16_t tt_gen = 0;
+static unsigned long long node_count = 0;
+
+static int POINTS[32];
+static int BYTE_POINTS[256];
+static uint32_t SUITM[4];
+static uint32_t ABOVE[32];
+static const int MV[4] = {40, 60, 80, 100};
+static const int RANK_POINTS[8] = {0, 0, 0, 2, 3, 4, 10, 11};
+#define KING 5
+#define QUEEN 4
+
+static uint32_t H[3];
+static int DECL;
+static int CASA;
+
+static inline int mask_points(uint32_t m) {
+    return BYTE_POINTS[m & 0xFF] + BYTE_POINTS[(m >> 8) & 0xFF] + BYTE_POINTS[(m >> 16) & 0xFF] +
+           BYTE_POINTS[m >> 24];
+}
+
+static inline uint32_t pair_mask(int s) { return (1u << (s * 8 + KING)) | (1u << (s * 8 + QUEEN)); }
+
+static inline int beats(int c, int best, int trump) {
+    if ((c >> 3) == (best >> 3)) return c > best;
+    return (c >> 3) == trump;
+}
+
+static inline int top_card(uint32_t m) { return 31 - __builtin_clz(m); }
+
+static uint32_t follow_mask(uint32_t hand, int n, const int *t, int trump) {
+    int led = t[0] >> 3;
+    uint32_t follow = hand & SUITM[led];
+    uint32_t trumps = trump >= 0 ? hand & SUITM[trump] : 0;
+    if (!CASA) {
+        if (follow) return follow;
+        if (trumps) return trumps;
+        return hand;
+    }
+    uint32_t table = 0;
+    for (int i = 0; i < n; i++) table |= 1u << t[i];
+    if (follow) {
+        if (trump >= 0 && led != trump && (table & SUITM[trump])) return follow;
+        uint32_t higher = follow & ABOVE[top_card(table & SUITM[led])];
+        return higher ? higher : follow;
+    }
+    if (trumps) {
+        uint32_t tt_ = table & SUITM[trump];
+        if (tt_) {
+            uint32_t higher = trumps & ABOVE[top_card(tt_)];
+            return higher ? higher : trumps;
+        }
+        return trumps;
+    }
+    return hand;
+}
+
+static inline Entry *tt_slot(uint64_t k1, uint32_t k2) {
+    uint64_t x = k1 * 0x9E3779B97F4A7C15ull ^ ((uint64_t)k2 * 0xC2B2AE3D27D4EB4Full);
+    x ^= x >> 29;
+    return &tt[(x * 0xBF58476D1CE4E5B9ull) >> (64 - TT_BITS)];
+}
+
+typedef struct {
+    int score;
+    uint8_t move; /* card | 32 if announcing */
+} Move;
+
+static int search(int leader, int trump, int mok, int n, const int *t, int alpha, int beta);
+
+static int last_trick(int leader, int trump) {
+    int a = __builtin_ctz(H[leader]);
+    int b = __builtin_ctz(H[(leader + 1) % 3]);
+    int c = __builtin_ctz(H[(leader + 2) % 3]);
+    int best = a, w = 0;
+    if (beats(b, best, trump)) { best = b; w = 1; }
+    if (beats(c, best, trump)) w = 2;
+    return ((leader + w) % 3 == DECL) ? POINTS[a] + POINTS[b] + POINTS[c] : 0;
+}
+
+static int gen_moves(Move *mv, int seat, int leader, int trump, int mok, int n, const int *t,
+                     int tt_best) {
+    uint32_t hand = H[seat];
+    int mine = seat == DECL;
+    int k = 0;
+    if (n == 0) {
+        uint32_t others = H[(seat + 1) % 3] | H[(seat + 2) % 3];
+        for (uint32_t m = hand; m; m &= m - 1) {
+            int c = __builtin_ctz(m);
+            int s = c >> 3, r = c & 7;
+            int top = !(others & ABOVE[c]);
+            int base = top ? 200 + POINTS[c] : -POINTS[c] - r;
+            uint32_t pm = pair_mask(s);
+            if (mok && (r == KING || r == QUEEN) && (hand & pm) == pm) {
+                mv[k].move = (uint8_t)(c | 32);
+                mv[k].score = (c | 32) == tt_best ? 100000 : 1000 + MV[s];
+                k++;
+                if (!CASA) {
+                    mv[k].move = (uint8_t)c;
+                    mv[k].score = c == tt_best ? 100000 : base;
+                    k++;
+                }
+            } else {
+                mv[k].move = (uint8_t)c;
+                mv[k].score = c == tt_best ? 100000 : base;
+                k++;
+            }
+        }
+    } else {
+        int best = t[0], bi = 0;
+        for (int i = 1; i < n; i++)
+            if (beats(t[i], best, trump)) { best = t[i]; bi = i; }
+        int partner_winning = (((leader + bi) % 3) == DECL) == mine;
+        for (uint32_t m = follow_mask(hand, n, t, trump); m; m &= m - 1) {
+            int c = __builtin_ctz(m);
+            int wins = beats(c, best, trump);
+            int score;
+            if (n == 2) {
+                score = (wins || partner_winning) ? 500 + POINTS[c] : -POINTS[c] - (c & 7);
+            } else if (wins) {
+                score = 300 + (c & 7);
+            } else if (partner_winning) {
+                score = 200 + POINTS[c];
+            } else {
+                score = -POINTS[c] - (c & 7);
+            }
+            mv[k].move = (uint8_t)c;
+            mv[k].score = score;
+            k++;
+        }
+    }
+    /* insertion sort, best score first, stable */
+    for (int i = 1; i < k; i++) {
+        Move x = mv[i];
+        int j = i - 1;
+        while (j >= 0 && mv[j].score < x.score) { mv[j + 1] = mv[j]; j--; }
+        mv[j + 1] = x;
+    }
+    return k;
+}
+
+static int search(int leader, int trump, int mok, int n, const int *t, int alpha, int beta) {
+    node_count++;
+    int seat = (leader + n) % 3;
+    Entry *e = NULL;
+    uint64_t k1 = 0;
+    uint32_t k2 = 0;
+    int tt_best = -1;
+    if (n == 0) {
+        uint32_t hand = H[leader];
+        if (!hand) return 0;
+        if (!(hand & (hand - 1))) return last_trick(leader, trump);
+        k1 = (uint64_t)H[0] | ((uint64_t)H[1] << 32) | (uint64_t)CASA;
+        k2 = H[2] | (uint32_t)leader | ((uint32_t)(trump + 1) & 3u) << 8 |
+             ((uint32_t)(trump + 1) >> 2) << 16 | (uint32_t)mok << 17 | (uint32_t)DECL << 24;
+        e = tt_slot(k1, k2);
+        if (e->gen == tt_gen && e->k1 == k1 && e->k2 == k2) {
+            int lo = e->lo, hi = e->hi;
+            tt_best = e->best;
+            if (lo >= beta || lo == hi) return lo;
+            if (hi <= alpha) return hi;
+            if (lo > alpha) alpha = lo;
+            if (hi < beta) beta = hi;
+        }
+        int ub = mask_points(H[0] | H[1] | H[2]);
+        uint32_t dh = H[DECL];
+        for (int s = 0; s < 4; s++)
+            if ((dh & pair_mask(s)) == pair_mask(s)) ub += MV[s];
+        if (ub <= alpha) return ub;
+    }
+    int maximize = seat == DECL;
+    int a0 = alpha, b0 = beta;
+    int best_value = maximize ? -INF : INF;
+    int best_move = 255;
+    Move mv[MAX_MOVES];
+    int k = gen_moves(mv, seat, leader, trump, mok, n, t, tt_best);
+    int nt[3];
+    for (int i = 0; i < n; i++) nt[i] = t[i];
+    for (int i = 0; i < k; i++) {
+        int code = mv[i].move;
+        int c = code & 31;
+        int v;
+        H[seat] ^= 1u << c;
+        if (n == 2) {
+            int win = t[0], w = 0;
+            if (beats(t[1], win, trump)) { win = t[1]; w = 1; }
+            if (beats(c, win, trump)) w = 2;
+            int winner = (leader + w) % 3;
+            int g = winner == DECL ? POINTS[t[0]] + POINTS[t[1]] + POINTS[c] : 0;
+            v = g + search(winner, trump, 1, 0, nt, alpha - g, beta - g);
+        } else if (code & 32) {
+            int s = c >> 3;
+            int g = maximize ? MV[s] : 0;
+            nt[0] = c;
+            v = g + search(leader, s, mok, 1, nt, alpha - g, beta - g);
+        } else {
+            nt[n] = c;
+            v = search(leader, trump, mok, n + 1, nt, alpha, beta);
+        }
+        H[seat] ^= 1u << c;
+        if (maximize) {
+            if (v > best_value) {
+                best_value = v;
+                best_move = code;
+                if (v > alpha) {
+                    alpha = v;
+                    if (alpha >= beta) break;
+                }
+            }
+        } else {
+            if (v < best_value) {
+                best_value = v;
+                best_move = code;
+                if (v < beta) {
+                    beta = v;
+                    if (alpha >= beta) break;
+                }
+            }
+        }
+    }
+    if (e) {
+        int lo = -INF, hi = INF;
+        if (e->gen == tt_gen && e->k1 == k1 && e->k2 == k2) {
+            lo = e->lo;
+            hi = e->hi;
+        }
+        if (best_value <= a0) {
+            if (best_value < hi) hi = best_value;
+        } else if (best_value >= b0) {
+            if (best_value > lo) lo = best_value;
+        } else {
+            lo = hi = best_value;
+        }
+        e->k1 = k1;
+        e->k2 = k2;
+        e->gen = tt_gen;
+        e->lo = (int16_t)lo;
+        e->hi = (int16_t)hi;
+        e->best = (uint8_t)best_move;
+    }
+    return best_value;
+}
+
+static int mtdf(int leader, int trump, int mok, int n, const int *t, int guess) {
+    int lo = -INF, hi = INF, g = guess;
+    while (lo < hi) {
+        int beta = g == lo ? g + 1 : g;
+        g = search(leader, trump, mok, n, t, beta - 1, beta);
+        if (g < beta)
+            hi = g;
+        else
+            lo = g;
+    }
+    return g;
+}
+
+/* ---- Python glue -------------------------------------------------------------------- */
+
+static void new_generation(void) {
+    tt_gen++;
+    if (tt_gen == 0) {
+        memset(tt, 0, sizeof(Entry) * TT_SIZE);
+        tt_gen = 1;
+    }
+    node_count = 0;
+}
+
+/* Parse (h0, h1, h2, declarer, leader, trick, trump, mok, casa, x[, y]). */
+static int parse_root(PyObject *args, int *leader, int *trump, int *mok, int *n, int *t, int *x,
+                      int *y, int want_y) {
+    unsigned long h0, h1, h2;
+    int decl, casa;
+    PyObject *trick;
+    *y = 0;
+    if (want_y) {
+        if (!PyArg_ParseTuple(args, "kkkiiOiiiii", &h0, &h1, &h2, &decl, leader, &trick, trump,
+                              mok, &casa, x, y))
+            return -1;
+    } else {
+        if (!PyArg_ParseTuple(args, "kkkiiOiiii", &h0, &h1, &h2, &decl, leader, &trick, trump,
+                              mok, &casa, x))
+            return -1;
+    }
+    PyObject *seq = PySequence_Fast(trick, "trick must be a sequence of cards");
+    if (!seq) return -1;
+    Py_ssize_t len = PySequence_Fast_GET_SIZE(seq);
+    if (len > 2 || decl < 0 || decl > 2 || *leader < 0 || *leader > 2 || *trump < -1 ||
+        *trump > 3) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "invalid solver position");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < len; i++) {
+        long c = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (c == -1 && PyErr_Occurred()) {
+            Py_DECREF(seq);
+            return -1;
+        }
+        if (c < 0 || c > 31) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_ValueError, "a card must be in 0..31");
+            return -1;
+        }
+        t[i] = (int)c;
+    }
+    Py_DECREF(seq);
+    *n = (int)len;
+    H[0] = (uint32_t)h0;
+    H[1] = (uint32_t)h1;
+    H[2] = (uint32_t)h2;
+    DECL = decl;
+    CASA = casa ? 1 : 0;
+    return 0;
+}
+
+static PyObject *py_mtdf(PyObject *self, PyObject *args) {
+    int leader, trump, mok, n, t[3], guess, unused;
+    if (parse_root(args, &leader, &trump, &mok, &n, t, &guess, &unused, 0) < 0) return NULL;
+    return PyLong_FromLong(mtdf(leader, trump, mok, n, t, guess));
+}
+
+static PyObject *py_search(PyObject *self, PyObject *args) {
+    int leader, trump, mok, n, t[3], alpha, beta;
+    if (parse_root(args, &leader, &trump, &mok, &n, t, &alpha, &beta, 1) < 0) return NULL;
+    return PyLong_FromLong(search(leader, trump, mok, n, t, alpha, beta));
+}
+
+static PyObject *py_reset(PyObject *self, PyObject *unused) {
+    new_generation();
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_nodes(PyObject *self, PyObject *unused) {
+    return PyLong_FromUnsignedLongLong(node_count);
+}
+
+static PyMethodDef methods[] = {
+    {"mtdf", py_mtdf, METH_VARARGS,
+     "mtdf(h0, h1, h2, declarer, leader, trick, trump, mok, casa, guess) -> points still to "
+     "gain (exact)"},
+    {"search", py_search, METH_VARARGS,
+     "search(h0, h1, h2, declarer, leader, trick, trump, mok, casa, alpha, beta) -> fail-soft "
+     "alpha-beta value"},
+    {"reset", py_reset, METH_NOARGS, "reset() -> None: forget the table, zero the node count"},
+    {"nodes", py_nodes, METH_NOARGS, "nodes() -> nodes searched since the last reset()"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_core", "C core of the Mil open-hand solver.", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__core(void) {
+    tt = (Entry *)calloc(TT_SIZE, sizeof(Entry));
+    if (!tt) return PyErr_NoMemory();
+    tt_gen = 1;
+    for (int c = 0; c < 32; c++) POINTS[c] = RANK_POINTS[c & 7];
+    for (int b = 0; b < 256; b++) {
+        int p = 0;
+        for (int r = 0; r < 8; r++)
+            if (b >> r & 1) p += RANK_POINTS[r];
+        BYTE_POINTS[b] = p;
+    }
+    for (int s = 0; s < 4; s++) SUITM[s] = 0xFFu << (8 * s);
+    for (int c = 0; c < 32; c++) ABOVE[c] = SUITM[c >> 3] & ~((2u << c) - 1u);
+    return PyModule_Create(&module);
+}
