@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["Action", "Game", "JSON"]
+__all__ = ["JSON", "Action", "Game"]
 
 JSON = dict[str, Any]
 
@@ -41,7 +41,7 @@ class Game(Protocol):
 
     def legal_actions(self) -> list[Any]: ...
 
-    def apply(self, action: Any) -> None: ...
+    def apply(self, action: Any) -> Any: ...
 
     def parse_action(self, data: JSON) -> Any: ...
 

@@ -31,8 +31,7 @@ def new_game(
     profile = profile or PROFILES[game][0]
     if profile not in PROFILES[game]:
         raise ValueError(
-            f"unknown profile {profile!r} for {game} "
-            f"(expected one of: {', '.join(PROFILES[game])})"
+            f"unknown profile {profile!r} for {game} (expected one of: {', '.join(PROFILES[game])})"
         )
     if game == "mil":
         from tapete.mil.game import MilGame

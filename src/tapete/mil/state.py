@@ -1,0 +1,647 @@
+"""One Mil deal as an explicit state machine: redeal offers, auction, talon, giving,
+contract, the four-nines offer, eight tricks.
+
+The state is mutable and cheap to undo: :meth:`State.push` saves a handful of fields and
+:meth:`State.pop` restores them (no deepcopy). Hands, tricks and the talon are int bitmasks
+of cards (see :mod:`tapete.cards`). Scoring a finished deal against the game's standing is
+:mod:`tapete.mil.scoring`'s job; the deal itself knows only what happens at the table.
+
+>>> from tapete.mil import CLUB, State, Bid, Pass
+>>> from tapete.cards import parse_card as c
+>>> hands = [[c(x) for x in h.split()] for h in
+...     ("AH TH KH QH JS 9C 9D", "AS TS KS QS JH 9H 9S", "AC TC KC QC JC AD TD")]
+>>> st = State(CLUB, dealer=2, hands=hands, talon=[c("KD"), c("QD"), c("JD")])
+>>> st.phase, st.turn, st.legal_actions()
+(<Phase.BIDDING: 'bidding'>, 0, [Bid(value=100)])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import StrEnum
+from typing import Any, Final
+
+from tapete.cards import (
+    ABOVE,
+    KING,
+    NINE,
+    QUEEN,
+    SUIT_MASKS,
+    bits,
+    card_name,
+    mask_of,
+    mask_points,
+)
+from tapete.errors import IllegalActionError
+from tapete.mil.actions import (
+    Bid,
+    Contract,
+    Give,
+    KeepDeal,
+    MilAction,
+    Pass,
+    Play,
+    Redeal,
+    Rospis,
+)
+from tapete.mil.profiles import Profile
+
+__all__ = [
+    "MARRIAGE_VALUES",
+    "Phase",
+    "State",
+    "held_marriages",
+    "marriages_value",
+    "trick_winner",
+]
+
+SUIT_NAMES: Final = ("spades", "clubs", "diamonds", "hearts")
+#: Marriage bonus by suit: spades 40, clubs 60, diamonds 80, hearts 100.
+MARRIAGE_VALUES: Final = (40, 60, 80, 100)
+PAIR_MASKS: Final = tuple((1 << (s * 8 + KING)) | (1 << (s * 8 + QUEEN)) for s in range(4))
+NINES_MASK: Final = sum(1 << (s * 8 + NINE) for s in range(4))
+_MAX_DEAL_ACTIONS: Final = 64
+
+_PASS: Final = Pass()
+_KEEP: Final = KeepDeal()
+_ROSPIS: Final = Rospis()
+_BIDS: Final = {v: Bid(v) for v in range(100, 405, 5)}
+_CONTRACTS: Final = {v: Contract(v) for v in range(100, 405, 5)}
+_PLAYS: Final = {(c, m): Play(c, m) for c in range(32) for m in (False, True)}
+_GIVES: Final = {(c, t): Give(c, t) for c in range(32) for t in range(3)}
+
+
+class Phase(StrEnum):
+    REDEAL_OFFER = "redeal_offer"
+    BIDDING = "bidding"
+    TALON = "talon"
+    GIVE = "give"
+    CONTRACT = "contract"
+    NINES_OFFER = "nines_offer"
+    PLAY = "play"
+    DONE = "done"
+
+
+def held_marriages(hand: int) -> list[int]:
+    """Suits whose K and Q are both in ``hand``."""
+    return [s for s in range(4) if hand & PAIR_MASKS[s] == PAIR_MASKS[s]]
+
+
+def marriages_value(hand: int) -> int:
+    return sum(MARRIAGE_VALUES[s] for s in range(4) if hand & PAIR_MASKS[s] == PAIR_MASKS[s])
+
+
+def trick_winner(cards: Sequence[int], leader: int, trump: int) -> int:
+    """The seat that wins a full trick: the highest trump, else the highest of the led suit."""
+    best = 0
+    top = cards[0]
+    for i in (1, 2):
+        c = cards[i]
+        if c >> 3 == top >> 3:
+            if c > top:
+                best, top = i, c
+        elif c >> 3 == trump:
+            best, top = i, c
+    return (leader + best) % 3
+
+
+def _names(mask: int) -> str:
+    return ", ".join(card_name(c) for c in sorted(bits(mask), reverse=True)) or "nothing"
+
+
+class State:
+    """A Mil deal from the dealt cards to the last trick (or an annulment or rospis)."""
+
+    __slots__ = (
+        "_undo",
+        "bid",
+        "captured",
+        "contract",
+        "dealer",
+        "dealt_hands",
+        "dealt_talon",
+        "declarer",
+        "gives",
+        "hands",
+        "high",
+        "history",
+        "in_barrel",
+        "leader",
+        "marriages",
+        "mpoints",
+        "offers",
+        "passed",
+        "phase",
+        "profile",
+        "redeal_reason",
+        "rospis",
+        "talon",
+        "trick",
+        "tricks",
+        "tricks_won",
+        "trump",
+        "turn",
+    )
+
+    def __init__(
+        self,
+        profile: Profile,
+        dealer: int,
+        hands: Sequence[Sequence[int]],
+        talon: Sequence[int],
+        in_barrel: Sequence[bool] = (False, False, False),
+    ) -> None:
+        self.profile = profile
+        self.dealer = dealer
+        self.dealt_hands: tuple[tuple[int, ...], ...] = tuple(tuple(h) for h in hands)
+        self.dealt_talon: tuple[int, ...] = tuple(talon)
+        #: who was in the barrel when the deal started (club: no rospis, contract >= 120)
+        self.in_barrel: tuple[bool, ...] = tuple(in_barrel)
+        self.hands: list[int] = [mask_of(h) for h in hands]
+        self.talon = mask_of(talon)
+        self.history: list[tuple[int, MilAction]] = []
+        self.high = 0
+        self.passed = 0
+        self.declarer = -1
+        self.bid = 0
+        self.contract = 0
+        self.rospis = False
+        self.redeal_reason: str | None = None
+        self.gives: list[tuple[int, int]] = []
+        self.leader = -1
+        self.trick: list[int] = []
+        self.trump = -1
+        self.captured = [0, 0, 0]
+        self.mpoints = [0, 0, 0]
+        self.tricks_won = [0, 0, 0]
+        self.marriages: list[tuple[int, int]] = []
+        self.tricks: list[tuple[int, tuple[int, ...], int]] = []
+        self._undo: list[tuple[Any, ...]] = []
+        opener = (dealer + 1) % 3
+        self.offers = [
+            s for s in (opener, (opener + 1) % 3, dealer) if self._pre_auction_reasons(s)
+        ]
+        if self.offers:
+            self.phase = Phase.REDEAL_OFFER
+            self.turn = self.offers[0]
+        else:
+            self.phase = Phase.BIDDING
+            self.turn = opener
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def done(self) -> bool:
+        return self.phase is Phase.DONE
+
+    @property
+    def annulled(self) -> bool:
+        return self.redeal_reason is not None
+
+    @property
+    def tricks_done(self) -> int:
+        return len(self.tricks)
+
+    def raw(self) -> tuple[int, int, int]:
+        """Each seat's deal total: captured card points plus announced marriages."""
+        c, m = self.captured, self.mpoints
+        return (c[0] + m[0], c[1] + m[1], c[2] + m[2])
+
+    def bid_limit(self, seat: int) -> int:
+        """The highest bid ``seat`` may make: 120 + the marriages in its 7 dealt cards."""
+        return 120 + marriages_value(mask_of(self.dealt_hands[seat]))
+
+    def contract_range(self) -> tuple[int, int]:
+        """Lowest and highest contract the declarer may fix now."""
+        p = self.profile
+        low = self.bid
+        if p.barrel == "club" and self.in_barrel[self.declarer]:
+            low = max(low, p.barrel_min_contract)
+        high = max(self.bid, 120 + marriages_value(self.hands[self.declarer]))
+        return low, max(low, high)
+
+    def _pre_auction_reasons(self, seat: int) -> list[str]:
+        hand = mask_of(self.dealt_hands[seat])
+        reasons = []
+        if hand & NINES_MASK == NINES_MASK:
+            reasons.append("four_nines")
+        p = self.profile
+        if mask_points(hand) < p.low_points_below and not (
+            p.low_points_needs_no_marriage and held_marriages(hand)
+        ):
+            reasons.append("low_points")
+        return reasons
+
+    def _offer_reasons(self, seat: int) -> list[str]:
+        if self.phase is Phase.REDEAL_OFFER:
+            return self._pre_auction_reasons(seat)
+        if self.phase is Phase.NINES_OFFER:
+            return ["four_nines"]
+        return []
+
+    def play_mask(self) -> int:
+        """The cards the seat to act may play now (fast path for search)."""
+        hand = self.hands[self.turn]
+        trick = self.trick
+        if not trick:
+            return hand
+        led = trick[0] >> 3
+        same = hand & SUIT_MASKS[led]
+        trump = self.trump
+        if not self.profile.must_head:
+            if same:
+                return same
+            if trump >= 0 and hand & SUIT_MASKS[trump]:
+                return hand & SUIT_MASKS[trump]
+            return hand
+        if same:
+            if trump >= 0 and led != trump and any(c >> 3 == trump for c in trick):
+                return same
+            top = max(c for c in trick if c >> 3 == led)
+            return same & ABOVE[top] or same
+        if trump >= 0:
+            trumps = hand & SUIT_MASKS[trump]
+            if trumps:
+                on_table = [c for c in trick if c >> 3 == trump]
+                if on_table:
+                    return trumps & ABOVE[max(on_table)] or trumps
+                return trumps
+        return hand
+
+    def can_announce(self, c: int) -> bool:
+        """Leading ``c`` now may announce a marriage (trick 2 on, K or Q of a held pair)."""
+        if self.trick or not self.tricks:
+            return False
+        r = c & 7
+        if r != KING and r != QUEEN:
+            return False
+        pair = PAIR_MASKS[c >> 3]
+        return self.hands[self.turn] & pair == pair
+
+    def legal_actions(self) -> list[MilAction]:
+        """Every action the seat ``turn`` may take now (empty once the deal is done)."""
+        phase = self.phase
+        if phase is Phase.PLAY:
+            out: list[MilAction] = []
+            auto = self.profile.auto_marriage
+            for c in bits(self.play_mask()):
+                if self.can_announce(c):
+                    if not auto:
+                        out.append(_PLAYS[c, False])
+                    out.append(_PLAYS[c, True])
+                else:
+                    out.append(_PLAYS[c, False])
+            return out
+        if phase is Phase.BIDDING:
+            if self.high == 0:
+                return [_BIDS[100]]
+            low, high = self._bid_range(self.turn)
+            return [_PASS, *(_BIDS[v] for v in range(low, high + 1, self.profile.step))]
+        if phase is Phase.TALON or phase is Phase.GIVE:
+            out = []
+            if phase is Phase.TALON:
+                p = self.profile
+                if p.low_talon_below is not None and self._talon_points() < p.low_talon_below:
+                    out.append(Redeal("low_talon"))
+                if p.rospis and not self.in_barrel[self.declarer]:
+                    out.append(_ROSPIS)
+            for to in self._give_targets():
+                out.extend(_GIVES[c, to] for c in bits(self.hands[self.declarer]))
+            return out
+        if phase is Phase.CONTRACT:
+            low, high = self.contract_range()
+            return [_CONTRACTS[v] for v in range(low, high + 1, self.profile.step)]
+        if phase is Phase.REDEAL_OFFER or phase is Phase.NINES_OFFER:
+            return [*(Redeal(r) for r in self._offer_reasons(self.turn)), _KEEP]
+        return []
+
+    def _bid_range(self, seat: int) -> tuple[int, int]:
+        p = self.profile
+        low = self.high + p.step
+        high = self.bid_limit(seat)
+        if p.stop_at_120 and self.high < 120:
+            high = min(high, 120)
+        return low, high
+
+    def _talon_points(self) -> int:
+        return mask_points(mask_of(self.dealt_talon))
+
+    def _give_targets(self) -> list[int]:
+        d = self.declarer
+        left, right = (d + 1) % 3, (d + 2) % 3
+        done = [to for _, to in self.gives]
+        if self.profile.give_left_first:
+            return [left] if not done else ([right] if len(done) == 1 else [])
+        return [t for t in (left, right) if t not in done]
+
+    # ------------------------------------------------------------------ actions
+    def can_apply(self, action: MilAction) -> bool:
+        return self._why_illegal(action) is None
+
+    def _why_illegal(self, action: MilAction) -> str | None:
+        """None when legal, else the reason as the end of a sentence."""
+        phase = self.phase
+        seat = self.turn
+        if phase is Phase.DONE:
+            return "the deal is over"
+        if isinstance(action, Play):
+            if phase is not Phase.PLAY:
+                return f"cards are played only after the contract (now: {phase.value})"
+            c = action.card
+            hand = self.hands[seat]
+            if not hand >> c & 1:
+                return f"{card_name(c)} is not in its hand (holds {_names(hand)})"
+            mask = self.play_mask()
+            if not mask >> c & 1:
+                led = SUIT_NAMES[self.trick[0] >> 3]
+                if self.profile.must_head:
+                    need = f"must head the trick ({led} led"
+                    if self.trump >= 0:
+                        need += f", {SUIT_NAMES[self.trump]} trump"
+                    need += ")"
+                elif mask & SUIT_MASKS[self.trick[0] >> 3]:
+                    need = f"must follow {led}"
+                else:
+                    need = f"must play a trump ({SUIT_NAMES[self.trump]})"
+                return f"{need}: may play {_names(mask)}"
+            can = self.can_announce(c)
+            if action.marriage and not can:
+                if self.trick:
+                    return "a marriage is announced only when leading"
+                if not self.tricks:
+                    return "no marriage may be announced on the first trick"
+                return f"{card_name(c)} is not the K or Q of a pair held in hand"
+            if can and not action.marriage and self.profile.auto_marriage:
+                return (
+                    f"in {self.profile.name} leading {card_name(c)} of a held pair always "
+                    'announces the marriage ("marriage": true)'
+                )
+            return None
+        if phase is Phase.BIDDING:
+            if isinstance(action, Pass):
+                return "the opener must bid 100" if self.high == 0 else None
+            if not isinstance(action, Bid):
+                return f"the auction is on: bid or pass (not {action})"
+            v = action.value
+            if self.high == 0:
+                return None if v == 100 else "the opener must bid exactly 100"
+            low, high = self._bid_range(seat)
+            if v % self.profile.step:
+                return f"bids are multiples of {self.profile.step}"
+            if v < low:
+                return f"a bid must be at least {low} (the bid is {self.high})"
+            if v > high:
+                limit = self.bid_limit(seat)
+                if self.profile.stop_at_120 and self.high < 120 and v <= limit:
+                    return "nobody may bid above 120 before someone has bid 120"
+                return (
+                    f"the limit is {limit} (120 + marriages in hand: "
+                    f"{marriages_value(mask_of(self.dealt_hands[seat]))})"
+                )
+            return None
+        if phase is Phase.REDEAL_OFFER or phase is Phase.NINES_OFFER:
+            if isinstance(action, KeepDeal):
+                return None
+            if isinstance(action, Redeal):
+                reasons = self._offer_reasons(seat)
+                if action.reason in reasons:
+                    return None
+                return f"its hand does not allow a redeal for {action.reason}"
+            return f"it must first say whether it asks for a redeal (not {action})"
+        if phase is Phase.TALON or phase is Phase.GIVE:
+            if isinstance(action, Give):
+                if not self.hands[seat] >> action.card & 1:
+                    return f"{card_name(action.card)} is not in its hand"
+                targets = self._give_targets()
+                if action.to not in targets:
+                    if action.to == seat:
+                        return "the declarer gives to the opponents, not to itself"
+                    if self.profile.give_left_first:
+                        return f"the next card goes to seat {targets[0]}"
+                    return f"seat {action.to} already got its card"
+                return None
+            if phase is Phase.TALON and isinstance(action, Rospis):
+                if not self.profile.rospis:
+                    return f"there is no rospis in {self.profile.name}"
+                if self.in_barrel[seat]:
+                    return "a declarer in the barrel may not concede (rospis)"
+                return None
+            if phase is Phase.TALON and isinstance(action, Redeal):
+                p = self.profile
+                if action.reason != "low_talon" or p.low_talon_below is None:
+                    return f"no redeal for {action.reason} after the auction"
+                if self._talon_points() >= p.low_talon_below:
+                    return f"the talon has {self._talon_points()} points (a redeal needs < 5)"
+                return None
+            if phase is Phase.GIVE:
+                return "the declarer must give the second card"
+            return f"the declarer must give a card to each opponent (not {action})"
+        if phase is Phase.CONTRACT:
+            if not isinstance(action, Contract):
+                return f"the declarer must fix the contract (not {action})"
+            low, high = self.contract_range()
+            v = action.value
+            if v % self.profile.step:
+                return f"contracts are multiples of {self.profile.step}"
+            if v < low:
+                if v >= self.bid:
+                    return f"a declarer in the barrel must play at least {low}"
+                return f"the contract must be at least the bid ({self.bid})"
+            if v > high:
+                return f"the limit is {high} (120 + marriages in the 8-card hand)"
+            return None
+        return f"unexpected action {action}"
+
+    def apply(self, action: MilAction) -> None:
+        """Apply ``action`` for the seat ``turn``; raise :class:`IllegalActionError`."""
+        why = self._why_illegal(action)
+        if why is not None:
+            raise IllegalActionError(f"seat {self.turn} cannot {action}: {why}")
+        self._do(action)
+
+    def push(self, action: MilAction) -> None:
+        """Apply ``action`` and remember how to undo it with :meth:`pop`."""
+        self._undo.append(self._snapshot())
+        self.apply(action)
+
+    def pop(self) -> None:
+        """Undo the last :meth:`push`."""
+        (
+            hands,
+            self.talon,
+            self.phase,
+            self.turn,
+            offers,
+            self.high,
+            self.passed,
+            self.declarer,
+            self.bid,
+            self.contract,
+            self.rospis,
+            self.redeal_reason,
+            n_gives,
+            self.leader,
+            trick,
+            self.trump,
+            captured,
+            mpoints,
+            won,
+            n_marriages,
+            n_tricks,
+            n_history,
+        ) = self._undo.pop()
+        self.hands = list(hands)
+        self.offers = list(offers)
+        self.trick = list(trick)
+        self.captured = list(captured)
+        self.mpoints = list(mpoints)
+        self.tricks_won = list(won)
+        del self.gives[n_gives:]
+        del self.marriages[n_marriages:]
+        del self.tricks[n_tricks:]
+        del self.history[n_history:]
+
+    def _snapshot(self) -> tuple[Any, ...]:
+        return (
+            tuple(self.hands),
+            self.talon,
+            self.phase,
+            self.turn,
+            tuple(self.offers),
+            self.high,
+            self.passed,
+            self.declarer,
+            self.bid,
+            self.contract,
+            self.rospis,
+            self.redeal_reason,
+            len(self.gives),
+            self.leader,
+            tuple(self.trick),
+            self.trump,
+            tuple(self.captured),
+            tuple(self.mpoints),
+            tuple(self.tricks_won),
+            len(self.marriages),
+            len(self.tricks),
+            len(self.history),
+        )
+
+    def _do(self, action: MilAction) -> None:
+        seat = self.turn
+        self.history.append((seat, action))
+        if isinstance(action, Play):
+            self.play_card(action.card, action.marriage)
+            return
+        if isinstance(action, Bid):
+            self.high = action.value
+            self._next_bidder(seat)
+        elif isinstance(action, Pass):
+            self.passed |= 1 << seat
+            self._next_bidder(seat)
+        elif isinstance(action, Give):
+            self.hands[seat] &= ~(1 << action.card)
+            self.hands[action.to] |= 1 << action.card
+            self.gives.append((action.card, action.to))
+            if len(self.gives) == 2:
+                self.phase = Phase.CONTRACT
+            else:
+                self.phase = Phase.GIVE
+        elif isinstance(action, Contract):
+            self.contract = action.value
+            nines = (
+                [s for s in range(3) if self.hands[s] & NINES_MASK == NINES_MASK]
+                if self.profile.nines_after_contract
+                else []
+            )
+            if nines:
+                self.phase = Phase.NINES_OFFER
+                self.turn = nines[0]
+            else:
+                self._start_play()
+        elif isinstance(action, KeepDeal):
+            if self.phase is Phase.NINES_OFFER:
+                self._start_play()
+            else:
+                self.offers.pop(0)
+                if self.offers:
+                    self.turn = self.offers[0]
+                else:
+                    self.phase = Phase.BIDDING
+                    self.turn = (self.dealer + 1) % 3
+        elif isinstance(action, Redeal):
+            self.redeal_reason = action.reason
+            self.phase = Phase.DONE
+        elif isinstance(action, Rospis):
+            self.rospis = True
+            self.contract = self.bid
+            self.phase = Phase.DONE
+
+    def _next_bidder(self, seat: int) -> None:
+        if self.passed.bit_count() == 2:
+            d = next(s for s in range(3) if not self.passed >> s & 1)
+            self.declarer = d
+            self.bid = self.high
+            self.hands[d] |= self.talon
+            self.talon = 0
+            self.phase = Phase.TALON
+            self.turn = d
+            return
+        nxt = (seat + 1) % 3
+        while self.passed >> nxt & 1:
+            nxt = (nxt + 1) % 3
+        self.turn = nxt
+
+    def _start_play(self) -> None:
+        self.phase = Phase.PLAY
+        self.leader = self.declarer
+        self.turn = self.declarer
+
+    def play_card(self, c: int, marriage: bool = False) -> None:
+        """Play ``c`` for the seat ``turn`` without checks (search fast path)."""
+        seat = self.turn
+        trick = self.trick
+        if not trick:
+            self.leader = seat
+            if marriage:
+                s = c >> 3
+                self.trump = s
+                self.marriages.append((seat, s))
+                self.mpoints[seat] += MARRIAGE_VALUES[s]
+        self.hands[seat] &= ~(1 << c)
+        trick.append(c)
+        if len(trick) < 3:
+            self.turn = (seat + 1) % 3
+            return
+        winner = trick_winner(trick, self.leader, self.trump)
+        self.captured[winner] += mask_points((1 << trick[0]) | (1 << trick[1]) | (1 << trick[2]))
+        self.tricks_won[winner] += 1
+        self.tricks.append((self.leader, tuple(trick), winner))
+        self.trick = []
+        self.leader = winner
+        self.turn = winner
+        if len(self.tricks) == 8:
+            self.phase = Phase.DONE
+
+    # ------------------------------------------------------------------ views
+    def seat_knows(self, seat: int | None) -> int:
+        """Mask of every card ``seat`` may know the place of now (None: spectator)."""
+        known = 0
+        for _, cards, _ in self.tricks:
+            for c in cards:
+                known |= 1 << c
+        for c in self.trick:
+            known |= 1 << c
+        if self.declarer >= 0:
+            known |= mask_of(self.dealt_talon)
+        if seat is not None:
+            known |= self.hands[seat]
+            for c, to in self.gives:
+                if seat in (to, self.declarer):
+                    known |= 1 << c
+        return known
+
+    def __repr__(self) -> str:
+        return (
+            f"<mil.State {self.profile.name} dealer={self.dealer} phase={self.phase.value} "
+            f"turn={self.turn} hands=[{'; '.join(_names(h) for h in self.hands)}]>"
+        )
