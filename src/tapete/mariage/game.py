@@ -1,0 +1,251 @@
+"""A Mariage match: hands dealt from the game's own ``random.Random(seed)``, played to 7.
+
+:class:`MariageGame` implements the :class:`tapete.game.Game` protocol (docs/dev/contract.md).
+
+>>> g = MariageGame(seed=4000, players=["Ana", "Bruno"])
+>>> g.state.dealer, g.turn, g.phase
+(1, 0, 'open')
+>>> g.apply(g.parse_action({"type": "play", "card": "JD"}))
+>>> g.turn
+1
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from typing import Any, Final
+
+from tapete.cards import CARD_NAMES, Card
+from tapete.errors import IllegalActionError
+from tapete.game import JSON
+from tapete.mariage.actions import Action, Decline, action_from_json
+from tapete.mariage.state import State, deal_cards
+
+__all__ = ["DEFAULT_PLAYERS", "TARGET", "DealSpec", "MariageGame", "draw_first_dealer"]
+
+#: Game points that win the match.
+TARGET: Final = 7
+DEFAULT_PLAYERS: Final = ("Player 1", "Player 2")
+
+#: A predetermined deal: ``(hands, stock)`` with two 6-card hands and a 20-card stock.
+DealSpec = tuple[Sequence[Sequence[Card]], Sequence[Card]]
+
+
+def draw_first_dealer(rng: random.Random) -> int:
+    """Draw the first dealer by lot: cut one card of the 32 in deck order (spades, clubs,
+    diamonds, hearts); a black card gives the deal to seat 0, a red one to seat 1."""
+    return rng.randrange(32) // 16
+
+
+class MariageGame:
+    """A whole Mariage match for two seats, played hand after hand until one has 7 game points.
+
+    ``start`` (optional) begins in the middle of a match: ``{"dealer": seat, "game_points":
+    [a, b]}`` (missing fields take the values of a new match). ``max_deals`` stops the match
+    after that many hands (``winner`` stays None unless someone reached 7). ``deals`` and
+    ``first_dealer`` are for replays: predetermined hands used in order (the game's random
+    generator still advances as if it had dealt them) and a first dealer that overrides the lot
+    without being a start position.
+    """
+
+    name = "mariage"
+    profile_name = "mariage"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        players: Sequence[str] | None = None,
+        max_deals: int | None = None,
+        start: JSON | None = None,
+        *,
+        deals: Sequence[DealSpec] | None = None,
+        first_dealer: int | None = None,
+    ) -> None:
+        self.seed = seed
+        self.players: list[str] = list(players) if players is not None else list(DEFAULT_PLAYERS)
+        if len(self.players) != 2:
+            raise ValueError(f"Mariage is for 2 players, not {len(self.players)}")
+        if max_deals is not None and max_deals < 1:
+            raise ValueError(f"max_deals must be at least 1, not {max_deals}")
+        self.max_deals = max_deals
+        self._rng = random.Random(seed)
+        self._deals: Iterator[DealSpec] = iter(deals or ())
+        points: list[int] = [0, 0]
+        dealer: int | None = None
+        self._start: JSON | None = None
+        if start is not None:
+            if not isinstance(start, dict):
+                raise ValueError(f"start must be an object, not {start!r}")
+            gp = start.get("game_points", [0, 0])
+            if (
+                not isinstance(gp, list)
+                or len(gp) != 2
+                or not all(type(x) is int and x >= 0 for x in gp)
+            ):
+                raise ValueError(f"start.game_points must be two non-negative ints, not {gp!r}")
+            points = list(gp)
+            if "dealer" in start:
+                if start["dealer"] not in (0, 1) or type(start["dealer"]) is not int:
+                    raise ValueError(f"start.dealer must be 0 or 1, not {start['dealer']!r}")
+                dealer = start["dealer"]
+        if dealer is None:
+            # A replay still draws the lot, so that the generator stays in step.
+            drawn = draw_first_dealer(self._rng)
+            dealer = drawn if first_dealer is None else first_dealer
+        if start is not None:
+            self._start = {"dealer": dealer, "game_points": list(points)}
+        #: Game points per seat.
+        self.match: list[int] = points
+        #: Finished hands in record form (``dealer``, ``hands``, ``stock``, ``actions``,
+        #: ``result``).
+        self.finished: list[JSON] = []
+        self._winner: int | None = None
+        for s in (0, 1):
+            if points[s] >= TARGET and points[s] > points[1 - s]:
+                self._winner = s
+        self.state: State = self._new_state(dealer)
+
+    # --- dealing -----------------------------------------------------------------------------
+
+    def _new_state(self, dealer: int) -> State:
+        hands, stock = deal_cards(self._rng)
+        given = next(self._deals, None)
+        if given is not None:
+            hands, stock = [list(h) for h in given[0]], list(given[1])
+        return State(hands, stock, dealer)
+
+    # --- the Game protocol -------------------------------------------------------------------
+
+    @property
+    def over(self) -> bool:
+        return self._winner is not None or (
+            self.max_deals is not None and len(self.finished) >= self.max_deals
+        )
+
+    @property
+    def winner(self) -> int | None:
+        return self._winner
+
+    @property
+    def turn(self) -> int | None:
+        return None if self.over else self.state.turn
+
+    @property
+    def phase(self) -> str:
+        return "over" if self.over else self.state.phase.value
+
+    @property
+    def deal_number(self) -> int:
+        """The number of the current hand, counting from 1."""
+        return len(self.finished) + (0 if self.over else 1)
+
+    def legal_actions(self) -> list[Action]:
+        return [] if self.over else self.state.legal_actions()
+
+    def parse_action(self, data: JSON) -> Action:
+        return action_from_json(data)
+
+    def apply(self, action: Any) -> None:
+        if self.over:
+            raise IllegalActionError(f"nobody can {action}: the match is over")
+        state = self.state
+        state.apply(action)
+        if state.done:
+            self._finish_hand()
+
+    def _finish_hand(self) -> None:
+        state = self.state
+        result = state.result
+        assert result is not None
+        if result.winner is not None:
+            self.match[result.winner] += result.game_points
+            if self.match[result.winner] >= TARGET:
+                self._winner = result.winner
+        self.finished.append(_deal_json(state, result.to_json(self.match)))
+        if not self.over:
+            self.state = self._new_state(1 - state.dealer)
+
+    def view(self, seat: int | None) -> JSON:
+        """What ``seat`` may know (None: a spectator); JSON-safe, keys as in the contract."""
+        if seat is not None and seat not in (0, 1):
+            raise ValueError(f"seat must be 0, 1 or None, not {seat!r}")
+        v = self.state.view(seat)
+        over = self.over
+        return {
+            "game": self.name,
+            "profile": self.profile_name,
+            "seat": seat,
+            "players": list(self.players),
+            "phase": self.phase,
+            "turn": self.turn,
+            "over": over,
+            "winner": self._winner,
+            "legal": [] if over else v["legal"],
+            "hand": v["hand"],
+            "hand_counts": v["hand_counts"],
+            "deal_number": self.deal_number if not over else len(self.finished),
+            "dealer": v["dealer"],
+            "match": list(self.match),
+            "target": TARGET,
+            "trump": v["trump"],
+            "indicator": v["indicator"],
+            "stock_count": v["stock_count"],
+            "closed": v["closed"],
+            "closed_by": v["closed_by"],
+            "trick": v["trick"],
+            "leader": v["leader"],
+            "last_trick": v["last_trick"],
+            "points": v["points"],
+            "tricks_won": v["tricks_won"],
+            "marriages": v["marriages"],
+            "pending_marriage": v["pending_marriage"],
+            "sheet": [{"dealer": d["dealer"], **d["result"]} for d in self.finished],
+        }
+
+    def to_record(self) -> JSON:
+        """The tapete/1 record of the match so far.
+
+        A hand in progress with at least one action is written last, without ``result``.
+        """
+        deals = list(self.finished)
+        if not self.over and self.state.history:
+            deals.append(_deal_json(self.state, None))
+        record: JSON = {
+            "format": "tapete/1",
+            "game": self.name,
+            "profile": self.profile_name,
+            "seed": self.seed,
+            "players": list(self.players),
+        }
+        if self._start is not None:
+            record["start"] = {
+                "dealer": self._start["dealer"],
+                "game_points": list(self._start["game_points"]),
+            }
+        record["deals"] = deals
+        record["match"] = list(self.match)
+        record["winner"] = self._winner
+        return record
+
+    def __repr__(self) -> str:
+        return (
+            f"<MariageGame seed={self.seed} match={self.match} hand={self.deal_number} "
+            f"{self.phase}>"
+        )
+
+
+def _deal_json(state: State, result: JSON | None) -> JSON:
+    deal: JSON = {
+        "dealer": state.dealer,
+        "hands": [[CARD_NAMES[c] for c in h] for h in state.initial_hands],
+        "stock": [CARD_NAMES[c] for c in state.initial_stock],
+        "actions": [
+            {"seat": seat, **action.to_json()}
+            for seat, action in state.history
+            if type(action) is not Decline
+        ],
+    }
+    if result is not None:
+        deal["result"] = result
+    return deal
