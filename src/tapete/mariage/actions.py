@@ -70,6 +70,10 @@ class Play:
 
     card: Card
 
+    def __post_init__(self) -> None:
+        if type(self.card) is not int or not 0 <= self.card < 32:
+            raise InvalidNotationError(f"{self.card!r} is not a card int (expected 0..31)")
+
     @property
     def id(self) -> int:
         return self.card
@@ -101,6 +105,10 @@ class Marriage:
     """Show K and Q of ``suit`` (20 points, 40 in trumps); then claim or lead K or Q."""
 
     suit: int
+
+    def __post_init__(self) -> None:
+        if type(self.suit) is not int or not 0 <= self.suit < 4:
+            raise InvalidNotationError(f"{self.suit!r} is not a suit int (expected 0..3)")
 
     @property
     def id(self) -> int:

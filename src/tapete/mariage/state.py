@@ -464,12 +464,18 @@ class State:
         """Undo the last applied action and return it."""
         if not self._undo:
             raise IndexError("pop from a hand with no applied action")
+        entry = self._undo.pop()
+        if len(entry) == 3:  # a lead: (seat, hand before, pending marriage before)
+            s, self.hands[entry[0]], self._pending = entry
+            self._lead = -1
+            self._turn = s
+            return self.history.pop()[1]
         (
             h0, h1, w0, w1, p0, p1, t0, t1,
             self._pos, self._trick_no, self._leader, self._turn, self._lead, self._closer,
             self._closed_opp_points, self._closed_opp_tricks, self._pending, self._phase,
             self.stock[STOCK_SIZE - 1], self._result, self.last_trick, n_marriages,
-        ) = self._undo.pop()  # fmt: skip
+        ) = entry  # fmt: skip
         self.hands[0], self.hands[1] = h0, h1
         self.won[0], self.won[1] = w0, w1
         self.points[0], self.points[1] = p0, p1
@@ -483,31 +489,30 @@ class State:
 
     def apply(self, action: Action) -> None:
         """Apply ``action`` for the seat to act; raise :class:`IllegalActionError` if illegal."""
-        s = self._turn
-        phase = self._phase
         cls = type(action)
-        if phase == _DONE:
-            self._illegal(action)
-        if cls is Play:
-            c = action.card  # type: ignore[union-attr]
+        if cls is Play and self._phase != _DONE:
+            # The hot path: a card to the trick.
+            c: int = action.card  # type: ignore[union-attr]
+            s = self._turn
             hand = self.hands[s]
             if self._lead < 0:
-                if not (hand >> c & 1) or (self._pending >= 0 and not _KQ[self._pending] >> c & 1):
-                    self._illegal(action)
+                pending = self._pending
+                if hand >> c & 1 and (pending < 0 or _KQ[pending] >> c & 1):
+                    self._undo.append((s, hand, pending))
+                    self.history.append((s, action))
+                    self.hands[s] = hand ^ (1 << c)
+                    self._lead = c
+                    self._pending = -1
+                    self._turn = 1 - s
+                    return
+            elif self._follow_mask() >> c & 1:
                 self._undo.append(self._snapshot())
                 self.history.append((s, action))
                 self.hands[s] = hand ^ (1 << c)
-                self._lead = c
-                self._pending = -1
-                self._turn = 1 - s
+                self._finish_trick(c)
                 return
-            if not (type(c) is int and 0 <= c < 32 and self._follow_mask() >> c & 1):
-                self._illegal(action)
-            self._undo.append(self._snapshot())
-            self.history.append((s, action))
-            self.hands[s] = hand ^ (1 << c)
-            self._finish_trick(c)
-            return
+            self._illegal(action)
+        s = self._turn
         if self._why_illegal(action) is not None:
             self._illegal(action)
         self._undo.append(self._snapshot())
