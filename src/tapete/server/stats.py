@@ -1,0 +1,175 @@
+"""Statistics and the Ranking, computed from a finished game's tapete/1 record.
+
+Per (player name, game, profile): games, wins, total points (the player's final score, so
+the average is ``points_total / games``), contracts made and failed (Mil: deals the player
+declared; a rospis counts as failed), barrel visits (Mil: how many times the player's
+``in_barrel`` went from false to true, deal by deal). A won game enters the Ranking with
+score = the player's final points; boards: Mil to 1000 (``club``, ``casa``), Mil to 500
+(``casa-500``), Mariage.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from tapete.server.db import RankingRow, StatRow
+
+__all__ = [
+    "GameSummary",
+    "board_target",
+    "player_stats",
+    "ranking",
+    "record_game",
+    "summarize",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class GameSummary:
+    points: float
+    won: bool
+    contracts_made: int
+    contracts_failed: int
+    barrel_visits: int
+
+
+def board_target(game: str, profile: str) -> int:
+    """The Ranking board a game belongs to: 1000 or 500 for Mil, 7 for Mariage."""
+    if game == "mil":
+        return 500 if profile == "casa-500" else 1000
+    return 7
+
+
+def _final_points(record: dict[str, Any], seat: int) -> float:
+    key = "scores" if record.get("game") == "mil" else "match"
+    values = record.get(key) or []
+    return float(values[seat]) if seat < len(values) else 0.0
+
+
+def summarize(record: dict[str, Any], seat: int) -> GameSummary:
+    """One seat's figures in a (finished) record."""
+    made = failed = visits = 0
+    if record.get("game") == "mil":
+        start = record.get("start") or {}
+        in_barrel = bool((start.get("in_barrel") or [False] * 3)[seat])
+        for deal in record.get("deals", []):
+            result = deal.get("result") or {}
+            if not result:
+                continue
+            if (
+                not result.get("annulled")
+                and result.get("declarer") == seat
+                and result.get("contract") is not None
+            ):
+                raw = result.get("raw")
+                if result.get("rospis") or raw is None or raw[seat] < result["contract"]:
+                    failed += 1
+                else:
+                    made += 1
+            now = bool((result.get("in_barrel") or [False] * 3)[seat])
+            if now and not in_barrel:
+                visits += 1
+            in_barrel = now
+    return GameSummary(
+        points=_final_points(record, seat),
+        won=record.get("winner") == seat,
+        contracts_made=made,
+        contracts_failed=failed,
+        barrel_visits=visits,
+    )
+
+
+def record_game(
+    session: Session,
+    *,
+    table_id: int,
+    name: str,
+    seat: int,
+    record: dict[str, Any],
+    when: datetime,
+    ranked: bool = True,
+) -> GameSummary:
+    """Add one finished game of ``name`` (at ``seat``) to the statistics and the Ranking."""
+    game = str(record.get("game"))
+    profile = str(record.get("profile"))
+    summary = summarize(record, seat)
+    row = session.get(StatRow, (name, game, profile))
+    if row is None:
+        row = StatRow(
+            name=name,
+            game=game,
+            profile=profile,
+            games=0,
+            wins=0,
+            points_total=0.0,
+            contracts_made=0,
+            contracts_failed=0,
+            barrel_visits=0,
+        )
+        session.add(row)
+    row.games += 1
+    row.wins += int(summary.won)
+    row.points_total += summary.points
+    row.contracts_made += summary.contracts_made
+    row.contracts_failed += summary.contracts_failed
+    row.barrel_visits += summary.barrel_visits
+    if ranked and summary.won:
+        session.add(
+            RankingRow(
+                name=name,
+                game=game,
+                profile=profile,
+                target=board_target(game, profile),
+                score=summary.points,
+                table_id=table_id,
+                date=when,
+            )
+        )
+    return summary
+
+
+def _number(x: float) -> int | float:
+    return int(x) if float(x).is_integer() else round(x, 2)
+
+
+def player_stats(session: Session, name: str) -> list[dict[str, Any]]:
+    rows = session.scalars(
+        select(StatRow).where(StatRow.name == name).order_by(StatRow.game, StatRow.profile)
+    )
+    return [
+        {
+            "game": r.game,
+            "profile": r.profile,
+            "games": r.games,
+            "wins": r.wins,
+            "average_points": _number(r.points_total / r.games) if r.games else 0,
+            "contracts_made": r.contracts_made,
+            "contracts_failed": r.contracts_failed,
+            "barrel_visits": r.barrel_visits,
+        }
+        for r in rows
+    ]
+
+
+def ranking(session: Session, game: str, target: int, limit: int = 20) -> list[dict[str, Any]]:
+    rows = session.scalars(
+        select(RankingRow)
+        .where(RankingRow.game == game, RankingRow.target == target)
+        .order_by(RankingRow.score.desc(), RankingRow.date.asc(), RankingRow.id.asc())
+        .limit(limit)
+    )
+    return [
+        {
+            "name": r.name,
+            "score": _number(r.score),
+            "profile": r.profile,
+            "date": r.date.date().isoformat(),
+            "table": r.table_id,
+        }
+        for r in rows
+    ]

@@ -1,0 +1,550 @@
+"""Tables: one game, its seats (a person at seat 0, computer players elsewhere) and its
+append-only action log in the database.
+
+The server is the authority. A person's action is parsed and checked here (token, turn,
+version), applied by the engine, appended to the log in one transaction, and then every
+connected listener gets its own view (``game.view(seat)``; spectators ``game.view(None)``).
+Nothing sent is ever built from the full state. Computer seats play from an asyncio task
+per table, paced by ``delay_ms``; a bot that raises or runs out of time plays the first
+legal action instead, and the fault is logged, so a game never stalls.
+
+A table is rebuilt from its seed and its stored actions (the engine deals only from the
+seed), so a restart resumes every table exactly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import json
+import logging
+import random
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from sqlalchemy import select, update
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session, sessionmaker
+
+from tapete.errors import IllegalActionError, InvalidNotationError
+from tapete.game import JSON, Game
+from tapete.games import PROFILES, new_game
+from tapete.server import stats
+from tapete.server.db import ActionRow, TableRow, utcnow
+
+__all__ = [
+    "SEATS",
+    "Listener",
+    "Table",
+    "TableError",
+    "TableManager",
+    "bot_names",
+    "check_action_fields",
+]
+
+log = logging.getLogger("tapete.server")
+
+#: seats per game
+SEATS: dict[str, int] = {"mil": 3, "mariage": 2}
+
+_BOT_NAMES = ("Bruno", "Carla", "Dora", "Emil")
+
+
+def bot_names(person: str, count: int) -> list[str]:
+    """Names for the computer seats that differ from the person's name."""
+    names = [n for n in _BOT_NAMES if n.casefold() != person.casefold()]
+    return names[:count]
+
+
+class TableError(Exception):
+    """A refused message: ``code`` is one of protocol.md's error codes."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def to_json(self) -> JSON:
+        return {"type": "error", "code": self.code, "message": self.message}
+
+
+class Listener(Protocol):
+    """A connection that receives a table's messages (a WebSocket in the app)."""
+
+    seat: int | None
+
+    def push(self, text: str) -> None: ...
+
+
+def check_action_fields(data: JSON, canonical: JSON) -> None:
+    """Refuse fields the action does not have (``false`` flags such as
+    ``"marriage": false`` are the same as leaving them out)."""
+    if "seat" in data:
+        raise TableError(
+            "bad_message", "an action must not name a seat: the server knows whose it is"
+        )
+    extra = sorted(k for k, v in data.items() if k not in canonical and v is not False)
+    if extra:
+        raise TableError(
+            "bad_message",
+            f"unexpected field(s) {', '.join(map(repr, extra))} in a {data.get('type')} action",
+        )
+
+
+@dataclass(eq=False)
+class Table:
+    id: int
+    game_name: str
+    profile: str
+    seed: int
+    players: list[str]
+    #: per seat: None for a person, else the bot level
+    levels: list[str | None]
+    token: str
+    language: str
+    max_deals: int | None
+    game: Game
+    version: int = 0
+    status: str = "playing"
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    listeners: set[Listener] = field(default_factory=set)
+    bots: dict[int, Any] = field(default_factory=dict)
+    rngs: dict[int, random.Random] = field(default_factory=dict)
+    bot_task: asyncio.Task[None] | None = None
+    #: number of rows in the views' ``sheet`` at the last broadcast (None: unknown)
+    sheet_len: int | None = None
+    #: set when the in-memory game can no longer be trusted (a failed write)
+    broken: bool = False
+
+    def is_bot(self, seat: int | None) -> bool:
+        return seat is not None and self.levels[seat] is not None
+
+    def seat_for_token(self, token: str | None) -> int | None:
+        """Seat 0 for the table's token, None for anything else."""
+        if token and hmac.compare_digest(token.encode(), self.token.encode()):
+            return 0
+        return None
+
+    def view_message(self, seat: int | None, event: JSON | None = None) -> JSON:
+        return {
+            "type": "view",
+            "version": self.version,
+            "view": self.game.view(seat),
+            "event": event,
+        }
+
+    def info(self, seat: int | None) -> JSON:
+        """The table's description for ``GET /api/tables/{id}`` (no seed while playing)."""
+        out: JSON = {
+            "table": self.id,
+            "game": self.game_name,
+            "profile": self.profile,
+            "seat": seat,
+            "status": self.status,
+            "players": list(self.players),
+            "levels": list(self.levels),
+            "language": self.language,
+            "version": self.version,
+            "winner": self.game.winner if self.game.over else None,
+        }
+        if self.status == "finished":
+            out["seed"] = self.seed
+        return out
+
+
+def _public_event(seat: int, action: JSON, viewer: int | None) -> JSON:
+    """The event of ``seat``'s action as ``viewer`` may see it (a give shows its card only
+    to the giver and the receiver)."""
+    shown = dict(action)
+    if action.get("type") == "give" and viewer not in (seat, action.get("to")):
+        shown["card"] = None
+    return {"seat": seat, "action": shown}
+
+
+class TableManager:
+    """Owns the tables of one server process: creation, loading, actions and bots."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        delay_ms: int = 700,
+        bot_timeout_s: float = 15.0,
+        max_queue: int = 512,
+    ) -> None:
+        self.engine = engine
+        self.sessions = sessionmaker(engine, expire_on_commit=False)
+        self.delay_s = max(0, delay_ms) / 1000
+        self.bot_timeout_s = bot_timeout_s
+        self.max_queue = max_queue
+        self.tables: dict[int, Table] = {}
+
+    # ------------------------------------------------------------------ creation, loading
+
+    def create(
+        self,
+        *,
+        game: str,
+        profile: str,
+        name: str,
+        language: str,
+        levels: list[str],
+        seed: int | None = None,
+        max_deals: int | None = None,
+    ) -> Table:
+        """A new table with the person at seat 0 and computer players at the other seats."""
+        seats = SEATS[game]
+        if len(levels) != seats - 1:
+            raise ValueError(f"{game} needs {seats - 1} computer level(s), got {len(levels)}")
+        players = [name, *bot_names(name, seats - 1)]
+        if seed is None:
+            seed = secrets.randbits(62)
+        g = new_game(game, profile, seed=seed, players=players, max_deals=max_deals)
+        token = secrets.token_urlsafe(24)
+        seat_levels: list[str | None] = [None, *levels]
+        with self.sessions.begin() as session:
+            row = TableRow(
+                game=game,
+                profile=profile,
+                seed=seed,
+                players=players,
+                levels=seat_levels,
+                token=token,
+                language=language,
+                status="playing",
+                created_at=utcnow(),
+                owner=name,
+                max_deals=max_deals,
+            )
+            session.add(row)
+            session.flush()
+            table_id = row.id
+        table = self._make_table(table_id, row, g, 0)
+        self.tables[table_id] = table
+        return table
+
+    def _make_table(self, table_id: int, row: TableRow, game: Game, version: int) -> Table:
+        from tapete.bots import make_bot
+
+        table = Table(
+            id=table_id,
+            game_name=row.game,
+            profile=row.profile,
+            seed=row.seed,
+            players=list(row.players),
+            levels=list(row.levels),
+            token=row.token,
+            language=row.language,
+            max_deals=row.max_deals,
+            game=game,
+            version=version,
+            status=row.status,
+        )
+        for seat, level in enumerate(table.levels):
+            if level is not None:
+                table.bots[seat] = make_bot(row.game, level, profile=row.profile)
+                table.rngs[seat] = random.Random()
+        return table
+
+    def get(self, table_id: int) -> Table | None:
+        """The table, rebuilt from the database on first access; None if unknown."""
+        table = self.tables.get(table_id)
+        if table is not None and not table.broken:
+            return table
+        with self.sessions() as session:
+            row = session.get(TableRow, table_id)
+            if row is None:
+                return None
+            actions = list(
+                session.scalars(
+                    select(ActionRow.action)
+                    .where(ActionRow.table_id == table_id)
+                    .order_by(ActionRow.n)
+                )
+            )
+        game = new_game(
+            row.game,
+            row.profile,
+            seed=row.seed,
+            players=list(row.players),
+            max_deals=row.max_deals,
+        )
+        for n, data in enumerate(actions):
+            try:
+                game.apply(game.parse_action(data))
+            except (IllegalActionError, InvalidNotationError, ValueError) as exc:
+                log.error(
+                    "table %s: stored action %d %s does not replay: %s", table_id, n, data, exc
+                )
+                return None
+        table = self._make_table(table_id, row, game, len(actions))
+        self.tables[table_id] = table
+        return table
+
+    def playing_ids(self) -> list[int]:
+        with self.sessions() as session:
+            return list(
+                session.scalars(
+                    select(TableRow.id).where(TableRow.status == "playing").order_by(TableRow.id)
+                )
+            )
+
+    def resume_all(self) -> int:
+        """Rebuild every unfinished table and let its computer players go on (start-up)."""
+        count = 0
+        for table_id in self.playing_ids():
+            table = self.get(table_id)
+            if table is not None:
+                self.ensure_bots(table)
+                count += 1
+        return count
+
+    def list_tables(self, name: str) -> list[JSON]:
+        with self.sessions() as session:
+            rows = session.scalars(
+                select(TableRow).where(TableRow.owner == name).order_by(TableRow.id.desc())
+            )
+            return [
+                {
+                    "table": r.id,
+                    "game": r.game,
+                    "profile": r.profile,
+                    "status": r.status,
+                    "players": r.players,
+                    "created_at": r.created_at.isoformat(),
+                    "finished_at": r.finished_at.isoformat() if r.finished_at else None,
+                    "winner": r.winner,
+                    "scores": r.final_scores,
+                }
+                for r in rows
+            ]
+
+    def record(self, table: Table) -> JSON:
+        """The tapete/1 record. While the game is on, only its finished deals, and no seed:
+        the record must not reveal a card (or the seed that deals the next ones)."""
+        rec = table.game.to_record()
+        if table.status != "finished":
+            rec = dict(rec)
+            rec["seed"] = None
+            rec["deals"] = [d for d in rec.get("deals", []) if d.get("result") is not None]
+        return rec
+
+    # ------------------------------------------------------------------ actions
+
+    async def act(self, table: Table, seat: int | None, version: Any, data: Any) -> None:
+        """A person's action from the wire; raises :class:`TableError` and changes nothing
+        when it is refused."""
+        if not isinstance(data, dict):
+            raise TableError("bad_message", "'action' must be a JSON object")
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise TableError("bad_message", "'version' must be a whole number")
+        try:
+            action = table.game.parse_action(data)
+        except (InvalidNotationError, ValueError, KeyError, TypeError) as exc:
+            raise TableError("bad_message", f"not an action: {exc}") from None
+        check_action_fields(data, action.to_json())
+        async with table.lock:
+            if table.broken:
+                raise TableError("unknown_table", "this table must be reloaded: reconnect")
+            if seat is None:
+                raise TableError("not_your_turn", "spectators cannot act at this table")
+            if table.game.over:
+                raise TableError("not_your_turn", "the game is over")
+            if table.game.turn != seat:
+                raise TableError("not_your_turn", f"it is seat {table.game.turn}'s turn, not yours")
+            if version != table.version:
+                raise TableError(
+                    "stale_version",
+                    f"your view is version {version} but the table is at version "
+                    f"{table.version}: look at the new view and choose again",
+                )
+            try:
+                table.game.apply(action)
+            except IllegalActionError as exc:
+                raise TableError("illegal", str(exc)) from None
+            self._commit(table, seat, action)
+        self.ensure_bots(table)
+
+    def _commit(self, table: Table, seat: int, action: Any) -> None:
+        """Store an applied action (and the end of the game) in one transaction, then tell
+        the listeners. On a failed write the table is dropped from memory so that the next
+        access rebuilds it from what the database holds."""
+        data = action.to_json()
+        n = table.version
+        try:
+            with self.sessions.begin() as session:
+                session.add(
+                    ActionRow(table_id=table.id, n=n, seat=seat, action=data, created_at=utcnow())
+                )
+                if table.game.over:
+                    self._finish(session, table)
+        except Exception:
+            log.exception("table %s: could not store action %d %s", table.id, n, data)
+            table.broken = True
+            self.tables.pop(table.id, None)
+            raise TableError(
+                "unknown_table", "the server could not save this action: reconnect"
+            ) from None
+        table.version = n + 1
+        if table.game.over:
+            table.status = "finished"
+        self._broadcast(table, seat, data)
+
+    def _finish(self, session: Session, table: Table) -> None:
+        record = table.game.to_record()
+        key = "scores" if table.game_name == "mil" else "match"
+        scores = record.get(key)
+        now = utcnow()
+        session.execute(
+            update(TableRow)
+            .where(TableRow.id == table.id)
+            .values(
+                status="finished",
+                finished_at=now,
+                winner=table.game.winner,
+                final_scores=scores,
+            )
+        )
+        for seat, level in enumerate(table.levels):
+            if level is None:
+                stats.record_game(
+                    session,
+                    table_id=table.id,
+                    name=table.players[seat],
+                    seat=seat,
+                    record=record,
+                    when=now,
+                    ranked=table.max_deals is None,
+                )
+
+    def _broadcast(self, table: Table, seat: int, action: JSON) -> None:
+        if not table.listeners:
+            table.sheet_len = None
+            return
+        views: dict[int | None, JSON] = {}
+        for listener in list(table.listeners):
+            if listener.seat not in views:
+                views[listener.seat] = table.game.view(listener.seat)
+        sheet = next(iter(views.values())).get("sheet") or []
+        deal_end = None
+        if table.sheet_len is not None and len(sheet) > table.sheet_len:
+            deal_end = sheet[-1]
+        table.sheet_len = len(sheet)
+        texts: dict[int | None, str] = {}
+        for viewer, view in views.items():
+            event = _public_event(seat, action, viewer)
+            if deal_end is not None:
+                event["deal_end"] = deal_end
+            texts[viewer] = json.dumps(
+                {"type": "view", "version": table.version, "view": view, "event": event},
+                separators=(",", ":"),
+            )
+        for listener in list(table.listeners):
+            listener.push(texts[listener.seat])
+
+    def attach(self, table: Table, listener: Listener) -> None:
+        """Add a listener and send it the current view."""
+        table.listeners.add(listener)
+        message = table.view_message(listener.seat)
+        if table.sheet_len is None:
+            table.sheet_len = len(message["view"].get("sheet") or [])
+        listener.push(json.dumps(message, separators=(",", ":")))
+
+    def detach(self, table: Table, listener: Listener) -> None:
+        table.listeners.discard(listener)
+        if not table.listeners and table.status == "finished" and table.bot_task is None:
+            self.tables.pop(table.id, None)
+
+    # ------------------------------------------------------------------ computer players
+
+    def ensure_bots(self, table: Table) -> None:
+        """Start the table's bot task if a computer seat is to act (needs a running loop)."""
+        if table.game.over or not table.is_bot(table.game.turn) or table.broken:
+            return
+        if table.bot_task is not None and not table.bot_task.done():
+            return
+        table.bot_task = asyncio.get_running_loop().create_task(
+            self._bot_loop(table), name=f"tapete-bots-{table.id}"
+        )
+
+    async def _bot_loop(self, table: Table) -> None:
+        try:
+            while not table.broken and not table.game.over and table.is_bot(table.game.turn):
+                if self.delay_s:
+                    await asyncio.sleep(self.delay_s)
+                seat = table.game.turn
+                assert seat is not None
+                version = table.version
+                view = table.game.view(seat)
+                action = await self._choose(table, seat, view, version)
+                async with table.lock:
+                    if table.broken or table.version != version:
+                        continue
+                    try:
+                        table.game.apply(action)
+                    except IllegalActionError as exc:
+                        log.warning(
+                            "table %s: bot at seat %d chose an illegal action (%s); "
+                            "playing the first legal action",
+                            table.id,
+                            seat,
+                            exc,
+                        )
+                        action = table.game.legal_actions()[0]
+                        table.game.apply(action)
+                    try:
+                        self._commit(table, seat, action)
+                    except TableError:
+                        return
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("table %s: the computer players stopped", table.id)
+        finally:
+            table.bot_task = None
+
+    async def _choose(self, table: Table, seat: int, view: JSON, version: int) -> Any:
+        bot = table.bots[seat]
+        rng = table.rngs[seat]
+        # the same seat at the same version always draws the same numbers: reproducible
+        # across restarts
+        rng.seed(f"{table.seed}:{seat}:{version}")
+        try:
+            return await asyncio.wait_for(
+                asyncio.to_thread(bot.act, view, rng), timeout=self.bot_timeout_s
+            )
+        except asyncio.CancelledError:
+            raise
+        except TimeoutError:
+            log.warning(
+                "table %s: bot %s at seat %d took more than %.1f s; playing the first legal action",
+                table.id,
+                getattr(bot, "name", "?"),
+                seat,
+                self.bot_timeout_s,
+            )
+        except Exception:
+            log.exception(
+                "table %s: bot %s at seat %d failed; playing the first legal action",
+                table.id,
+                getattr(bot, "name", "?"),
+                seat,
+            )
+        return table.game.legal_actions()[0]
+
+    async def close(self) -> None:
+        tasks = [t.bot_task for t in self.tables.values() if t.bot_task is not None]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+
+def valid_profiles() -> Iterable[tuple[str, str]]:
+    for game, profiles in PROFILES.items():
+        for profile in profiles:
+            yield game, profile
