@@ -1,0 +1,306 @@
+"""Duplicate matches between computer players (``tapete arena``).
+
+Each game is dealt from its own seed (``new_game(..., seed=...)``), so the cards depend only
+on the seed, never on who plays; duplicate play replays every game in every seat rotation so
+that card luck cancels. Bot decisions use their own ``random.Random`` seeded from the arena
+seed, the game, the rotation and the seat: a run is reproducible.
+
+Per bot name: points per deal with a 95% confidence interval (clustered by game), declarer
+success rate (Mil), match share (games won) with its interval, ms per decision (median, p95).
+For Mariage "points" are game points and one "deal" is one hand.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from tapete.bots import make_bot
+from tapete.games import new_game
+
+__all__ = ["BotStats", "run_arena"]
+
+#: a game not finished after this many deals is stopped and won by the leader
+MAX_DEALS_PER_GAME = {"mil": 80, "mariage": 60}
+
+
+@dataclass
+class BotStats:
+    name: str
+    #: per (game, rotation, seat): (points, deals)
+    units: list[tuple[float, int]] = field(default_factory=list)
+    wins: list[float] = field(default_factory=list)
+    contracts_made: int = 0
+    contracts_failed: int = 0
+    rospis: int = 0
+    ms: list[float] = field(default_factory=list)
+    game_points: float = 0.0
+    faults: int = 0
+
+    def points_per_deal(self) -> tuple[float, float, float]:
+        pts = sum(p for p, _ in self.units)
+        n = sum(d for _, d in self.units)
+        if not n:
+            return 0.0, 0.0, 0.0
+        r = pts / n
+        k = len(self.units)
+        if k < 2:
+            return r, r, r
+        mean_n = n / k
+        var = sum((p - r * d) ** 2 for p, d in self.units) / (k * (k - 1))
+        se = math.sqrt(var) / mean_n
+        return r, r - 1.96 * se, r + 1.96 * se
+
+    def match_share(self) -> tuple[float, float, float]:
+        k = len(self.wins)
+        if not k:
+            return 0.0, 0.0, 0.0
+        m = sum(self.wins) / k
+        if k < 2:
+            return m, m, m
+        sd = statistics.stdev(self.wins)
+        se = sd / math.sqrt(k)
+        return m, max(0.0, m - 1.96 * se), min(1.0, m + 1.96 * se)
+
+    def declarer_success(self) -> float | None:
+        n = self.contracts_made + self.contracts_failed
+        return self.contracts_made / n if n else None
+
+    def ms_quantiles(self) -> tuple[float, float]:
+        if not self.ms:
+            return 0.0, 0.0
+        s = sorted(self.ms)
+        return s[len(s) // 2], s[min(len(s) - 1, int(0.95 * len(s)))]
+
+
+def _rotations(players: list[str], duplicate: bool) -> list[list[str]]:
+    n = len(players)
+    if not duplicate:
+        return [list(players)]
+    return [players[-r:] + players[:-r] if r else list(players) for r in range(n)]
+
+
+def _play_game(
+    game_name: str,
+    profile: str,
+    names: list[str],
+    seed: int,
+    tag: str,
+    stats: dict[str, BotStats],
+    deal_cap: int,
+) -> int:
+    """Play one game; record everything in ``stats``; return the number of deals played."""
+    import random
+
+    g: Any = new_game(game_name, profile, seed=seed, players=names, max_deals=deal_cap)
+    bots = [make_bot(game_name, n, profile=profile) for n in names]
+    rngs = [random.Random(f"{tag}:{seat}") for seat in range(len(names))]
+    seat_pts = [0.0] * len(names)
+    deals_done = 0
+    steps = 0
+    while not g.over:
+        seat = g.turn
+        view = g.view(seat)
+        t0 = time.perf_counter()
+        action = bots[seat].act(view, rngs[seat])
+        stats[names[seat]].ms.append(1000 * (time.perf_counter() - t0))
+        before = _finished(g)
+        prev_scores = list(g.scores) if game_name == "mil" else []
+        g.apply(action)
+        steps += 1
+        if steps > 200000:
+            raise RuntimeError("arena game does not end")
+        after = _finished(g)
+        if after > before:
+            for row in _new_rows(g, before):
+                deals_done += 1
+                _score_row(game_name, row, names, stats, seat_pts, prev_scores)
+    winner = g.winner
+    if winner is None:
+        final = _final_scores(g)
+        best = max(final)
+        leaders = [s for s, v in enumerate(final) if v == best]
+        shares = [1 / len(leaders) if s in leaders else 0.0 for s in range(len(names))]
+    else:
+        shares = [1.0 if s == winner else 0.0 for s in range(len(names))]
+    for seat, n in enumerate(names):
+        stats[n].units.append((seat_pts[seat], deals_done))
+        stats[n].faults += getattr(bots[seat], "faults", 0)
+    for n in set(names):
+        stats[n].wins.append(sum(shares[s] for s in range(len(names)) if names[s] == n))
+    return deals_done
+
+
+def _finished(g: Any) -> int:
+    if g.name == "mil":
+        return len(g.deals)
+    return len(g.finished)
+
+
+def _new_rows(g: Any, before: int) -> list[Any]:
+    if g.name == "mil":
+        return [("mil", st, res, i) for i, (st, res) in enumerate(g.deals) if i >= before]
+    return [("mariage", d, None, i) for i, d in enumerate(g.finished) if i >= before]
+
+
+def _final_scores(g: Any) -> list[float]:
+    if g.name == "mil":
+        return list(g.scores)
+    return [float(x) for x in g.match]
+
+
+def _score_row(
+    game_name: str,
+    row: Any,
+    names: list[str],
+    stats: dict[str, BotStats],
+    seat_pts: list[float],
+    prev: list[float],
+) -> None:
+    if game_name == "mil":
+        _, _st, res, _i = row
+        now = [s / 2 for s in res.standing.scores]
+        for seat in range(3):
+            seat_pts[seat] += now[seat] - prev[seat]
+        if not res.annulled and res.declarer is not None:
+            n = names[res.declarer]
+            if res.rospis:
+                stats[n].rospis += 1
+                stats[n].contracts_failed += 1
+            elif res.raw is not None and res.contract is not None:
+                if res.raw[res.declarer] >= res.contract:
+                    stats[n].contracts_made += 1
+                else:
+                    stats[n].contracts_failed += 1
+        return
+    _, d, _, _ = row
+    result = d["result"]
+    w = result["winner"]
+    if w is not None:
+        seat_pts[w] += result["game_points"]
+        stats[names[w]].game_points += result["game_points"]
+
+
+def run_arena(
+    game: str,
+    profile: str | None,
+    players: list[str],
+    deals: int,
+    seed: int,
+    duplicate: bool,
+    json_path: str | None,
+) -> int:
+    """Play at least ``deals`` deals (whole games, each in every seat rotation when
+    ``duplicate``), print a summary table, optionally write JSON; return an exit code."""
+    from tapete.games import PROFILES
+
+    if game not in PROFILES:
+        print(f"unknown game {game!r}", file=sys.stderr)
+        return 2
+    profile = profile or PROFILES[game][0]
+    seats = 3 if game == "mil" else 2
+    if len(players) != seats:
+        print(f"{game} needs {seats} players, got {len(players)}", file=sys.stderr)
+        return 2
+    stats: dict[str, BotStats] = {n: BotStats(n) for n in players}
+    played = 0
+    gi = 0
+    t_start = time.time()
+    rotations = _rotations(players, duplicate)
+    while played < deals:
+        game_seed = seed * 100003 + gi
+        for r, names in enumerate(rotations):
+            played += _play_game_tracked(
+                game,
+                profile,
+                names,
+                game_seed,
+                f"{seed}:{gi}:{r}",
+                stats,
+                MAX_DEALS_PER_GAME[game],
+            )
+        gi += 1
+        elapsed = time.time() - t_start
+        line = f"[arena] {game}/{profile}: {gi} games, {played}/{deals} deals, {elapsed:.0f} s"
+        print("\r" + line, end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    summary = _summary(game, profile, played, stats)
+    print(_table(game, summary))
+    if json_path:
+        with open(json_path, "w", encoding="utf-8") as f:
+            json.dump(summary, f, indent=2)
+            f.write("\n")
+    return 0
+
+
+def _play_game_tracked(
+    game: str,
+    profile: str,
+    names: list[str],
+    game_seed: int,
+    tag: str,
+    stats: dict[str, BotStats],
+    cap: int,
+) -> int:
+    return _play_game(game, profile, names, game_seed, tag, stats, cap)
+
+
+def _summary(game: str, profile: str, played: int, stats: dict[str, BotStats]) -> dict[str, Any]:
+    total_gp = sum(s.game_points for s in stats.values())
+    bots = []
+    for s in stats.values():
+        m, lo, hi = s.points_per_deal()
+        sm, slo, shi = s.match_share()
+        p50, p95 = s.ms_quantiles()
+        entry: dict[str, Any] = {
+            "name": s.name,
+            "points_per_deal": {"mean": round(m, 2), "ci95": [round(lo, 2), round(hi, 2)]},
+            "match_share": {"mean": round(sm, 3), "ci95": [round(slo, 3), round(shi, 3)]},
+            "declarer_success_rate": (
+                None if s.declarer_success() is None else round(s.declarer_success() or 0, 3)
+            ),
+            "contracts": {
+                "made": s.contracts_made,
+                "failed": s.contracts_failed,
+                "rospis": s.rospis,
+            },
+            "ms_per_decision": {"p50": round(p50, 2), "p95": round(p95, 2)},
+            "games": len(s.wins),
+            "faults": s.faults,
+        }
+        if game == "mariage":
+            entry["game_points"] = s.game_points
+            entry["game_point_share"] = round(s.game_points / total_gp, 3) if total_gp else None
+        bots.append(entry)
+    return {"game": game, "profile": profile, "deals": played, "bots": bots}
+
+
+def _table(game: str, summary: dict[str, Any]) -> str:
+    head = (
+        f"{'bot':<10} {'pts/deal':>9} {'95% CI':>17} {'share':>6} {'95% CI':>13} "
+        f"{'decl ok':>7} {'made/failed':>11} {'ms p50':>7} {'ms p95':>7}"
+    )
+    if game == "mariage":
+        head += f" {'gp share':>8}"
+    lines = [f"{summary['game']} / {summary['profile']}: {summary['deals']} deals", head]
+    for b in summary["bots"]:
+        p = b["points_per_deal"]
+        s = b["match_share"]
+        d = b["declarer_success_rate"]
+        c = b["contracts"]
+        line = (
+            f"{b['name']:<10} {p['mean']:>9.2f} [{p['ci95'][0]:>7.2f},{p['ci95'][1]:>7.2f}] "
+            f"{s['mean']:>6.3f} [{s['ci95'][0]:.3f},{s['ci95'][1]:.3f}] "
+            f"{'-' if d is None else f'{d:.3f}':>7} {c['made']:>5}/{c['failed']:<5} "
+            f"{b['ms_per_decision']['p50']:>7.2f} {b['ms_per_decision']['p95']:>7.2f}"
+        )
+        if game == "mariage":
+            share = b.get("game_point_share")
+            line += f" {'-' if share is None else f'{share:.3f}':>8}"
+        lines.append(line)
+    return "\n".join(lines)

@@ -1,0 +1,177 @@
+"""The stronger computer players by name (``rules``, ``search``) and :func:`suggest`.
+
+Every bot made here is wrapped in :class:`SafeBot`: if its decision raises, runs past its
+hard time limit, or returns something that is not in ``view["legal"]``, the wrapper logs the
+fault (``logging``, logger ``tapete.bots``) and plays the rules player's choice instead (or,
+if that fails too, the first legal action). A bot never stalls a game.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, Protocol
+
+from tapete.bots.base import parse_action
+from tapete.game import JSON
+
+__all__ = ["BotTimeout", "SafeBot", "make_strong_bot", "suggest"]
+
+log = logging.getLogger("tapete.bots")
+
+
+class BotTimeout(Exception):
+    """A decision ran past its hard time limit."""
+
+
+class _Inner(Protocol):
+    name: str
+
+    def act(self, view: JSON, rng: random.Random) -> Any: ...
+
+
+@contextmanager
+def _deadline(seconds: float | None) -> Iterator[None]:
+    """Raise :class:`BotTimeout` in the calling code after ``seconds`` (main thread on Unix;
+    elsewhere the bots' own time budgets are the only limit)."""
+    usable = (
+        seconds is not None
+        and seconds > 0
+        and hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+    )
+    if not usable:
+        yield
+        return
+    assert seconds is not None
+
+    def _alarm(signum: int, frame: Any) -> None:
+        raise BotTimeout(f"no decision within {seconds:.2f} s")
+
+    old = signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def _fallback(game: str, view: JSON, rng: random.Random) -> Any:
+    legal = view.get("legal") or []
+    try:
+        if game == "mil":
+            from tapete.bots.mil_rules import rules_decision
+
+            return rules_decision(view, rng)[0]
+        from tapete.bots.mariage_rules import MariageRulesBot
+
+        return MariageRulesBot().act(view, rng)
+    except Exception:
+        log.exception("the rules fallback failed too; playing the first legal action")
+        return parse_action(game, legal[0])
+
+
+class SafeBot:
+    """Wraps a bot: faults and timeouts fall back to a legal action and are logged."""
+
+    def __init__(self, game: str, inner: _Inner, *, hard_limit: float | None) -> None:
+        self.game = game
+        self.inner = inner
+        self.name: str = inner.name
+        self.hard_limit = hard_limit
+        self.faults = 0
+
+    def act(self, view: JSON, rng: random.Random) -> Any:
+        legal = view.get("legal") or []
+        if not legal:
+            raise ValueError(f"seat {view.get('seat')} has no legal action in this view")
+        try:
+            with _deadline(self.hard_limit):
+                action = self.inner.act(view, rng)
+            if action.to_json() in legal:
+                return action
+            raise ValueError(f"{action} is not one of the legal actions")
+        except Exception as exc:
+            self.faults += 1
+            log.warning(
+                "bot %s (%s, seat %s) failed: %s; falling back to a legal action",
+                self.name,
+                self.game,
+                view.get("seat"),
+                exc,
+                exc_info=not isinstance(exc, BotTimeout),
+            )
+        return _fallback(self.game, view, rng)
+
+    def explain(self, view: JSON, rng: random.Random) -> tuple[Any, str]:
+        fn: Callable[[JSON, random.Random], tuple[Any, str]] | None = getattr(
+            self.inner, "explain", None
+        )
+        try:
+            if fn is None:
+                raise AttributeError("no explain")
+            with _deadline(self.hard_limit):
+                action, reason = fn(view, rng)
+            if action.to_json() in (view.get("legal") or []):
+                return action, reason
+        except Exception as exc:
+            log.warning("suggestion by %s failed: %s", self.name, exc)
+        return self.act(view, rng), "A safe legal move."
+
+
+def make_strong_bot(game: str, name: str, *, profile: str | None = None, **options: Any) -> Any:
+    """The ``rules`` or ``search`` player of ``game`` (``"mil"`` or ``"mariage"``).
+
+    Options: ``budget`` (seconds per decision for ``search``), ``samples`` (hidden deals per
+    decision), ``hard_limit`` (seconds before the wrapper gives up; default 4 x budget + 1).
+    """
+    inner: _Inner
+    budget = float(options.get("budget", 0.5))
+    if game == "mil":
+        if name == "rules":
+            from tapete.bots.mil_rules import MilRulesBot
+
+            inner = MilRulesBot(profile)
+        elif name == "search":
+            from tapete.bots.mil_search import MilSearchBot
+
+            inner = MilSearchBot(profile, **options)
+        else:
+            raise ValueError(f"unknown Mil bot {name!r}")
+    elif game == "mariage":
+        if name == "rules":
+            from tapete.bots.mariage_rules import MariageRulesBot
+
+            inner = MariageRulesBot()
+        elif name == "search":
+            from tapete.bots.mariage_search import MariageSearchBot
+
+            inner = MariageSearchBot(**options)
+        else:
+            raise ValueError(f"unknown Mariage bot {name!r}")
+    else:
+        raise ValueError(f"unknown game {game!r}")
+    hard = options.get("hard_limit", 4 * budget + 1.0)
+    return SafeBot(game, inner, hard_limit=None if hard is None else float(hard))
+
+
+_SUGGESTERS: dict[str, SafeBot] = {}
+
+
+def suggest(game: str, view: JSON) -> tuple[Any, str]:
+    """The ``search`` player's action for ``view`` and a one-line reason for a person."""
+    bot = _SUGGESTERS.get(game)
+    if bot is None:
+        bot = make_strong_bot(game, "search", profile=view.get("profile"))
+        _SUGGESTERS[game] = bot
+    seed = hash((view.get("seat"), view.get("deal_number"), len(view.get("legal") or ()))) & 0xFFFF
+    t0 = time.perf_counter()
+    action, reason = bot.explain(view, random.Random(seed))
+    log.debug("suggestion in %.0f ms", 1000 * (time.perf_counter() - t0))
+    return action, reason
