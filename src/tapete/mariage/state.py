@@ -540,7 +540,9 @@ class State:
             self._phase = _STRICT
 
     def _illegal(self, action: object) -> None:
-        seat = "nobody" if self._phase == _DONE else f"seat {self._turn}"
+        if self._phase == _DONE:
+            raise IllegalActionError(f"nobody can {_describe(action)}: the hand is over")
+        seat = f"seat {self._turn}"
         reason = self._why_illegal(action) or "not legal here"
         raise IllegalActionError(f"{seat} cannot {_describe(action)}: {reason}")
 
