@@ -1,0 +1,205 @@
+"""Mariage records: the 40 reference matches replay exactly; altered records are rejected."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tapete import records
+from tapete.errors import RecordError
+from tapete.mariage.game import MariageGame
+from tapete.mariage.record import replay_mariage
+
+REPO = Path(__file__).resolve().parents[2]
+REFERENCE = REPO.parent / "shared" / "records" / "mariage.jsonl"
+
+needs_reference = pytest.mark.skipif(
+    not REFERENCE.exists(), reason=f"reference records not found at {REFERENCE}"
+)
+
+
+def reference_lines() -> list[str]:
+    return [line for line in REFERENCE.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+@needs_reference
+def test_all_40_reference_matches_replay_and_round_trip() -> None:
+    lines = reference_lines()
+    assert len(lines) == 40
+    for i, line in enumerate(lines):
+        record = json.loads(line)
+        game = replay_mariage(record)
+        assert game.over and game.winner == record["winner"], i
+        assert game.match == record["match"], i
+        out = game.to_record()
+        assert json.loads(records.dumps(out)) == record, i
+        assert records.dumps(out) == line + "\n", i  # same key order too
+
+
+@needs_reference
+def test_reference_file_through_the_generic_reader() -> None:
+    for i, record in enumerate(records.load(REFERENCE)):
+        game = records.replay(record, index=i)
+        assert game.to_record() == record
+
+
+@needs_reference
+def test_first_deals_of_new_matches_come_from_the_seed_like_the_reference() -> None:
+    """The lot and the shuffle use random.Random(seed) as the reference implementation does,
+    so a new match's first hand equals the reference's (later hands differ: its random
+    players drew from the same generator)."""
+    for line in reference_lines():
+        record = json.loads(line)
+        if "start" in record:
+            continue
+        game = MariageGame(seed=record["seed"], players=record["players"])
+        game.apply(game.legal_actions()[0])
+        first = game.to_record()["deals"][0]
+        ref = record["deals"][0]
+        assert (first["dealer"], first["hands"], first["stock"]) == (
+            ref["dealer"],
+            ref["hands"],
+            ref["stock"],
+        )
+
+
+# --- altered records ----------------------------------------------------------------------
+
+
+def sample() -> dict[str, Any]:
+    """A short match of our own (3 hands of random play)."""
+    import random
+
+    rng = random.Random(5)
+    game = MariageGame(seed=11, players=["Ana", "Bruno"], max_deals=3)
+    while not game.over:
+        game.apply(rng.choice(game.legal_actions()))
+    return game.to_record()
+
+
+def rejected(record: Any) -> RecordError:
+    with pytest.raises(RecordError) as info:
+        replay_mariage(record)
+    return info.value
+
+
+def test_sample_replays() -> None:
+    r = sample()
+    game = replay_mariage(r)
+    assert game.to_record()["deals"] == r["deals"]
+
+
+def test_illegal_card_is_rejected_with_the_reason() -> None:
+    r = sample()
+    deal = r["deals"][0]
+    hand = set(deal["hands"][1 - deal["dealer"]])
+    leader = 1 - deal["dealer"]
+    not_held = next(c for c in deal["stock"][:-1] if c not in hand)
+    deal["actions"][0] = {"seat": leader, "type": "play", "card": not_held}
+    err = rejected(r)
+    assert (err.deal, err.action) == (0, 0)
+    assert f"action 0 {{seat {leader} play {not_held}}}: seat {leader} cannot play {not_held}" in (
+        str(err)
+    )
+    assert "not in hand" in str(err)
+
+
+def test_wrong_seat_is_rejected() -> None:
+    r = sample()
+    a = r["deals"][1]["actions"][0]
+    a["seat"] = 1 - a["seat"]
+    err = rejected(r)
+    assert (err.deal, err.action) == (1, 0)
+    assert f"it is seat {1 - a['seat']}'s turn, not seat {a['seat']}'s" in str(err)
+
+
+def test_wrong_result_is_rejected() -> None:
+    r = sample()
+    res = r["deals"][2]["result"]
+    res["points"] = [res["points"][0], res["points"][1] + 2]
+    err = rejected(r)
+    assert err.deal == 2
+    assert "result differs: recorded points" in str(err) and "replay gives" in str(err)
+
+
+def test_wrong_final_match_is_rejected() -> None:
+    r = sample()
+    r["match"] = [r["match"][0] + 1, r["match"][1]]
+    assert "final score differs: recorded match" in str(rejected(r))
+
+
+def test_duplicated_card_is_rejected() -> None:
+    r = sample()
+    deal = r["deals"][0]
+    deal["stock"][0] = deal["hands"][0][0]
+    err = rejected(r)
+    assert err.deal == 0 and f"card {deal['hands'][0][0]} is dealt twice" in str(err)
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda r: r.pop("deals"), "the record has no 'deals' field"),
+        (lambda r: r.update(players=["Ana"]), "players must be a list of 2 names"),
+        (lambda r: r.update(format="tapete/2"), "unknown format"),
+        (lambda r: r.update(seed="x"), "seed must be an integer or null"),
+        (lambda r: r["deals"][0]["hands"][0].pop(), "the hand of seat 0 must hold 6 cards"),
+        (lambda r: r["deals"][0]["stock"].pop(), "the stock must hold 20 cards"),
+        (lambda r: r["deals"][0]["hands"][1].__setitem__(0, "XX"), "'XX' is not a card"),
+        (lambda r: r["deals"][0].update(dealer=2), "dealer must be 0 or 1"),
+        (lambda r: r["deals"][1].update(dealer=r["deals"][0]["dealer"]), "the deal alternates"),
+        (lambda r: r["deals"][0]["actions"].__setitem__(0, ["play"]), "must be an object"),
+        (
+            lambda r: r["deals"][0]["actions"][0].update(type="bid"),
+            "unknown Mariage action type 'bid'",
+        ),
+        (lambda r: r["deals"][0]["actions"][0].pop("card"), "needs a 'card' field"),
+        (lambda r: r["deals"][0].pop("result"), "the hand is over but the deal has no 'result'"),
+        (lambda r: r["deals"][0]["actions"].pop(), "the hand is not over after its"),
+        (lambda r: r["deals"][0]["actions"].append(r["deals"][0]["actions"][0]), "already over"),
+        (lambda r: r.update(start={"dealer": 3}), "start.dealer must be 0 or 1"),
+        (lambda r: r.update(deals={}), "deals must be a list"),
+    ],
+)
+def test_bad_shapes_are_rejected(mutate: Any, message: str) -> None:
+    r = copy.deepcopy(sample())
+    mutate(r)
+    assert message in str(rejected(r))
+
+
+def test_not_an_object() -> None:
+    assert "must be a JSON object" in str(rejected([1, 2]))
+
+
+def test_suit_symbols_and_10_are_accepted_on_input() -> None:
+    r = sample()
+    deal = r["deals"][0]
+    deal["hands"][0] = [c.replace("T", "10").replace("H", "♥") for c in deal["hands"][0]]
+    game = replay_mariage(r)
+    assert game.to_record()["deals"][0]["hands"][0] == sample()["deals"][0]["hands"][0]
+
+
+def test_record_in_progress_round_trips() -> None:
+    game = MariageGame(seed=3)
+    for _ in range(5):
+        game.apply(game.legal_actions()[-1])
+    r = game.to_record()
+    assert "result" not in r["deals"][-1]
+    again = replay_mariage(r)
+    assert again.to_record() == r
+    assert again.view(0) == game.view(0)
+
+
+def test_start_position_round_trips() -> None:
+    game = MariageGame(seed=9, start={"dealer": 1, "game_points": [6, 5]})
+    while not game.over:
+        game.apply(game.legal_actions()[0])
+    r = game.to_record()
+    assert r["start"] == {"dealer": 1, "game_points": [6, 5]}
+    assert list(r) == ["format", "game", "profile", "seed", "players", "start", "deals",
+                       "match", "winner"]  # fmt: skip
+    assert replay_mariage(r).to_record() == r
