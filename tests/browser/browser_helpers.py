@@ -1,0 +1,158 @@
+"""Driving the Tapete page like a person: only clicks on enabled buttons, never the API."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Page
+
+TABLE = "#table"
+
+# aria-label of a card in each language (the seeds' words)
+RANKS = {
+    "es": {"A": "As", "T": "Diez", "K": "Rey", "Q": "Reina", "J": "Jota", "9": "Nueve",
+           "8": "Ocho", "7": "Siete"},
+    "pt": {"A": "Ás", "T": "Dez", "K": "Rei", "Q": "Dama", "J": "Valete", "9": "Nove",
+           "8": "Oito", "7": "Sete"},
+    "en": {"A": "Ace", "T": "Ten", "K": "King", "Q": "Queen", "J": "Jack", "9": "Nine",
+           "8": "Eight", "7": "Seven"},
+}
+SUITS = {
+    "es": {"S": "picas", "C": "tréboles", "D": "diamantes", "H": "corazones"},
+    "pt": {"S": "espadas", "C": "paus", "D": "ouros", "H": "copas"},
+    "en": {"S": "spades", "C": "clubs", "D": "diamonds", "H": "hearts"},
+}
+OF = {"es": "de", "pt": "de", "en": "of"}
+LOCALES = {"es": "es-ES", "pt": "pt-PT", "en": "en-GB"}
+
+
+def card_label(card: str, lang: str) -> str:
+    return f"{RANKS[lang][card[0]]} {OF[lang]} {SUITS[lang][card[1]]}"
+
+
+def tid(name: str) -> str:
+    return f'[data-testid="{name}"]'
+
+
+def state(page: Page) -> dict[str, str]:
+    return page.eval_on_selector(TABLE, "m => ({...m.dataset})")
+
+
+def start_game(page: Page, url: str, choice: str, name: str = "Ana",
+               levels: tuple[str, ...] = ("random", "random")) -> None:
+    """Open the page, fill the Juegos window and start: choice is e.g. "mil-club", "mariage"."""
+    page.goto(url)
+    page.wait_for_selector(f'{tid("newgame")}[open]')
+    page.click(tid(f"choose-{choice}"))
+    for i, level in enumerate(levels):
+        page.click(tid(f"level-{i}-{level}"))
+    page.fill(tid("name"), name)
+    page.click(tid("start"))
+    page.wait_for_selector(f"{TABLE}[data-version]")
+
+
+def wait_turn(page: Page, deals_before: int | None = None, timeout: float = 20_000) -> str:
+    """Wait until it is our turn (and no action is in flight), a deal ends, or the game ends."""
+    page.wait_for_function(
+        """([d]) => { const m = document.querySelector('#table');
+            if (!m || !m.dataset.version) return false;
+            if (m.dataset.over === 'true') return true;
+            if (d !== null && Number(m.dataset.deals) > d) return true;
+            return m.dataset.myTurn === 'true' && m.dataset.pending === 'false'; }""",
+        arg=[deals_before],
+        timeout=timeout,
+    )
+    st = state(page)
+    if st["over"] == "true":
+        return "over"
+    if deals_before is not None and int(st["deals"]) > deals_before:
+        return "deal"
+    return "turn"
+
+
+def wait_version_after(page: Page, before: str, timeout: float = 15_000) -> None:
+    """Wait for the view that follows our move (or for an error message about it)."""
+    page.wait_for_function(
+        """([v]) => { const m = document.querySelector('#table');
+            return m.dataset.version !== v || Boolean(window.tapete && window.tapete.error); }""",
+        arg=[before],
+        timeout=timeout,
+    )
+
+
+def enabled_cards(page: Page) -> list[str]:
+    return page.eval_on_selector_all(
+        '[data-testid="hand"] .card:not([disabled])', "els => els.map(e => e.dataset.card)")
+
+
+def view(page: Page) -> dict[str, Any]:
+    return page.evaluate("() => window.tapete.view")
+
+
+def click_card(page: Page, card: str) -> None:
+    page.click(f'[data-testid="hand"] [data-card="{card}"]')
+
+
+def take_turn(page: Page, rng: random.Random, log: list[str], bid_more: bool = True) -> None:
+    """Make one move through the page with whatever the view offers."""
+    before = state(page)["version"]
+    exists = lambda name: page.locator(tid(name)).count() > 0  # noqa: E731
+    v = view(page)
+    types = {a["type"] for a in v["legal"]}
+    if exists("keep"):
+        page.click(tid("keep"))
+        log.append("keep")
+    elif exists("bid") or exists("pass"):
+        if exists("bid") and (bid_more or not exists("pass")):
+            page.click(tid("bid"))
+            log.append("bid")
+        else:
+            page.click(tid("pass"))
+            log.append("pass")
+    elif exists("contract"):
+        if exists("contract-plus") and page.is_enabled(tid("contract-plus")) and rng.random() < 0.3:
+            page.click(tid("contract-plus"))
+        page.click(tid("contract"))
+        log.append("contract")
+    elif "give" in types:
+        card = rng.choice(enabled_cards(page))
+        click_card(page, card)
+        target = page.locator('[data-testid^="give-to-"]:not([disabled])').first
+        target.click()
+        log.append("give")
+    elif exists("claim") and v.get("points", [0, 0])[v["seat"]] >= 66:
+        page.click(tid("claim"))
+        log.append("claim")
+    elif "play" in types:
+        if exists("exchange") and rng.random() < 0.5:
+            page.click(tid("exchange"))
+            log.append("exchange")
+        else:
+            if exists("sing") and rng.random() < 0.3:
+                page.click(tid("sing"))  # sometimes lead the pair without announcing
+            card = rng.choice(enabled_cards(page))
+            click_card(page, card)
+            log.append("play")
+    else:  # anything else the view offers (e.g. a lone claim): its first button
+        page.locator('[data-testid="actions"] button:not([disabled])').first.click()
+        log.append("other")
+    wait_version_after(page, before)
+
+
+def play_until_deal_ends(page: Page, rng: random.Random, log: list[str],
+                         bid_more: bool = True, max_moves: int = 80) -> None:
+    deals = int(state(page)["deals"])
+    for _ in range(max_moves):
+        what = wait_turn(page, deals)
+        if what != "turn":
+            return
+        take_turn(page, rng, log, bid_more=bid_more)
+    raise AssertionError(f"the deal did not end after {max_moves} moves: {log}")
+
+
+def shot(page: Page, folder: Path, name: str) -> Path:
+    path = folder / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
