@@ -366,6 +366,11 @@ class State:
         """Whether ``action`` is legal for the seat to act."""
         return self._why_illegal(action) is None
 
+    def check(self, action: Action) -> None:
+        """Raise :class:`IllegalActionError` (with the reason) if ``action`` is illegal."""
+        if self._why_illegal(action) is not None:
+            self._illegal(action)
+
     def _why_illegal(self, action: object) -> str | None:
         """None if legal, else the reason (the part of the message after the colon)."""
         if self._phase == _DONE:

@@ -1,0 +1,104 @@
+"""Terminal play driven by scripted input."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from tapete.cards import InvalidNotationError, parse_card
+from tapete.mariage import Claim, Marriage, Play
+from tapete.mariage.terminal import parse_command, play_terminal
+
+
+class FirstLegalBot:
+    def act(self, view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+        assert view["legal"], "the bot is asked only on its turn"
+        assert len(view["hand"]) == view["hand_counts"][view["seat"]]
+        return dict(view["legal"][0])
+
+
+class Script:
+    """Feeds ``first`` commands, then answers every prompt with the first legal command."""
+
+    def __init__(self, first: list[str], limit: int = 2000) -> None:
+        self.first: Iterator[str] = iter(first)
+        self.lines: list[str] = []
+        self.prompts = 0
+        self.limit = limit
+
+    def output(self, text: str = "") -> None:
+        self.lines.extend(str(text).splitlines() or [""])
+
+    def input(self, prompt: str) -> str:
+        self.prompts += 1
+        if self.prompts > self.limit:
+            raise EOFError
+        scripted = next(self.first, None)
+        if scripted is not None:
+            return scripted
+        offers = [ln for ln in self.lines if ln.startswith("you may: ")]
+        return offers[-1].removeprefix("you may: ").split(" | ")[0]
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+def run(script: Script, seat: int = 0, seed: int = 3, show_points: bool = True) -> None:
+    factory: Callable[[], FirstLegalBot] = FirstLegalBot
+    play_terminal(seat, factory, seed, show_points, input_fn=script.input, output_fn=script.output)
+
+
+def test_a_whole_match_to_the_end() -> None:
+    script = Script([])
+    run(script)
+    assert "Match over:" in script.text
+    assert "== Hand 1" in script.text and "your hand: " in script.text
+    assert "points: you" in script.text and "Hand over:" in script.text
+
+
+def test_points_can_be_hidden() -> None:
+    script = Script([])
+    run(script, seat=1, show_points=False)
+    assert "Match over:" in script.text
+    assert "points: you" not in script.text and "(points:" not in script.text
+    assert "tricks: you" in script.text
+
+
+def test_illegal_input_re_prompts_with_the_reason() -> None:
+    script = Script(["play ZZ", "claim", "marriage X", "dance", "help", "quit"])
+    run(script, seat=0, seed=4000)  # seat 1 deals: seat 0 leads first
+    text = script.text
+    assert "'ZZ' is not a card" in text
+    assert "Not allowed: you cannot claim 66: no claim before the first trick" in text
+    assert "'X' is not a suit" in text
+    assert "'dance' is not a command" in text
+    assert "exchange      swap the trump 7" in text
+    assert text.endswith("You leave the match.")
+    assert script.prompts == 6
+
+
+def test_end_of_input_leaves() -> None:
+    script = Script([], limit=0)
+    run(script)
+    assert script.text.endswith("You leave the match.")
+
+
+def test_card_not_in_hand_names_the_reason() -> None:
+    script = Script(["AS", "quit"])  # seed 4000: seat 0 holds AH JS KD QH JD 9C
+    run(script, seat=0, seed=4000)
+    assert "Not allowed: you cannot play AS: not in hand" in script.text
+
+
+def test_parse_command() -> None:
+    assert parse_command("play KH") == Play(parse_card("KH"))
+    assert parse_command("10h") == Play(parse_card("TH"))
+    assert parse_command("K♥") == Play(parse_card("KH"))
+    assert parse_command("marriage h") == Marriage(3)
+    assert parse_command(" claim ") == Claim()
+    assert parse_command("HELP") == "help" and parse_command("q") == "quit"
+    with pytest.raises(InvalidNotationError):
+        parse_command("")
