@@ -50,9 +50,12 @@ TALON_HOPE: Final = 10
 
 
 def card_label(c: int) -> str:
-    """``"A♥"``: a card for people."""
-    r = "9JQKTA"[(c & 7) - NINE]
+    """``"A♥"``: a card for people (any rank, so Mariage uses it too)."""
+    r = "789JQKTA"[c & 7]
     return ("10" if r == "T" else r) + Suit(c >> 3).symbol
+
+
+card_label_any = card_label
 
 
 def estimate_hand(hand: int, out: int | None = None) -> int:

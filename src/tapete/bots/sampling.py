@@ -339,6 +339,9 @@ class MariageInfo:
     opp_excluded: int
     pending: int | None
     legal: list[JSON]
+    closed_by: int | None = None
+    #: the opponent-of-the-closer's (points, tricks) when the stock was closed
+    closed_opp: tuple[int, int] | None = None
 
     @property
     def unseen(self) -> int:
@@ -362,6 +365,7 @@ class MariageTracker:
         self.opp_known = 0
         self.opp_excluded = 0
         self.seen_tricks: set[tuple[int, int, int]] = set()
+        self.closed_opp: tuple[int, int] | None = None
 
     def update(self, view: JSON) -> MariageInfo:
         seat = int(view["seat"])
@@ -376,6 +380,7 @@ class MariageTracker:
             self.opp_known = 0
             self.opp_excluded = 0
             self.seen_tricks = set()
+            self.closed_opp = None
         hand = cards_mask(view["hand"])
         trump = SUIT_LETTERS.index(view["trump"])
         opp = 1 - seat
@@ -422,6 +427,10 @@ class MariageTracker:
             # the closed stock (indicator included) is out of play
             if not (hand | self.played | self.opp_known) >> self.indicator_seen & 1:
                 self.opp_excluded |= 1 << self.indicator_seen
+        closed_by = view.get("closed_by")
+        if view["closed"] and closed_by is not None and self.closed_opp is None:
+            o = 1 - int(closed_by)
+            self.closed_opp = (int(view["points"][o]), int(view["tricks_won"][o]))
         pend = view.get("pending_marriage")
         return MariageInfo(
             seat=seat,
@@ -441,6 +450,8 @@ class MariageTracker:
             opp_excluded=self.opp_excluded & ~self.opp_known,
             pending=None if pend is None else SUIT_LETTERS.index(pend),
             legal=list(view["legal"]),
+            closed_by=None if closed_by is None else int(closed_by),
+            closed_opp=self.closed_opp,
         )
 
 

@@ -1,0 +1,194 @@
+"""The ``rules`` Mariage player (level 1).
+
+It exchanges the trump 7 whenever allowed, declares marriages when leading (and claims right
+after if the marriage brings it to 66), closes the stock when the count is safe, claims as
+soon as it has 66 (never a false claim), and plays the strict phase (stock exhausted or
+closed) exactly with a small search over the cards it knows (after exhaustion every card is
+known: it remembers the tricks it saw, see :class:`tapete.bots.sampling.MariageTracker`).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Final
+
+from tapete.bots.base import parse_action
+from tapete.bots.mil_rules import card_label_any
+from tapete.bots.sampling import MariageInfo, MariageTracker
+from tapete.cards import ACE, KING, QUEEN, SUIT_MASKS, TEN, Suit, bits, card_points
+from tapete.game import JSON
+from tapete.mariage.actions import Action, Claim, Close, Decline, Exchange, Marriage, Play
+
+__all__ = ["MariageRulesBot", "mariage_rules_decision"]
+
+PAIR_MASKS: Final = tuple((1 << (s * 8 + KING)) | (1 << (s * 8 + QUEEN)) for s in range(4))
+WIN: Final = 66
+
+
+def _legal(view: JSON) -> list[Action]:
+    return [parse_action("mariage", a) for a in view["legal"]]
+
+
+def _pair_card(c: int, hand: int) -> bool:
+    s = c >> 3
+    return c & 7 in (KING, QUEEN) and hand & PAIR_MASKS[s] == PAIR_MASKS[s]
+
+
+def _out(info: MariageInfo) -> int:
+    """Cards not seen played and not in this hand (the opponent's hand or the stock)."""
+    m = ((1 << 32) - 1) & ~info.played & ~info.hand
+    if info.lead is not None:
+        m &= ~(1 << info.lead)
+    return m
+
+
+def sure_points(info: MariageInfo) -> int:
+    """Points the hand's top trumps take for sure in strict play (each with a little loot)."""
+    out = _out(info)
+    t = info.trump
+    hand_t = info.hand & SUIT_MASKS[t]
+    total = 0
+    for c in sorted(bits(hand_t), reverse=True):
+        higher_out = out & SUIT_MASKS[t] & ~((1 << (c + 1)) - 1)
+        if higher_out:
+            break
+        total += card_points(c) + 3
+        out &= ~(1 << c)
+    # aces of other suits that the opponent must follow are likely winners too
+    for s in range(4):
+        if s != t and info.hand >> (s * 8 + ACE) & 1 and out & SUIT_MASKS[s]:
+            total += 11 + 2
+    return total
+
+
+def mariage_rules_decision(
+    info: MariageInfo, legal: list[Action], strict_solver: Any = None
+) -> tuple[Action, str]:
+    """The rules player's action and a one-line reason."""
+    if len(legal) == 1:
+        return legal[0], "The only legal move."
+    me = info.seat
+    mine = info.points[me]
+    claim = next((a for a in legal if isinstance(a, Claim)), None)
+    if claim is not None and mine >= WIN:
+        return claim, f"Claim 66: you have {mine} points."
+    decline = next((a for a in legal if isinstance(a, Decline)), None)
+    if decline is not None:
+        return decline, "Do not claim: you have fewer than 66 points."
+    plays = [a for a in legal if isinstance(a, Play)]
+    if info.pending is not None:
+        q = [a for a in plays if a.card & 7 == QUEEN] or plays
+        return q[0], f"Lead the {card_label_any(q[0].card)} of the marriage you declared."
+    if info.lead is None:
+        exch = next((a for a in legal if isinstance(a, Exchange)), None)
+        if exch is not None:
+            return exch, "Exchange the trump 7 for the face-up trump card."
+        marriages = [a for a in legal if isinstance(a, Marriage)]
+        if marriages:
+
+            def value(a: Marriage) -> int:
+                return 40 if a.suit == info.trump else 20
+
+            best = max(marriages, key=value)
+            v = value(best)
+            if mine + v >= WIN:
+                return best, f"Declare the {Suit(best.suit).symbol} marriage (+{v}) and claim 66."
+            return best, f"Declare the {Suit(best.suit).symbol} marriage: +{v} points."
+        close = next((a for a in legal if isinstance(a, Close)), None)
+        if close is not None and mine + sure_points(info) >= WIN + 6:
+            return close, "Close the stock: your trumps bring you to 66."
+    if info.phase == "strict" and strict_solver is not None:
+        got = strict_solver(info, plays)
+        if got is not None:
+            return got
+    if info.lead is None:
+        return _open_lead(info, plays)
+    return _open_follow(info, plays)
+
+
+def _open_lead(info: MariageInfo, plays: list[Play]) -> tuple[Action, str]:
+    hand = info.hand
+    t = info.trump
+    out = _out(info)
+
+    def cost(a: Play) -> tuple[int, int, int, int]:
+        c = a.card
+        s = c >> 3
+        trump = 1 if s == t else 0
+        guard = 1 if hand >> (s * 8 + ACE) & 1 and c & 7 != ACE else 0
+        master = c & 7 == ACE or not out & SUIT_MASKS[s] & ~((1 << (c + 1)) - 1)
+        return (
+            trump + (1 if _pair_card(c, hand) else 0) * 2,
+            card_points(c) - (6 if master and info.phase == "strict" else 0),
+            guard,
+            c,
+        )
+
+    a = min(plays, key=cost)
+    return a, f"Lead the {card_label_any(a.card)}: a cheap card that keeps your winners."
+
+
+def _beats(lead: int, c: int, trump: int) -> bool:
+    if c >> 3 == lead >> 3:
+        return c > lead
+    return c >> 3 == trump
+
+
+def _open_follow(info: MariageInfo, plays: list[Play]) -> tuple[Action, str]:
+    lead = info.lead
+    assert lead is not None
+    t = info.trump
+    hand = info.hand
+    lead_pts = card_points(lead)
+    winners = [a for a in plays if _beats(lead, a.card, t)]
+    same = [a for a in winners if a.card >> 3 == lead >> 3]
+    # take with a high card of the led suit: its points come home too
+    if same:
+        a = max(same, key=lambda a: (card_points(a.card), a.card))
+        if card_points(a.card) >= 10 or lead_pts >= 3:
+            return a, f"Take it with the {card_label_any(a.card)}: both cards score for you."
+    if lead_pts >= 10 or info.points[info.seat] + lead_pts >= WIN - 4:
+        trumps = [a for a in winners if a.card >> 3 == t and not _pair_card(a.card, hand)]
+        trumps = trumps or [a for a in winners if a.card >> 3 == t]
+        if trumps:
+            a = min(trumps, key=lambda a: (card_points(a.card), a.card))
+            return a, f"Trump the {card_label_any(lead)} with the {card_label_any(a.card)}."
+    if same and info.phase == "strict":
+        a = min(same, key=lambda a: a.card)
+        return a, f"Beat the {card_label_any(lead)} with the {card_label_any(a.card)}."
+
+    def dump(a: Play) -> tuple[int, int, int, int]:
+        c = a.card
+        s = c >> 3
+        return (
+            1 if s == t else 0,
+            1 if _pair_card(c, hand) else 0,
+            card_points(c) + (5 if c & 7 in (ACE, TEN) else 0),
+            c,
+        )
+
+    a = min(plays, key=dump)
+    return a, f"Play the {card_label_any(a.card)}: a cheap card, not worth a trump."
+
+
+class MariageRulesBot:
+    """Level 1 (see the module docstring). Keeps a memory of the hand's public cards."""
+
+    name = "rules"
+
+    def __init__(self, **options: Any) -> None:
+        self.tracker = MariageTracker()
+
+    def explain(self, view: JSON, rng: random.Random) -> tuple[Action, str]:
+        from tapete.bots.mariage_search import strict_choice
+
+        legal = _legal(view)
+        if not legal:
+            raise ValueError("no legal action in this view")
+        info = self.tracker.update(view)
+        return mariage_rules_decision(
+            info, legal, lambda i, p: strict_choice(i, p, rng, samples=6, budget=0.3)
+        )
+
+    def act(self, view: JSON, rng: random.Random) -> Action:
+        return self.explain(view, rng)[0]

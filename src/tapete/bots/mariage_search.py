@@ -1,0 +1,413 @@
+"""The ``search`` Mariage player (level 2) and the exact strict-phase search.
+
+Open stock: perfect-information Monte Carlo (PIMC). The unseen cards (the opponent's hand and
+the face-down stock) are dealt at random consistently with the view and the tracker's memory;
+every legal action (play, exchange, marriage, close, claim) is tried on each sampled deal and
+played out to the end of the hand by a quick playout policy on the engine's own
+:class:`tapete.mariage.State`, finished by the exact search as soon as the stock is exhausted
+or closed. The action with the best average game-point result is chosen.
+
+Strict phase (stock exhausted or closed): exact alpha-beta on game points over the engine
+state. After exhaustion every card is known (one deal); after a closing the opponent's hand is
+sampled.
+
+Claims are never searched: claiming as soon as one has 66 is never worse (the opponent's
+points and tricks only grow), and a false claim is never better than playing on.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from typing import Any, Final
+
+from tapete.bots.base import parse_action
+from tapete.bots.mil_rules import card_label
+from tapete.bots.sampling import MariageInfo, MariageTracker, sample_mariage
+from tapete.cards import ACE, KING, QUEEN, SUIT_MASKS, TEN, Suit, bits, card_points
+from tapete.game import JSON
+from tapete.mariage.actions import (
+    CLAIM,
+    DECLINE,
+    Action,
+    Claim,
+    Close,
+    Decline,
+    Exchange,
+    Marriage,
+    Play,
+)
+from tapete.mariage.state import State, deal_cards
+
+__all__ = ["MariageSearchBot", "build_state", "solve_strict", "strict_choice"]
+
+WIN: Final = 66
+PAIR_MASKS: Final = tuple((1 << (s * 8 + KING)) | (1 << (s * 8 + QUEEN)) for s in range(4))
+
+
+def build_state(info: MariageInfo, opp_hand: int, stock: list[int]) -> State:
+    """An engine state for the position of ``info`` with the sampled hidden cards.
+
+    The engine has no "start from here" constructor, so a state is dealt from a fixed shuffle
+    and its fields are set to the position; from there on only the engine's own rules run.
+    """
+    hands, deck_stock = deal_cards(random.Random(0))
+    st = State(hands, deck_stock, 0)
+    me = info.seat
+    opp = 1 - me
+    st.hands[me] = info.hand
+    st.hands[opp] = opp_hand
+    pos = 20 - info.stock_count
+    full = [0] * (20 - len(stock)) + list(stock)
+    st.stock[:] = full[:20]
+    st.trump = info.trump
+    st.points[0], st.points[1] = info.points
+    st.tricks[0], st.tricks[1] = info.tricks_won
+    st._pos = pos if not info.closed else pos
+    st._trick_no = sum(info.tricks_won)
+    st._leader = info.leader
+    st._lead = -1 if info.lead is None else info.lead
+    st._turn = me
+    st._pending = -1 if info.pending is None else info.pending
+    st._phase = 1 if info.phase == "strict" else 0
+    st.last_trick = (info.leader, 0, 0, info.leader) if st._trick_no else None
+    return st
+
+
+def _set_closed(st: State, closer: int, opp_points: int, opp_tricks: int) -> None:
+    st._closer = closer
+    st._closed_opp_points = opp_points
+    st._closed_opp_tricks = opp_tricks
+
+
+def _value(st: State, me: int) -> int:
+    r = st.result
+    assert r is not None
+    if r.winner is None:
+        return 0
+    return r.game_points if r.winner == me else -r.game_points
+
+
+def _search_moves(st: State) -> list[Action]:
+    acts = st.legal_actions()
+    s = st.turn
+    assert s is not None
+    if any(type(a) is Claim for a in acts):
+        if st.points[s] >= WIN:
+            return [CLAIM]
+        acts = [a for a in acts if type(a) is not Claim]
+        if not acts:
+            return [CLAIM]
+    return acts
+
+
+def solve_strict(st: State, me: int, deadline: float | None = None) -> tuple[int, Action | None]:
+    """Exact game-point value for ``me`` of a strict-phase position, and the best move."""
+    memo: dict[tuple[int, ...], int] = {}
+
+    def ab(alpha: int, beta: int) -> int:
+        if st.done:
+            return _value(st, me)
+        s = st.turn
+        assert s is not None
+        lead = st.lead_card
+        key = (
+            st.hands[0],
+            st.hands[1],
+            st.points[0],
+            st.points[1],
+            min(st.tricks[0], 1),
+            min(st.tricks[1], 1),
+            s,
+            -1 if lead is None else lead,
+        )
+        hit = memo.get(key)
+        if hit is not None:
+            return hit
+        if deadline is not None and time.perf_counter() > deadline:
+            raise TimeoutError
+        maxing = s == me
+        best = -99 if maxing else 99
+        a0, b0 = alpha, beta
+        for a in _order(st, _search_moves(st)):
+            st.apply(a)
+            v = ab(alpha, beta)
+            st.pop()
+            if maxing:
+                if v > best:
+                    best = v
+                alpha = max(alpha, v)
+            else:
+                if v < best:
+                    best = v
+                beta = min(beta, v)
+            if alpha >= beta:
+                break
+        if a0 < best < b0:
+            memo[key] = best
+        return best
+
+    if st.done:
+        return _value(st, me), None
+    depth = len(st.history)
+    best_v = -99
+    best_a: Action | None = None
+    try:
+        for a in _order(st, _search_moves(st)):
+            st.apply(a)
+            v = ab(best_v, 99)
+            st.pop()
+            if v > best_v:
+                best_v, best_a = v, a
+    except TimeoutError:
+        while len(st.history) > depth:
+            st.pop()
+        raise
+    return best_v, best_a
+
+
+def _order(st: State, acts: list[Action]) -> list[Action]:
+    if len(acts) < 3:
+        return acts
+    return sorted(acts, key=lambda a: -card_points(a.card) if type(a) is Play else -100)
+
+
+def _root_values(
+    st: State, me: int, acts: list[Action], deadline: float | None
+) -> dict[Action, int]:
+    out: dict[Action, int] = {}
+    for a in acts:
+        st.apply(a)
+        v = solve_strict(st, me, deadline)[0] if not st.done else _value(st, me)
+        st.pop()
+        out[a] = v
+    return out
+
+
+def strict_choice(
+    info: MariageInfo,
+    plays: list[Play],
+    rng: random.Random,
+    *,
+    samples: int = 8,
+    budget: float = 0.5,
+) -> tuple[Action, str] | None:
+    """The best card in the strict phase (exact over sampled hidden hands)."""
+    if not plays:
+        return None
+    deadline = time.perf_counter() + budget
+    known_all = info.closed is False and info.stock_count == 0
+    n = 1 if known_all and not info.unseen & ~(info.opp_known) else samples
+    totals: dict[Action, float] = {a: 0.0 for a in plays}
+    done = 0
+    try:
+        for _ in range(n):
+            opp, stock = sample_mariage(info, rng)
+            st = build_state(info, opp, stock)
+            if info.closed:
+                _closed_fields(st, info)
+            vals = _root_values(st, info.seat, list(plays), deadline)
+            for a, v in vals.items():
+                totals[a] += v
+            done += 1
+    except TimeoutError:
+        pass
+    if not done:
+        return None
+    best = max(plays, key=lambda a: (totals[a], -card_points(a.card)))
+    avg = totals[best] / done
+    verb = "Lead" if info.lead is None else "Play"
+    return best, (
+        f"{verb} the {card_label(best.card)}: best with exact play "
+        f"({avg:+.1f} game points on average)."
+    )
+
+
+def _closed_fields(st: State, info: MariageInfo) -> None:
+    closer = info.closed_by if info.closed_by is not None else info.seat
+    o = 1 - closer
+    opp_pts, opp_tricks = info.closed_opp or (info.points[o], info.tricks_won[o])
+    _set_closed(st, closer, opp_pts, opp_tricks)
+
+
+# ---------------------------------------------------------------------------- playouts
+
+
+def _playout_action(st: State, rng: random.Random) -> Action:
+    """A quick full-information policy for both seats (used only inside playouts)."""
+    acts = st.legal_actions()
+    s = st.turn
+    assert s is not None
+    hand = st.hands[s]
+    t = st.trump
+    plays = [a for a in acts if type(a) is Play]
+    for a in acts:
+        if type(a) is Claim and st.points[s] >= WIN:
+            return a
+    if not plays:
+        return DECLINE if any(type(a) is Decline for a in acts) else acts[0]
+    lead = st.lead_card
+    if lead is None:
+        for a in acts:
+            if type(a) is Exchange:
+                return a
+        ms = [a for a in acts if type(a) is Marriage]
+        if ms:
+            return max(ms, key=lambda a: 1 if a.suit == t else 0)
+        if st.pending_marriage is not None:
+            return plays[0]
+
+        def lead_cost(a: Play) -> tuple[int, int, float]:
+            c = a.card
+            pair = c & 7 in (KING, QUEEN) and hand & PAIR_MASKS[c >> 3] == PAIR_MASKS[c >> 3]
+            return (
+                (2 if c >> 3 == t else 0) + (2 if pair else 0),
+                card_points(c),
+                rng.random(),
+            )
+
+        return min(plays, key=lead_cost)
+    lead_pts = card_points(lead)
+
+    def beats(c: int) -> bool:
+        if c >> 3 == lead >> 3:
+            return c > lead
+        return c >> 3 == t
+
+    winners = [a for a in plays if beats(a.card)]
+    same = [a for a in winners if a.card >> 3 == lead >> 3]
+    if same:
+        a = max(same, key=lambda a: card_points(a.card))
+        if card_points(a.card) >= 10 or lead_pts >= 3 or st.phase.value == "strict":
+            return a
+    if winners and (lead_pts >= 10 or st.points[s] + lead_pts >= WIN - 4):
+        return min(winners, key=lambda a: (card_points(a.card), a.card))
+    return min(
+        plays,
+        key=lambda a: (
+            1 if a.card >> 3 == t else 0,
+            card_points(a.card) + (5 if a.card & 7 in (ACE, TEN) else 0),
+            rng.random(),
+        ),
+    )
+
+
+def _playout(st: State, me: int, rng: random.Random, deadline: float) -> int:
+    depth = 0
+    while not st.done:
+        if st.phase.value == "strict" and st.hands[0].bit_count() <= 3:
+            try:
+                v = solve_strict(st, me, deadline)[0]
+            except TimeoutError:
+                v = None
+            if v is not None:
+                for _ in range(depth):
+                    st.pop()
+                return v
+        st.apply(_playout_action(st, rng))
+        depth += 1
+    v = _value(st, me)
+    for _ in range(depth):
+        st.pop()
+    return v
+
+
+class MariageSearchBot:
+    """Level 2 (see the module docstring)."""
+
+    name = "search"
+
+    def __init__(self, *, budget: float = 0.5, samples: int = 24, **options: Any) -> None:
+        self.budget = float(budget)
+        self.samples = int(samples)
+        self.tracker = MariageTracker()
+
+    def act(self, view: JSON, rng: random.Random) -> Action:
+        return self.explain(view, rng)[0]
+
+    def explain(self, view: JSON, rng: random.Random) -> tuple[Action, str]:
+        from tapete.bots.mariage_rules import mariage_rules_decision
+
+        legal = [parse_action("mariage", a) for a in view["legal"]]
+        if not legal:
+            raise ValueError("no legal action in this view")
+        info = self.tracker.update(view)
+        if len(legal) == 1:
+            return legal[0], "The only legal move."
+        me = info.seat
+        claim = next((a for a in legal if isinstance(a, Claim)), None)
+        if claim is not None and info.points[me] >= WIN:
+            return claim, f"Claim 66: you have {info.points[me]} points."
+        dec = next((a for a in legal if isinstance(a, Decline)), None)
+        if dec is not None:
+            return dec, "Do not claim: you have fewer than 66 points."
+        if claim is not None:
+            legal = [a for a in legal if a is not claim and not isinstance(a, Claim)]
+        plays = [a for a in legal if isinstance(a, Play)]
+        if info.phase == "strict":
+            got = strict_choice(
+                info, plays, rng, samples=self.samples // 3 or 1, budget=self.budget
+            )
+            if got is not None:
+                return got
+            return mariage_rules_decision(info, legal)
+        # an exchange never hurts: take it before thinking
+        exch = next((a for a in legal if isinstance(a, Exchange)), None)
+        if exch is not None:
+            return exch, "Exchange the trump 7 for the face-up trump card."
+        return self._pimc(info, legal, rng)
+
+    def _pimc(
+        self, info: MariageInfo, legal: list[Action], rng: random.Random
+    ) -> tuple[Action, str]:
+        from tapete.bots.mariage_rules import mariage_rules_decision
+
+        start = time.perf_counter()
+        deadline = start + self.budget
+        totals: dict[Action, float] = {a: 0.0 for a in legal}
+        n = 0
+        me = info.seat
+        while n < self.samples and time.perf_counter() < deadline:
+            opp, stock = sample_mariage(info, rng)
+            st = build_state(info, opp, stock)
+            if info.closed:
+                _closed_fields(st, info)
+            seed = rng.random()
+            for a in legal:
+                st.apply(a)
+                totals[a] += _playout(st, me, random.Random(seed), deadline + self.budget)
+                st.pop()
+            n += 1
+        if n == 0:
+            return mariage_rules_decision(info, legal)
+        best = max(legal, key=lambda a: (totals[a], _tiebreak(a)))
+        avg = totals[best] / n
+        return best, _describe(best, info, avg)
+
+
+def _tiebreak(a: Action) -> float:
+    if isinstance(a, Play):
+        return -card_points(a.card) / 100
+    if isinstance(a, Marriage):
+        return 1.0
+    if isinstance(a, Close):
+        return -1.0
+    return 0.0
+
+
+def _describe(a: Action, info: MariageInfo, avg: float) -> str:
+    tail = f"({avg:+.1f} game points on average over sampled deals)."
+    if isinstance(a, Marriage):
+        v = 40 if a.suit == info.trump else 20
+        return f"Declare the {Suit(a.suit).symbol} marriage (+{v}) {tail}"
+    if isinstance(a, Close):
+        return f"Close the stock: you can reach 66 with your cards {tail}"
+    if isinstance(a, Play):
+        if info.lead is None:
+            return f"Lead the {card_label(a.card)} {tail}"
+        return f"Play the {card_label(a.card)} on the {card_label(info.lead)} {tail}"
+    return f"{a} {tail}"
+
+
+_: Callable[..., Any] = bits
