@@ -12,12 +12,36 @@ TABLE = "#table"
 
 # aria-label of a card in each language (the seeds' words)
 RANKS = {
-    "es": {"A": "As", "T": "Diez", "K": "Rey", "Q": "Reina", "J": "Jota", "9": "Nueve",
-           "8": "Ocho", "7": "Siete"},
-    "pt": {"A": "Ás", "T": "Dez", "K": "Rei", "Q": "Dama", "J": "Valete", "9": "Nove",
-           "8": "Oito", "7": "Sete"},
-    "en": {"A": "Ace", "T": "Ten", "K": "King", "Q": "Queen", "J": "Jack", "9": "Nine",
-           "8": "Eight", "7": "Seven"},
+    "es": {
+        "A": "As",
+        "T": "Diez",
+        "K": "Rey",
+        "Q": "Reina",
+        "J": "Jota",
+        "9": "Nueve",
+        "8": "Ocho",
+        "7": "Siete",
+    },
+    "pt": {
+        "A": "Ás",
+        "T": "Dez",
+        "K": "Rei",
+        "Q": "Dama",
+        "J": "Valete",
+        "9": "Nove",
+        "8": "Oito",
+        "7": "Sete",
+    },
+    "en": {
+        "A": "Ace",
+        "T": "Ten",
+        "K": "King",
+        "Q": "Queen",
+        "J": "Jack",
+        "9": "Nine",
+        "8": "Eight",
+        "7": "Seven",
+    },
 }
 SUITS = {
     "es": {"S": "picas", "C": "tréboles", "D": "diamantes", "H": "corazones"},
@@ -40,11 +64,16 @@ def state(page: Page) -> dict[str, str]:
     return page.eval_on_selector(TABLE, "m => ({...m.dataset})")
 
 
-def start_game(page: Page, url: str, choice: str, name: str = "Ana",
-               levels: tuple[str, ...] = ("random", "random")) -> None:
+def start_game(
+    page: Page,
+    url: str,
+    choice: str,
+    name: str = "Ana",
+    levels: tuple[str, ...] = ("random", "random"),
+) -> None:
     """Open the page, fill the Juegos window and start: choice is e.g. "mil-club", "mariage"."""
     page.goto(url)
-    page.wait_for_selector(f'{tid("newgame")}[open]')
+    page.wait_for_selector(f"{tid('newgame')}[open]")
     page.click(tid(f"choose-{choice}"))
     for i, level in enumerate(levels):
         page.click(tid(f"level-{i}-{level}"))
@@ -84,7 +113,8 @@ def wait_version_after(page: Page, before: str, timeout: float = 15_000) -> None
 
 def enabled_cards(page: Page) -> list[str]:
     return page.eval_on_selector_all(
-        '[data-testid="hand"] .card:not([disabled])', "els => els.map(e => e.dataset.card)")
+        '[data-testid="hand"] .card:not([disabled])', "els => els.map(e => e.dataset.card)"
+    )
 
 
 def view(page: Page) -> dict[str, Any]:
@@ -106,6 +136,11 @@ def take_turn(page: Page, rng: random.Random, log: list[str], bid_more: bool = T
         log.append("keep")
     elif exists("bid") or exists("pass"):
         if exists("bid") and (bid_more or not exists("pass")):
+            # raise with + as far as the view allows, so the computers rarely outbid us
+            for _ in range(30):
+                if not page.is_enabled(tid("bid-plus")):
+                    break
+                page.click(tid("bid-plus"))
             page.click(tid("bid"))
             log.append("bid")
         else:
@@ -141,8 +176,9 @@ def take_turn(page: Page, rng: random.Random, log: list[str], bid_more: bool = T
     wait_version_after(page, before)
 
 
-def play_until_deal_ends(page: Page, rng: random.Random, log: list[str],
-                         bid_more: bool = True, max_moves: int = 80) -> None:
+def play_until_deal_ends(
+    page: Page, rng: random.Random, log: list[str], bid_more: bool = True, max_moves: int = 80
+) -> None:
     deals = int(state(page)["deals"])
     for _ in range(max_moves):
         what = wait_turn(page, deals)

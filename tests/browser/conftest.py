@@ -57,12 +57,12 @@ class LiveServer:
         from tapete.server.app import create_app
 
         app = create_app(db_url=f"sqlite:///{self.db_path}", delay_ms=0)
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning",
-                                lifespan="on")
+        config = uvicorn.Config(
+            app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on"
+        )
         server = uvicorn.Server(config)
         self._server = server
-        self._thread = threading.Thread(target=server.run, name=f"uvicorn-{self.port}",
-                                        daemon=True)
+        self._thread = threading.Thread(target=server.run, name=f"uvicorn-{self.port}", daemon=True)
         self._thread.start()
         deadline = time.monotonic() + 20
         while not server.started:
@@ -117,7 +117,9 @@ def new_page(browser):  # type: ignore[no-untyped-def]
     contexts = []
 
     def make(locale: str = "en-US", width: int = 1280, height: int = 860):  # type: ignore[no-untyped-def]
-        ctx = browser.new_context(locale=locale, viewport={"width": width, "height": height})
+        ctx = browser.new_context(
+            locale=locale, viewport={"width": width, "height": height}, reduced_motion="reduce"
+        )
         ctx.set_default_timeout(15_000)
         contexts.append(ctx)
         page = ctx.new_page()

@@ -14,7 +14,7 @@ STOCK = {"es": "Mazo", "pt": "Monte", "en": "Stock"}
 def test_full_mariage_hand(new_page, live_server, artifacts, lang: str) -> None:
     page = new_page(locale=LOCALES[lang], width=1100, height=820)
     start_game(page, live_server.url, "mariage", name=f"Eva-{lang}", levels=("random",))
-    page.wait_for_selector(f'{tid("hand")} .card')
+    page.wait_for_selector(f"{tid('hand')} .card")
     v = view(page)
     assert v["game"] == "mariage" and len(v["hand"]) == 6
     # the indicator lies face up under the open stock
@@ -32,7 +32,7 @@ def test_full_mariage_hand(new_page, live_server, artifacts, lang: str) -> None:
     log: list[str] = []
     play_until_deal_ends(page, random.Random(lang), log)
     assert "play" in log
-    assert page.locator(f'{tid("sheet")} {tid("sheet-row")}').count() == 1
+    assert page.locator(f"{tid('sheet')} {tid('sheet-row')}").count() == 1
     row = view(page)["sheet"][0]
     assert sum(row["match"]) == row["game_points"]
     shot(page, artifacts, f"mariage-{lang}-hand-over")

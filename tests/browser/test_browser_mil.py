@@ -20,14 +20,12 @@ TITLES = {"es": "Hoja de puntos", "pt": "Folha de pontos", "en": "Score sheet"}
 BID = {"es": "Pujar", "pt": "Licitar", "en": "Bid"}
 
 
-@pytest.mark.parametrize(
-    ("lang", "profile"), [("es", "club"), ("pt", "casa"), ("en", "casa-500")]
-)
+@pytest.mark.parametrize(("lang", "profile"), [("es", "club"), ("pt", "casa"), ("en", "casa-500")])
 def test_full_mil_deal(new_page, live_server, artifacts, lang: str, profile: str) -> None:
     page = new_page(locale=LOCALES[lang])
     start_game(page, live_server.url, f"mil-{profile}", name=f"Ana-{lang}")
     assert page.evaluate("document.documentElement.lang") == lang  # navigator.language
-    page.wait_for_selector(f'{tid("hand")} .card')
+    page.wait_for_selector(f"{tid('hand')} .card")
     shot(page, artifacts, f"mil-{profile}-{lang}-start")
     v = view(page)
     assert v["profile"] == profile and v["seat"] == 0 and len(v["hand"]) == 7
@@ -45,7 +43,7 @@ def test_full_mil_deal(new_page, live_server, artifacts, lang: str, profile: str
         before = len(log)
         play_until_deal_ends(page, rng, log)
         moves = log[before:]
-        rows = page.locator(f'{tid("sheet")} {tid("sheet-row")}').count()
+        rows = page.locator(f"{tid('sheet')} {tid('sheet-row')}").count()
         assert rows == int(state(page)["deals"]) >= deal + 1
         if "give" in moves and "contract" in moves:
             declared = True
