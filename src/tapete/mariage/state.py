@@ -213,16 +213,24 @@ class State:
         cards = [*hands[0], *hands[1], *stock]
         if sorted(cards) != list(range(32)):
             raise ValueError("hands and stock must hold each of the 32 cards exactly once")
+        self._setup(tuple(hands[0]), tuple(hands[1]), list(stock), dealer)
+
+    def _setup(
+        self, hand0: tuple[Card, ...], hand1: tuple[Card, ...], stock: list[Card], dealer: int
+    ) -> None:
+        """Set up a checked deal (``stock`` becomes this state's own list)."""
         self.dealer = dealer
-        self.initial_hands: tuple[tuple[Card, ...], tuple[Card, ...]] = (
-            tuple(hands[0]),
-            tuple(hands[1]),
-        )
+        self.initial_hands: tuple[tuple[Card, ...], tuple[Card, ...]] = (hand0, hand1)
         self.initial_stock: tuple[Card, ...] = tuple(stock)
+        m0 = m1 = 0
+        for c in hand0:
+            m0 |= 1 << c
+        for c in hand1:
+            m1 |= 1 << c
         #: Cards in each seat's hand (bitmasks).
-        self.hands = [sum(1 << c for c in hands[0]), sum(1 << c for c in hands[1])]
+        self.hands = [m0, m1]
         #: The stock, next card to draw at ``stock[_pos]``; ``stock[19]`` is the indicator.
-        self.stock = list(stock)
+        self.stock = stock
         self.trump: int = stock[-1] >> 3
         #: Captured cards (bitmasks), points (cards + marriages), tricks won, per seat.
         self.won = [0, 0]
@@ -250,8 +258,13 @@ class State:
     @classmethod
     def deal(cls, rng: random.Random, dealer: int) -> State:
         """A new hand shuffled with ``rng``."""
-        hands, stock = deal_cards(rng)
-        return cls(hands, stock, dealer)
+        if dealer not in (0, 1):
+            raise ValueError(f"dealer must be seat 0 or 1, not {dealer!r}")
+        deck = list(DECK_ORDER)
+        rng.shuffle(deck)
+        state = cls.__new__(cls)
+        state._setup(tuple(deck[0:6]), tuple(deck[6:12]), deck[12:], dealer)
+        return state
 
     # --- public read-only properties ---------------------------------------------------
 
@@ -470,10 +483,19 @@ class State:
         if not self._undo:
             raise IndexError("pop from a hand with no applied action")
         entry = self._undo.pop()
-        if len(entry) == 3:  # a lead: (seat, hand before, pending marriage before)
+        n = len(entry)
+        if n == 3:  # a lead: (seat, hand before, pending marriage before)
             s, self.hands[entry[0]], self._pending = entry
             self._lead = -1
             self._turn = s
+            return self.history.pop()[1]
+        if n == 13:  # a follow (see apply)
+            (
+                self.hands[0], self.hands[1], self._lead, self._leader, w, self.won[w],
+                self.points[w], self.tricks[w], self._pos, self._phase, self.last_trick,
+                self._result, self._turn,
+            ) = entry  # fmt: skip
+            self._trick_no -= 1
             return self.history.pop()[1]
         (
             h0, h1, w0, w1, p0, p1, t0, t1,
@@ -511,10 +533,26 @@ class State:
                     self._turn = 1 - s
                     return
             elif self._follow_mask() >> c & 1:
-                self._undo.append(self._snapshot())
+                hands = self.hands
+                leader = self._leader
+                lead = self._lead
+                # the trick's winner
+                if (c ^ lead) < 8:  # same suit
+                    w = 1 - leader if c > lead else leader
+                elif c >> 3 == self.trump:
+                    w = 1 - leader
+                else:
+                    w = leader
+                self._undo.append(
+                    (
+                        hands[0], hands[1], lead, leader, w, self.won[w], self.points[w],
+                        self.tricks[w], self._pos, self._phase, self.last_trick, self._result,
+                        s,
+                    )
+                )  # fmt: skip
                 self.history.append((s, action))
-                self.hands[s] = hand ^ (1 << c)
-                self._finish_trick(c)
+                hands[s] = hand ^ (1 << c)
+                self._finish_trick(c, w)
                 return
             self._illegal(action)
         s = self._turn
@@ -551,15 +589,9 @@ class State:
         reason = self._why_illegal(action) or "not legal here"
         raise IllegalActionError(f"{seat} cannot {_describe(action)}: {reason}")
 
-    def _finish_trick(self, follow: Card) -> None:
+    def _finish_trick(self, follow: Card, winner: int) -> None:
         lead = self._lead
         leader = self._leader
-        if (follow ^ lead) < 8:  # same suit
-            winner = 1 - leader if follow > lead else leader
-        elif follow >> 3 == self.trump:
-            winner = 1 - leader
-        else:
-            winner = leader
         self.won[winner] |= (1 << lead) | (1 << follow)
         self.points[winner] += CARD_POINTS[lead] + CARD_POINTS[follow]
         self.tricks[winner] += 1
