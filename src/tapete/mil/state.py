@@ -23,6 +23,7 @@ from typing import Any, Final
 
 from tapete.cards import (
     ABOVE,
+    CARD_POINTS,
     KING,
     NINE,
     QUEEN,
@@ -59,8 +60,10 @@ SUIT_NAMES: Final = ("spades", "clubs", "diamonds", "hearts")
 #: Marriage bonus by suit: spades 40, clubs 60, diamonds 80, hearts 100.
 MARRIAGE_VALUES: Final = (40, 60, 80, 100)
 PAIR_MASKS: Final = tuple((1 << (s * 8 + KING)) | (1 << (s * 8 + QUEEN)) for s in range(4))
+_P0, _P1, _P2, _P3 = PAIR_MASKS
 NINES_MASK: Final = sum(1 << (s * 8 + NINE) for s in range(4))
 _MAX_DEAL_ACTIONS: Final = 64
+_POINTS: Final = CARD_POINTS
 
 _PASS: Final = Pass()
 _KEEP: Final = KeepDeal()
@@ -69,6 +72,32 @@ _BIDS: Final = {v: Bid(v) for v in range(100, 405, 5)}
 _CONTRACTS: Final = {v: Contract(v) for v in range(100, 405, 5)}
 _PLAYS: Final = {(c, m): Play(c, m) for c in range(32) for m in (False, True)}
 _GIVES: Final = {(c, t): Give(c, t) for c in range(32) for t in range(3)}
+_LOW_TALON: Final = Redeal("low_talon")
+#: (lowest, highest, step) -> pass and the bids in that range (a few hundred entries at most)
+_BID_LISTS: dict[tuple[int, int, int], tuple[MilAction, ...]] = {}
+#: plays without a marriage for the cards of a mask restricted to spades+clubs (the low 16
+#: bits) or diamonds+hearts (the high 16 bits), weakest int first; filled on demand (at most
+#: 2 * 4096 entries for Mil cards)
+_HALF_PLAYS: dict[int, tuple[Play, ...]] = {}
+#: the same for gives to one seat (key: half mask | seat << 32)
+_HALF_GIVES: dict[int, tuple[Give, ...]] = {}
+_LOW_HALF: Final = 0xFFFF
+_HIGH_HALF: Final = 0xFFFF0000
+
+
+def _half_gives(mask: int, to: int) -> tuple[Give, ...]:
+    key = mask | to << 32
+    gives = _HALF_GIVES.get(key)
+    if gives is None:
+        gives = _HALF_GIVES[key] = tuple(_GIVES[c, to] for c in bits(mask))
+    return gives
+
+
+def _half_plays(mask: int) -> tuple[Play, ...]:
+    plays = _HALF_PLAYS.get(mask)
+    if plays is None:
+        plays = _HALF_PLAYS[mask] = tuple(_PLAYS[c, False] for c in bits(mask))
+    return plays
 
 
 class Phase(StrEnum):
@@ -82,13 +111,31 @@ class Phase(StrEnum):
     DONE = "done"
 
 
+# Module constants: reading ``Phase.PLAY`` goes through the enum class (about 0.3 us each in
+# CPython 3.11), and the hot paths compare phases many times per action.
+_PH_REDEAL_OFFER: Final = Phase.REDEAL_OFFER
+_PH_BIDDING: Final = Phase.BIDDING
+_PH_TALON: Final = Phase.TALON
+_PH_GIVE: Final = Phase.GIVE
+_PH_CONTRACT: Final = Phase.CONTRACT
+_PH_NINES_OFFER: Final = Phase.NINES_OFFER
+_PH_PLAY: Final = Phase.PLAY
+_PH_DONE: Final = Phase.DONE
+
+
 def held_marriages(hand: int) -> list[int]:
     """Suits whose K and Q are both in ``hand``."""
     return [s for s in range(4) if hand & PAIR_MASKS[s] == PAIR_MASKS[s]]
 
 
 def marriages_value(hand: int) -> int:
-    return sum(MARRIAGE_VALUES[s] for s in range(4) if hand & PAIR_MASKS[s] == PAIR_MASKS[s])
+    """The total value of the marriages (K and Q of a suit) in ``hand``."""
+    return (
+        (40 if hand & _P0 == _P0 else 0)
+        + (60 if hand & _P1 == _P1 else 0)
+        + (80 if hand & _P2 == _P2 else 0)
+        + (100 if hand & _P3 == _P3 else 0)
+    )
 
 
 def trick_winner(cards: Sequence[int], leader: int, trump: int) -> int:
@@ -127,6 +174,7 @@ class State:
         "history",
         "in_barrel",
         "leader",
+        "limits",
         "marriages",
         "mpoints",
         "offers",
@@ -158,6 +206,8 @@ class State:
         #: who was in the barrel when the deal started (club: no rospis, contract >= 120)
         self.in_barrel: tuple[bool, ...] = tuple(in_barrel)
         self.hands: list[int] = [mask_of(h) for h in hands]
+        #: each seat's bid limit: 120 + the marriages in its 7 dealt cards (fixed for the deal)
+        self.limits: tuple[int, ...] = tuple(120 + marriages_value(h) for h in self.hands)
         self.talon = mask_of(talon)
         self.history: list[tuple[int, MilAction]] = []
         self.high = 0
@@ -182,16 +232,16 @@ class State:
             s for s in (opener, (opener + 1) % 3, dealer) if self._pre_auction_reasons(s)
         ]
         if self.offers:
-            self.phase = Phase.REDEAL_OFFER
+            self.phase = _PH_REDEAL_OFFER
             self.turn = self.offers[0]
         else:
-            self.phase = Phase.BIDDING
+            self.phase = _PH_BIDDING
             self.turn = opener
 
     # ------------------------------------------------------------------ queries
     @property
     def done(self) -> bool:
-        return self.phase is Phase.DONE
+        return self.phase is _PH_DONE
 
     @property
     def annulled(self) -> bool:
@@ -208,7 +258,7 @@ class State:
 
     def bid_limit(self, seat: int) -> int:
         """The highest bid ``seat`` may make: 120 + the marriages in its 7 dealt cards."""
-        return 120 + marriages_value(mask_of(self.dealt_hands[seat]))
+        return self.limits[seat]
 
     def contract_range(self) -> tuple[int, int]:
         """Lowest and highest contract the declarer may fix now."""
@@ -220,7 +270,8 @@ class State:
         return low, max(low, high)
 
     def _pre_auction_reasons(self, seat: int) -> list[str]:
-        hand = mask_of(self.dealt_hands[seat])
+        # self.hands[seat] is still the dealt hand: offers come before the talon is taken
+        hand = self.hands[seat] if self.declarer < 0 else mask_of(self.dealt_hands[seat])
         reasons = []
         if hand & NINES_MASK == NINES_MASK:
             reasons.append("four_nines")
@@ -232,9 +283,9 @@ class State:
         return reasons
 
     def _offer_reasons(self, seat: int) -> list[str]:
-        if self.phase is Phase.REDEAL_OFFER:
+        if self.phase is _PH_REDEAL_OFFER:
             return self._pre_auction_reasons(seat)
-        if self.phase is Phase.NINES_OFFER:
+        if self.phase is _PH_NINES_OFFER:
             return ["four_nines"]
         return []
 
@@ -254,16 +305,25 @@ class State:
                 return hand & SUIT_MASKS[trump]
             return hand
         if same:
-            if trump >= 0 and led != trump and any(c >> 3 == trump for c in trick):
-                return same
-            top = max(c for c in trick if c >> 3 == led)
+            top = trick[0]
+            if len(trick) == 2:
+                second = trick[1]
+                if second >> 3 == led:
+                    if second > top:
+                        top = second
+                elif trump >= 0 and second >> 3 == trump:
+                    # the trick is already trumped: any card of the led suit
+                    return same
             return same & ABOVE[top] or same
         if trump >= 0:
             trumps = hand & SUIT_MASKS[trump]
             if trumps:
-                on_table = [c for c in trick if c >> 3 == trump]
-                if on_table:
-                    return trumps & ABOVE[max(on_table)] or trumps
+                top = -1
+                for c in trick:
+                    if c >> 3 == trump and c > top:
+                        top = c
+                if top >= 0:
+                    return trumps & ABOVE[top] or trumps
                 return trumps
         return hand
 
@@ -277,13 +337,23 @@ class State:
         pair = PAIR_MASKS[c >> 3]
         return self.hands[self.turn] & pair == pair
 
+    def _holds_pair(self, seat: int) -> bool:
+        h = self.hands[seat]
+        return h & _P0 == _P0 or h & _P1 == _P1 or h & _P2 == _P2 or h & _P3 == _P3
+
     def legal_actions(self) -> list[MilAction]:
         """Every action the seat ``turn`` may take now (empty once the deal is done)."""
         phase = self.phase
-        if phase is Phase.PLAY:
+        if phase is _PH_PLAY:
+            mask = self.play_mask()
+            if self.trick or not self.tricks or not self._holds_pair(self.turn):
+                # no marriage can be announced: the plain plays, weakest int first
+                lo = _HALF_PLAYS.get(mask & _LOW_HALF) or _half_plays(mask & _LOW_HALF)
+                hi = _HALF_PLAYS.get(mask & _HIGH_HALF) or _half_plays(mask & _HIGH_HALF)
+                return [*lo, *hi]
             out: list[MilAction] = []
             auto = self.profile.auto_marriage
-            for c in bits(self.play_mask()):
+            for c in bits(mask):
                 if self.can_announce(c):
                     if not auto:
                         out.append(_PLAYS[c, False])
@@ -291,33 +361,39 @@ class State:
                 else:
                     out.append(_PLAYS[c, False])
             return out
-        if phase is Phase.BIDDING:
+        if phase is _PH_BIDDING:
             if self.high == 0:
                 return [_BIDS[100]]
             low, high = self._bid_range(self.turn)
-            return [_PASS, *(_BIDS[v] for v in range(low, high + 1, self.profile.step))]
-        if phase is Phase.TALON or phase is Phase.GIVE:
+            key = (low, high, self.profile.step)
+            bids = _BID_LISTS.get(key)
+            if bids is None:
+                bids = _BID_LISTS[key] = (_PASS, *(_BIDS[v] for v in range(low, high + 1, key[2])))
+            return list(bids)
+        if phase is _PH_TALON or phase is _PH_GIVE:
             out = []
-            if phase is Phase.TALON:
+            if phase is _PH_TALON:
                 p = self.profile
                 if p.low_talon_below is not None and self._talon_points() < p.low_talon_below:
-                    out.append(Redeal("low_talon"))
+                    out.append(_LOW_TALON)
                 if p.rospis and not self.in_barrel[self.declarer]:
                     out.append(_ROSPIS)
+            hand = self.hands[self.declarer]
             for to in self._give_targets():
-                out.extend(_GIVES[c, to] for c in bits(self.hands[self.declarer]))
+                out.extend(_half_gives(hand & _LOW_HALF, to))
+                out.extend(_half_gives(hand & _HIGH_HALF, to))
             return out
-        if phase is Phase.CONTRACT:
+        if phase is _PH_CONTRACT:
             low, high = self.contract_range()
             return [_CONTRACTS[v] for v in range(low, high + 1, self.profile.step)]
-        if phase is Phase.REDEAL_OFFER or phase is Phase.NINES_OFFER:
+        if phase is _PH_REDEAL_OFFER or phase is _PH_NINES_OFFER:
             return [*(Redeal(r) for r in self._offer_reasons(self.turn)), _KEEP]
         return []
 
     def _bid_range(self, seat: int) -> tuple[int, int]:
         p = self.profile
         low = self.high + p.step
-        high = self.bid_limit(seat)
+        high = self.limits[seat]
         if p.stop_at_120 and self.high < 120:
             high = min(high, 120)
         return low, high
@@ -341,10 +417,10 @@ class State:
         """None when legal, else the reason as the end of a sentence."""
         phase = self.phase
         seat = self.turn
-        if phase is Phase.DONE:
+        if phase is _PH_DONE:
             return "the deal is over"
         if isinstance(action, Play):
-            if phase is not Phase.PLAY:
+            if phase is not _PH_PLAY:
                 return f"cards are played only after the contract (now: {phase.value})"
             c = action.card
             hand = self.hands[seat]
@@ -376,7 +452,7 @@ class State:
                     'announces the marriage ("marriage": true)'
                 )
             return None
-        if phase is Phase.BIDDING:
+        if phase is _PH_BIDDING:
             if isinstance(action, Pass):
                 return "the opener must bid 100" if self.high == 0 else None
             if not isinstance(action, Bid):
@@ -398,7 +474,7 @@ class State:
                     f"{marriages_value(mask_of(self.dealt_hands[seat]))})"
                 )
             return None
-        if phase is Phase.REDEAL_OFFER or phase is Phase.NINES_OFFER:
+        if phase is _PH_REDEAL_OFFER or phase is _PH_NINES_OFFER:
             if isinstance(action, KeepDeal):
                 return None
             if isinstance(action, Redeal):
@@ -407,7 +483,7 @@ class State:
                     return None
                 return f"its hand does not allow a redeal for {action.reason}"
             return f"it must first say whether it asks for a redeal (not {action})"
-        if phase is Phase.TALON or phase is Phase.GIVE:
+        if phase is _PH_TALON or phase is _PH_GIVE:
             if isinstance(action, Give):
                 if not self.hands[seat] >> action.card & 1:
                     return f"{card_name(action.card)} is not in its hand"
@@ -419,23 +495,23 @@ class State:
                         return f"the next card goes to seat {targets[0]}"
                     return f"seat {action.to} already got its card"
                 return None
-            if phase is Phase.TALON and isinstance(action, Rospis):
+            if phase is _PH_TALON and isinstance(action, Rospis):
                 if not self.profile.rospis:
                     return f"there is no rospis in {self.profile.name}"
                 if self.in_barrel[seat]:
                     return "a declarer in the barrel may not concede (rospis)"
                 return None
-            if phase is Phase.TALON and isinstance(action, Redeal):
+            if phase is _PH_TALON and isinstance(action, Redeal):
                 p = self.profile
                 if action.reason != "low_talon" or p.low_talon_below is None:
                     return f"no redeal for {action.reason} after the auction"
                 if self._talon_points() >= p.low_talon_below:
                     return f"the talon has {self._talon_points()} points (a redeal needs < 5)"
                 return None
-            if phase is Phase.GIVE:
+            if phase is _PH_GIVE:
                 return "the declarer must give the second card"
             return f"the declarer must give a card to each opponent (not {action})"
-        if phase is Phase.CONTRACT:
+        if phase is _PH_CONTRACT:
             if not isinstance(action, Contract):
                 return f"the declarer must fix the contract (not {action})"
             low, high = self.contract_range()
@@ -453,6 +529,15 @@ class State:
 
     def apply(self, action: MilAction) -> None:
         """Apply ``action`` for the seat ``turn``; raise :class:`IllegalActionError`."""
+        if self.phase is _PH_PLAY and action.__class__ is Play:
+            # fast path for the common case: a legal card, the right marriage flag
+            c = action.card
+            if 0 <= c < 32 and self.play_mask() >> c & 1:
+                can = not self.trick and bool(self.tricks) and self.can_announce(c)
+                if action.marriage is can or (can and not self.profile.auto_marriage):
+                    self.history.append((self.turn, action))
+                    self.play_card(c, action.marriage)
+                    return
         why = self._why_illegal(action)
         if why is not None:
             raise IllegalActionError(f"seat {self.turn} cannot {action}: {why}")
@@ -543,9 +628,9 @@ class State:
             self.hands[action.to] |= 1 << action.card
             self.gives.append((action.card, action.to))
             if len(self.gives) == 2:
-                self.phase = Phase.CONTRACT
+                self.phase = _PH_CONTRACT
             else:
-                self.phase = Phase.GIVE
+                self.phase = _PH_GIVE
         elif isinstance(action, Contract):
             self.contract = action.value
             nines = (
@@ -554,27 +639,27 @@ class State:
                 else []
             )
             if nines:
-                self.phase = Phase.NINES_OFFER
+                self.phase = _PH_NINES_OFFER
                 self.turn = nines[0]
             else:
                 self._start_play()
         elif isinstance(action, KeepDeal):
-            if self.phase is Phase.NINES_OFFER:
+            if self.phase is _PH_NINES_OFFER:
                 self._start_play()
             else:
                 self.offers.pop(0)
                 if self.offers:
                     self.turn = self.offers[0]
                 else:
-                    self.phase = Phase.BIDDING
+                    self.phase = _PH_BIDDING
                     self.turn = (self.dealer + 1) % 3
         elif isinstance(action, Redeal):
             self.redeal_reason = action.reason
-            self.phase = Phase.DONE
+            self.phase = _PH_DONE
         elif isinstance(action, Rospis):
             self.rospis = True
             self.contract = self.bid
-            self.phase = Phase.DONE
+            self.phase = _PH_DONE
 
     def _next_bidder(self, seat: int) -> None:
         if self.passed.bit_count() == 2:
@@ -583,7 +668,7 @@ class State:
             self.bid = self.high
             self.hands[d] |= self.talon
             self.talon = 0
-            self.phase = Phase.TALON
+            self.phase = _PH_TALON
             self.turn = d
             return
         nxt = (seat + 1) % 3
@@ -592,7 +677,7 @@ class State:
         self.turn = nxt
 
     def _start_play(self) -> None:
-        self.phase = Phase.PLAY
+        self.phase = _PH_PLAY
         self.leader = self.declarer
         self.turn = self.declarer
 
@@ -612,15 +697,29 @@ class State:
         if len(trick) < 3:
             self.turn = (seat + 1) % 3
             return
-        winner = trick_winner(trick, self.leader, self.trump)
-        self.captured[winner] += mask_points((1 << trick[0]) | (1 << trick[1]) | (1 << trick[2]))
+        # the trick's winner (see trick_winner): highest trump, else highest of the led suit
+        a, b, c3 = trick
+        trump = self.trump
+        best, top = 0, a
+        if b >> 3 == top >> 3:
+            if b > top:
+                best, top = 1, b
+        elif b >> 3 == trump:
+            best, top = 1, b
+        if c3 >> 3 == top >> 3:
+            if c3 > top:
+                best = 2
+        elif c3 >> 3 == trump:
+            best = 2
+        winner = (self.leader + best) % 3
+        self.captured[winner] += _POINTS[a] + _POINTS[b] + _POINTS[c3]
         self.tricks_won[winner] += 1
         self.tricks.append((self.leader, tuple(trick), winner))
         self.trick = []
         self.leader = winner
         self.turn = winner
         if len(self.tricks) == 8:
-            self.phase = Phase.DONE
+            self.phase = _PH_DONE
 
     # ------------------------------------------------------------------ views
     def seat_knows(self, seat: int | None) -> int:
