@@ -349,6 +349,27 @@ def test_strict_phase_follow_and_beat_else_trump_else_any() -> None:
         s.apply(action("JD"))
 
 
+def test_illegal_follow_message_names_the_cards_that_beat() -> None:
+    s = make_state("AS QH 7C 8C 9C 7D", "TS KH AH 9S 8D 9D", top="JD QD", indicator="7S")
+    run(s, "AS TS close QH")
+    with pytest.raises(IllegalActionError) as info:
+        s.apply(action("9S"))
+    assert str(info.value) == "seat 1 cannot play 9S: must follow hearts and beat QH (holds KH, AH)"
+    s.apply(action("KH"))
+    assert s.last_trick is not None and s.last_trick[3] == 1
+
+
+def test_must_trump_without_the_suit() -> None:
+    s = make_state("AS QH 7C 8C 9C 7D", "TS KS 7H 9S 8D 9D", top="JD QD", indicator="AH")
+    run(s, "AS TS close 7C")
+    with pytest.raises(IllegalActionError) as info:
+        s.apply(action("8D"))
+    assert str(info.value) == (
+        "seat 1 cannot play 8D: has no clubs and must trump with hearts (holds 7H)"
+    )
+    assert s.legal_actions() == [action("7H")]
+
+
 def test_strict_phase_messages_name_the_cards() -> None:
     s = from_deal(
         "8H JS TS TD JD AH",

@@ -159,7 +159,7 @@ def _plays(mask: int) -> list[Action]:
 
 
 def _names(mask: int) -> str:
-    return ", ".join(CARD_NAMES[c] for c in sorted(bits(mask), reverse=True))
+    return ", ".join(CARD_NAMES[c] for c in bits(mask))
 
 
 _OPEN, _STRICT, _DONE = 0, 1, 2
