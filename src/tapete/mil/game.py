@@ -64,6 +64,7 @@ class MilGame:
         self.dealer = self._rng.randrange(3) if dealer is None else dealer
         self._deal_source = deal_source
         self.deals: list[tuple[State, DealResult]] = []
+        self._sheet: list[dict[str, Any]] = []
         self.winner: int | None = None
         self.state: State | None = None
         self._stopped = False
@@ -120,6 +121,9 @@ class MilGame:
         assert st is not None
         result = settle(self.profile, self.standing, st)
         self.deals.append((st, result))
+        self._sheet.append(
+            {"dealer": st.dealer, **result.to_json(self.profile), "notes": list(result.notes)}
+        )
         self.standing = result.standing
         if result.winner is not None:
             self.winner = result.winner
@@ -183,9 +187,7 @@ class MilGame:
             "target": p.target,
             "barrel_from": p.barrel_from,
             **standing,
-            "sheet": [
-                {"dealer": s.dealer, **r.to_json(p), "notes": list(r.notes)} for s, r in self.deals
-            ],
+            "sheet": list(self._sheet),
         }
         if st is None:
             v.update(

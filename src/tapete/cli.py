@@ -1,0 +1,285 @@
+"""The ``tapete`` command: play, simulate, replay, solve, arena, serve.
+
+Each sub-command is a thin layer over the public API (engine, records, bots, server); see
+docs/cli.md for examples.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tapete.errors import RecordError
+from tapete.games import PROFILES, new_game
+
+__all__ = ["main", "play_game", "seat_rng"]
+
+
+def seat_rng(seed: int | None, game_index: int, seat: int) -> random.Random:
+    """The private random stream of one bot seat (independent of the dealing stream)."""
+    base = 0 if seed is None else seed
+    return random.Random(base * 1_000_003 + game_index * 101 + seat + 7)
+
+
+class Progress:
+    """A one-line progress bar on stderr (quiet when stderr is not a terminal, except every 10%)."""
+
+    def __init__(self, total: int, label: str) -> None:
+        self.total = max(total, 1)
+        self.label = label
+        self.start = time.perf_counter()
+        self.tty = sys.stderr.isatty()
+        self.last_tenth = -1
+
+    def update(self, done: int, extra: str = "") -> None:
+        frac = done / self.total
+        tenth = int(frac * 10)
+        if not self.tty and tenth == self.last_tenth and done != self.total:
+            return
+        self.last_tenth = tenth
+        bar = "#" * int(frac * 30)
+        rate = done / max(time.perf_counter() - self.start, 1e-9)
+        line = f"{self.label} [{bar:<30}] {done}/{self.total} {rate:.1f}/s {extra}"
+        if self.tty:
+            sys.stderr.write("\r" + line)
+            if done == self.total:
+                sys.stderr.write("\n")
+        else:
+            sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+
+def play_game(
+    game_name: str,
+    profile: str | None,
+    seed: int,
+    bots: Sequence[str],
+    *,
+    game_index: int = 0,
+    max_deals: int | None = None,
+    players: list[str] | None = None,
+) -> Any:
+    """Play one whole game between bots; the cards depend only on ``seed``."""
+    from tapete.bots import make_bot
+
+    game = new_game(game_name, profile, seed=seed, players=players, max_deals=max_deals)
+    seat_bots = [make_bot(game_name, b, profile=game.profile_name) for b in bots]
+    rngs = [seat_rng(seed, game_index, s) for s in range(len(bots))]
+    while not game.over:
+        seat = game.turn
+        assert seat is not None
+        action = seat_bots[seat].act(game.view(seat), rngs[seat])
+        game.apply(action)
+    return game
+
+
+# ---------------------------------------------------------------------- simulate
+def cmd_simulate(args: argparse.Namespace) -> int:
+    bots = [b.strip() for b in args.players.split(",")]
+    need = 3 if args.game == "mil" else 2
+    if len(bots) != need:
+        print(f"error: --players needs {need} names for {args.game}", file=sys.stderr)
+        return 2
+    from tapete.bots import BOT_NAMES
+
+    for b in bots:
+        if b not in BOT_NAMES:
+            print(f"error: unknown player {b!r} (expected {', '.join(BOT_NAMES)})", file=sys.stderr)
+            return 2
+    out = Path(args.out)
+    tmp = out.with_name(out.name + ".tmp")
+    progress = Progress(args.games, "simulate")
+    deals = finished = 0
+    t0 = time.perf_counter()
+    with tmp.open("w", encoding="utf-8") as fp:
+        for i in range(args.games):
+            game = play_game(
+                args.game,
+                args.profile,
+                args.seed + i,
+                bots,
+                game_index=i,
+                max_deals=args.max_deals,
+            )
+            rec = game.to_record()
+            fp.write(json.dumps(rec, ensure_ascii=False) + "\n")
+            deals += len(rec["deals"])
+            finished += rec["winner"] is not None
+            progress.update(i + 1, f"deals={deals}")
+    tmp.replace(out)
+    secs = time.perf_counter() - t0
+    print(
+        f"simulated {args.games} {args.game} games ({args.profile or PROFILES[args.game][0]}), "
+        f"{deals} deals, {finished} finished, {deals / max(args.games, 1):.1f} deals per game, "
+        f"{secs:.1f} s -> {out}"
+    )
+    return 0
+
+
+# ---------------------------------------------------------------------- replay
+def cmd_replay(args: argparse.Namespace) -> int:
+    from tapete import records
+
+    path = Path(args.file)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"error: cannot read {path}: {exc}", file=sys.stderr)
+        return 2
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    games = deals = finished = 0
+    kinds: dict[str, int] = {}
+    progress = Progress(len(lines), "replay")
+    for i, line in enumerate(lines):
+        try:
+            (rec,) = records.loads(line)
+            game = records.replay(rec, index=i)
+        except RecordError as exc:
+            if exc.game is None:
+                exc = exc.located(game=i)
+            print(f"error: {path}: {exc}", file=sys.stderr)
+            return 1
+        games += 1
+        deals += len(rec["deals"])
+        finished += game.winner is not None
+        key = f"{rec['game']}/{rec['profile']}"
+        kinds[key] = kinds.get(key, 0) + 1
+        progress.update(i + 1)
+    summary = ", ".join(f"{k}: {n}" for k, n in sorted(kinds.items()))
+    print(
+        f"OK {path}: {games} games ({summary}), {deals} deals, {finished} won; "
+        "every action legal, every result reproduced"
+    )
+    return 0
+
+
+# ---------------------------------------------------------------------- play
+def cmd_play(args: argparse.Namespace) -> int:
+    from tapete.bots import make_bot
+
+    seed = args.seed if args.seed is not None else random.randrange(1 << 30)
+    if args.game == "mariage":
+        from tapete.mariage.terminal import play_terminal
+
+        play_terminal(
+            seat=0,
+            bot_factory=lambda: make_bot("mariage", args.level),
+            seed=seed,
+            show_points=not args.hide_points,
+        )
+        return 0
+    from tapete.terminal_mil import play_mil_terminal
+
+    return play_mil_terminal(args.profile or "club", args.level, seed, name=args.name)
+
+
+# ---------------------------------------------------------------------- others
+def cmd_solve(args: argparse.Namespace) -> int:
+    from tapete.solver.command import run_solve
+
+    return run_solve(args.file, args.game_index, args.deal, args.trick, args.json)
+
+
+def cmd_arena(args: argparse.Namespace) -> int:
+    from tapete.arena import run_arena
+
+    players = [p.strip() for p in args.players.split(",")]
+    return run_arena(
+        args.game, args.profile, players, args.deals, args.seed, args.duplicate, args.json
+    )
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from tapete.server.app import run_serve
+
+    return run_serve(host=args.host, port=args.port, db=args.db, delay_ms=args.delay_ms)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tapete", description="Mil (Thousand) and Mariage (66): play, simulate, replay."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("serve", help="start the web server (play in the browser)")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument(
+        "--db", default=None, help="SQLAlchemy URL (default: SQLite in your data folder)"
+    )
+    p.add_argument("--delay-ms", type=int, default=700, help="pause before each computer move")
+    p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("play", help="play in the terminal against computer players")
+    p.add_argument("game", choices=list(PROFILES))
+    p.add_argument("--profile", choices=PROFILES["mil"], default=None)
+    p.add_argument("--level", choices=["random", "rules", "search"], default="rules")
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--name", default="You")
+    p.add_argument("--hide-points", action="store_true", help="Mariage: do not show the count")
+    p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("simulate", help="play many games between bots and write their records")
+    p.add_argument("--game", choices=list(PROFILES), default="mil")
+    p.add_argument("--profile", default=None)
+    p.add_argument("--games", type=int, default=10)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--players", default=None, help="comma-separated bot names, one per seat")
+    p.add_argument("--out", required=True)
+    p.add_argument("--max-deals", type=int, default=None, help="end a game after K deals")
+    p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("replay", help="check a file of tapete/1 records")
+    p.add_argument("file")
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("solve", help="open-hand value of a Mil deal in a record")
+    p.add_argument("file")
+    p.add_argument("--game", dest="game_index", type=int, default=0)
+    p.add_argument("--deal", type=int, default=0)
+    p.add_argument("--trick", type=int, default=None)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_solve)
+
+    p = sub.add_parser("arena", help="duplicate matches between bots")
+    p.add_argument("--game", choices=list(PROFILES), default="mil")
+    p.add_argument("--profile", default=None)
+    p.add_argument("--players", required=True)
+    p.add_argument("--deals", type=int, default=100)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--duplicate", action="store_true")
+    p.add_argument("--json", default=None)
+    p.set_defaults(func=cmd_arena)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if (
+        getattr(args, "profile", None) is not None
+        and args.command in ("simulate", "arena")
+        and args.profile not in PROFILES[args.game]
+    ):
+        parser.error(
+            f"unknown profile {args.profile!r} for {args.game} "
+            f"(expected one of: {', '.join(PROFILES[args.game])})"
+        )
+    if args.command == "simulate" and args.players is None:
+        args.players = ",".join(["random"] * (3 if args.game == "mil" else 2))
+    try:
+        code: int = args.func(args)
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,207 @@
+"""Mil in the terminal: a person at seat 0 against two computer players.
+
+Everything shown comes from the person's view (``game.view(0)``); every typed action goes
+through the engine, which explains what is wrong when it is illegal.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from tapete.bots import make_bot
+from tapete.cards import InvalidNotationError
+from tapete.errors import IllegalActionError
+from tapete.mil.game import MilGame
+
+__all__ = ["format_view", "parse_command", "play_mil_terminal"]
+
+SUIT_SYMBOLS = {"S": "♠", "C": "♣", "D": "♦", "H": "♥"}
+HELP = """commands:
+  bid 120 | pass                 auction
+  redeal | keep                  ask for a redeal when offered / keep the cards
+  rospis                         concede (club, before giving)
+  give 9C 1                      give a card to seat 1 (or 2)
+  contract 140                   fix the contract
+  play KH | play KH marriage     play a card (announce the marriage when leading K or Q)
+  help | quit"""
+
+
+def pretty(card: str | None) -> str:
+    if card is None:
+        return "??"
+    return card[0].replace("T", "10") + SUIT_SYMBOLS[card[1]]
+
+
+def format_view(v: dict[str, Any]) -> str:
+    """A few lines describing the table from one seat's view."""
+    names = v["players"]
+    lines = [
+        f"--- deal {v['deal_number']} ({v['profile']}), dealer {names[v['dealer']]} ---",
+        "scores: "
+        + ", ".join(
+            f"{names[s]} {v['scores'][s]}"
+            + (
+                " [barrel"
+                + (f" {v['barrel_attempts'][s]}/3" if v["profile"] == "club" else "")
+                + "]"
+                if v["in_barrel"][s]
+                else ""
+            )
+            + (f" bolts {v['bolts'][s]}" if v["bolts"][s] else "")
+            for s in range(3)
+        ),
+    ]
+    if v["bids"]:
+        lines.append(
+            "auction: "
+            + ", ".join(f"{names[b['seat']]} {b.get('value', 'pass')}" for b in v["bids"])
+        )
+    if v["talon"]:
+        lines.append("talon: " + " ".join(pretty(c) for c in v["talon"]))
+    if v["declarer"] is not None:
+        lines.append(
+            f"declarer {names[v['declarer']]}, bid {v['bid']}"
+            + (f", contract {v['contract']}" if v["contract"] else "")
+        )
+    if v["trump"]:
+        lines.append(f"trump: {SUIT_SYMBOLS[v['trump']]}")
+    for m in v["marriages"]:
+        lines.append(f"marriage: {names[m['seat']]} {SUIT_SYMBOLS[m['suit']]} +{m['value']}")
+    if v["tricks"]:
+        last = v["tricks"][-1]
+        lines.append(
+            "last trick: "
+            + " ".join(f"{names[c['seat']]}:{pretty(c['card'])}" for c in last["cards"])
+            + f" -> {names[last['winner']]}"
+        )
+    if v["trick"]:
+        lines.append(
+            "on the table: "
+            + " ".join(f"{names[c['seat']]}:{pretty(c['card'])}" for c in v["trick"])
+        )
+    if v["phase"] == "play":
+        lines.append(
+            "tricks won: " + ", ".join(f"{names[s]} {v['tricks_won'][s]}" for s in range(3))
+        )
+    lines.append("your hand: " + " ".join(pretty(c) for c in v["hand"]))
+    if v["held_marriages"]:
+        lines.append("pairs held: " + " ".join(SUIT_SYMBOLS[s] for s in v["held_marriages"]))
+    return "\n".join(lines)
+
+
+def parse_command(text: str, legal: list[dict[str, Any]]) -> dict[str, Any] | str:
+    """A typed command as an action dict, or a help text / "quit"."""
+    words = text.strip().split()
+    if not words:
+        return "empty"
+    head = words[0].lower()
+    if head in ("help", "?", "h"):
+        return "help"
+    if head in ("quit", "exit", "q"):
+        return "quit"
+    if head in ("bid", "contract") and len(words) == 2 and words[1].isdigit():
+        return {"type": head, "value": int(words[1])}
+    if head in ("pass", "rospis", "keep"):
+        return {"type": head}
+    if head == "redeal":
+        reasons = [a["reason"] for a in legal if a["type"] == "redeal"]
+        reason = words[1] if len(words) > 1 else (reasons[0] if reasons else "low_points")
+        return {"type": "redeal", "reason": reason}
+    if head == "give" and len(words) == 3 and words[2].isdigit():
+        return {"type": "give", "card": words[1].upper(), "to": int(words[2])}
+    if head == "play" and len(words) in (2, 3):
+        action: dict[str, Any] = {"type": "play", "card": words[1].upper().replace("10", "T")}
+        if len(words) == 3 and words[2].lower() in ("marriage", "m", "cante"):
+            action["marriage"] = True
+        elif {**action, "marriage": True} in legal and action not in legal:
+            action["marriage"] = True  # casa announces by itself
+        return action
+    return "unknown"
+
+
+def play_mil_terminal(
+    profile: str,
+    level: str,
+    seed: int,
+    *,
+    name: str = "You",
+    input_fn: Callable[[str], str] = input,
+    output_fn: Callable[[str], None] = print,
+) -> int:
+    """Play one game of Mil at seat 0; returns the exit code."""
+    game = MilGame(profile, seed=seed, players=[name, "Bruno", "Carla"])
+    bots = {s: make_bot("mil", level, profile=profile) for s in (1, 2)}
+    rngs = {s: random.Random(seed * 7 + s) for s in (1, 2)}
+    output_fn(f"Mil, profile {profile}, seed {seed}. Type 'help' for the commands.")
+    shown_deals = 0
+    while not game.over:
+        while len(game.deals) > shown_deals:
+            _, res = game.deals[shown_deals]
+            shown_deals += 1
+            row = res.to_json(game.profile)
+            what = (
+                "annulled"
+                if row["annulled"]
+                else (
+                    "rospis" if row["rospis"] else f"raw {row['raw']}, contract {row['contract']}"
+                )
+            )
+            output_fn(f"deal {shown_deals} over: {what}; scores {row['scores']}")
+            for note in res.notes:
+                output_fn("  " + note)
+        seat = game.turn
+        if seat is None:
+            break
+        if seat != 0:
+            action = bots[seat].act(game.view(seat), rngs[seat])
+            shown = action.to_json()
+            if shown["type"] == "give" and shown["to"] != 0:
+                shown["card"] = None  # a card given to the other opponent stays hidden
+            output_fn(f"{game.players[seat]}: {_describe(shown)}")
+            game.apply(action)
+            continue
+        view = game.view(0)
+        output_fn("\n" + format_view(view))
+        output_fn("legal: " + ", ".join(_describe(a) for a in view["legal"]))
+        while True:
+            try:
+                text = input_fn("> ")
+            except EOFError:
+                output_fn("bye")
+                return 0
+            cmd = parse_command(text, view["legal"])
+            if cmd == "quit":
+                output_fn("bye")
+                return 0
+            if cmd == "help":
+                output_fn(HELP)
+                continue
+            if isinstance(cmd, str):
+                output_fn("I did not understand that; type 'help'.")
+                continue
+            try:
+                game.apply(game.parse_action(cmd))
+            except (IllegalActionError, InvalidNotationError) as exc:
+                output_fn(f"not allowed: {exc}")
+                continue
+            break
+    if game.winner is not None:
+        output_fn(f"{game.players[game.winner]} wins with {game.scores[game.winner]:g}!")
+    else:
+        output_fn("game over")
+    return 0
+
+
+def _describe(a: dict[str, Any]) -> str:
+    kind = a["type"]
+    if kind in ("bid", "contract"):
+        return f"{kind} {a['value']}"
+    if kind == "give":
+        return f"give {a['card'] or '??'} {a['to']}"
+    if kind == "play":
+        return f"play {a['card']}" + (" marriage" if a.get("marriage") else "")
+    if kind == "redeal":
+        return f"redeal ({a['reason']})"
+    return str(kind)
