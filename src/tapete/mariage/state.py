@@ -532,28 +532,58 @@ class State:
                     self._pending = -1
                     self._turn = 1 - s
                     return
-            elif self._follow_mask() >> c & 1:
-                hands = self.hands
-                leader = self._leader
+            else:
                 lead = self._lead
-                # the trick's winner
-                if (c ^ lead) < 8:  # same suit
-                    w = 1 - leader if c > lead else leader
-                elif c >> 3 == self.trump:
-                    w = 1 - leader
+                phase = self._phase
+                if phase == _OPEN:
+                    allowed = hand
                 else:
-                    w = leader
-                self._undo.append(
-                    (
-                        hands[0], hands[1], lead, leader, w, self.won[w], self.points[w],
-                        self.tricks[w], self._pos, self._phase, self.last_trick, self._result,
-                        s,
-                    )
-                )  # fmt: skip
-                self.history.append((s, action))
-                hands[s] = hand ^ (1 << c)
-                self._finish_trick(c, w)
-                return
+                    same = hand & SUIT_MASKS[lead >> 3]
+                    if same:
+                        allowed = (same & ABOVE[lead]) or same
+                    else:
+                        allowed = (hand & SUIT_MASKS[self.trump]) or hand
+                if allowed >> c & 1:
+                    hands = self.hands
+                    leader = self._leader
+                    # the trick's winner
+                    if (c ^ lead) < 8:  # same suit
+                        w = 1 - leader if c > lead else leader
+                    elif c >> 3 == self.trump:
+                        w = 1 - leader
+                    else:
+                        w = leader
+                    won, points, tricks = self.won, self.points, self.tricks
+                    pos = self._pos
+                    self._undo.append(
+                        (
+                            hands[0], hands[1], lead, leader, w, won[w], points[w], tricks[w],
+                            pos, phase, self.last_trick, self._result, s,
+                        )
+                    )  # fmt: skip
+                    self.history.append((s, action))
+                    hands[s] = hand ^ (1 << c)
+                    won[w] |= (1 << lead) | (1 << c)
+                    points[w] += CARD_POINTS[lead] + CARD_POINTS[c]
+                    tricks[w] += 1
+                    self._trick_no += 1
+                    self.last_trick = (leader, lead, c, w)
+                    self._lead = -1
+                    self._leader = w
+                    self._turn = w
+                    if phase == _OPEN:
+                        stock = self.stock
+                        hands[w] |= 1 << stock[pos]
+                        hands[1 - w] |= 1 << stock[pos + 1]
+                        pos += 2
+                        self._pos = pos
+                        if pos >= STOCK_SIZE:
+                            self._phase = _STRICT
+                    elif not hands[w] and self._closer < 0:
+                        self._end_of_cards()
+                    # After the last trick of a closed hand its winner may still claim (or
+                    # decline): see legal_actions.
+                    return
             self._illegal(action)
         s = self._turn
         if self._why_illegal(action) is not None:
@@ -588,30 +618,6 @@ class State:
         seat = f"seat {self._turn}"
         reason = self._why_illegal(action) or "not legal here"
         raise IllegalActionError(f"{seat} cannot {_describe(action)}: {reason}")
-
-    def _finish_trick(self, follow: Card, winner: int) -> None:
-        lead = self._lead
-        leader = self._leader
-        self.won[winner] |= (1 << lead) | (1 << follow)
-        self.points[winner] += CARD_POINTS[lead] + CARD_POINTS[follow]
-        self.tricks[winner] += 1
-        self._trick_no += 1
-        self.last_trick = (leader, lead, follow, winner)
-        self._lead = -1
-        self._leader = winner
-        self._turn = winner
-        if self._phase == _OPEN:
-            pos = self._pos
-            stock = self.stock
-            self.hands[winner] |= 1 << stock[pos]
-            self.hands[1 - winner] |= 1 << stock[pos + 1]
-            pos += 2
-            self._pos = pos
-            if pos >= STOCK_SIZE:
-                self._phase = _STRICT
-        elif not self.hands[winner] and self._closer < 0:
-            self._end_of_cards()
-        # After the last trick of a closed hand the winner may still claim (or decline).
 
     def _end_of_cards(self) -> None:
         """The last trick has been played and nobody has claimed."""
