@@ -232,7 +232,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--players", default=None, help="comma-separated bot names, one per seat")
     p.add_argument("--out", required=True)
-    p.add_argument("--max-deals", type=int, default=None, help="end a game after K deals")
+    p.add_argument(
+        "--max-deals", type=int, default=1000, help="end a game after K deals (winner null)"
+    )
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("replay", help="check a file of tapete/1 records")
