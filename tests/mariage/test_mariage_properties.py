@@ -190,3 +190,52 @@ def test_record_round_trip(seed: int, play_seed: int, max_deals: int) -> None:
     assert again.match == game.match and again.winner == game.winner
     if not game.over:  # (max_deals is not part of a record)
         assert again.view(0) == game.view(0) and again.view(None) == game.view(None)
+
+
+def rebuilt(s: State) -> State:
+    """``s`` rebuilt through State.from_position from what it shows."""
+    return State.from_position(
+        hands=s.hands,
+        stock=s.stock[len(s.stock) - s.stock_count :],
+        trump=s.trump,
+        leader=s.leader,
+        lead=s.lead_card,
+        points=s.points,
+        tricks=s.tricks,
+        won=s.won,
+        trick_number=s.trick_number,
+        closed_by=s.closed_by,
+        closed_position=s.closed_position or (0, 0),
+        pending_marriage=s.pending_marriage,
+        marriages=s.marriages,
+        last_trick=s.last_trick,
+        dealer=s.dealer,
+    )
+
+
+@settings(max_examples=25, deadline=None)
+@given(seeds, seeds, claim_rates, st.integers(min_value=0, max_value=40))
+def test_from_position_continues_like_the_original(
+    deal_seed: int, play_seed: int, rate: float, stop: int
+) -> None:
+    rng = random.Random(play_seed)
+    s = State.deal(random.Random(deal_seed), 0)
+    for _ in range(stop):
+        legal = s.legal_actions()
+        if not legal:
+            break
+        s.apply(rng.choice([a for a in legal if not isinstance(a, Claim)] or legal))
+    if s.done:
+        return
+    copy = rebuilt(s)
+    while not s.done:
+        assert copy.legal_actions() == s.legal_actions()
+        assert copy.view(0) | {"dealer": 0} == s.view(0) | {"dealer": 0}
+        legal = s.legal_actions()
+        claims = [a for a in legal if isinstance(a, Claim)]
+        a = claims[0] if claims and rng.random() < rate else rng.choice(legal)
+        s.apply(a)
+        copy.apply(a)
+        copy.pop()
+        copy.apply(a)
+    assert copy.result == s.result

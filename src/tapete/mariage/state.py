@@ -266,6 +266,71 @@ class State:
         state._setup(tuple(deck[0:6]), tuple(deck[6:12]), deck[12:], dealer)
         return state
 
+    @classmethod
+    def from_position(
+        cls,
+        *,
+        hands: Sequence[int],
+        stock: Sequence[Card],
+        trump: int,
+        leader: int,
+        lead: Card | None = None,
+        points: Sequence[int] = (0, 0),
+        tricks: Sequence[int] = (0, 0),
+        won: Sequence[int] = (0, 0),
+        trick_number: int | None = None,
+        closed_by: int | None = None,
+        closed_position: tuple[int, int] = (0, 0),
+        pending_marriage: int | None = None,
+        marriages: Sequence[tuple[int, int, int]] = (),
+        last_trick: tuple[int, Card, Card, int] | None = None,
+        dealer: int = 0,
+    ) -> State:
+        """A hand in the middle, for search and tests ("start from here").
+
+        ``hands`` and ``won`` are bitmasks per seat; ``stock`` the cards left in the stock, the
+        next to be drawn first and the indicator last (empty once exhausted; after a closing,
+        the unused stock). ``points`` include marriages. ``closed_position`` is the
+        opponent's (points, tricks) at the closing. Only the cards given need to be
+        consistent (no card twice); cards already played elsewhere may be left out. The
+        returned state has no history: ``pop`` cannot go back before it.
+        """
+        placed = 0
+        masks = [*hands, *won, *(1 << c for c in stock)]
+        if lead is not None:
+            masks.append(1 << lead)
+        for m in masks:
+            if placed & m:
+                raise ValueError("a card appears twice in the position")
+            placed |= m
+        if len(stock) > STOCK_SIZE or (lead is not None and leader not in (0, 1)):
+            raise ValueError("impossible position")
+        if stock and stock[-1] >> 3 != trump and closed_by is None:
+            raise ValueError("the last card of an open stock is the trump indicator")
+        st = cls.__new__(cls)
+        h0 = tuple(bits(hands[0]))
+        h1 = tuple(bits(hands[1]))
+        full = [-1] * (STOCK_SIZE - len(stock)) + list(stock)
+        st._setup(h0, h1, full, dealer)
+        st.initial_stock = tuple(stock)
+        st.trump = trump
+        st.won = [won[0], won[1]]
+        st.points = [points[0], points[1]]
+        st.tricks = [tricks[0], tricks[1]]
+        st.marriages = list(marriages)
+        st.last_trick = last_trick
+        st._pos = STOCK_SIZE - len(stock)
+        st._trick_no = sum(tricks) if trick_number is None else trick_number
+        st._leader = leader
+        st._lead = -1 if lead is None else lead
+        st._turn = leader if lead is None else 1 - leader
+        st._pending = -1 if pending_marriage is None else pending_marriage
+        if closed_by is not None:
+            st._closer = closed_by
+            st._closed_opp_points, st._closed_opp_tricks = closed_position
+        st._phase = _STRICT if closed_by is not None or not stock else _OPEN
+        return st
+
     # --- public read-only properties ---------------------------------------------------
 
     @property
@@ -621,8 +686,6 @@ class State:
 
     def _end_of_cards(self) -> None:
         """The last trick has been played and nobody has claimed."""
-        assert self.last_trick is not None
-        last_winner = self.last_trick[3]
         t = (self.tricks[0], self.tricks[1])
         if self._closer >= 0:
             closer = self._closer
@@ -631,7 +694,7 @@ class State:
             self._end(o, gp, Reason.CLOSER_FAILED, (self.points[0], self.points[1]), t)
             return
         pts = [self.points[0], self.points[1]]
-        pts[last_winner] += LAST_TRICK_BONUS
+        pts[self._leader] += LAST_TRICK_BONUS  # the winner of the last trick
         if pts[0] == pts[1]:
             self._end(None, 0, Reason.TIE, (pts[0], pts[1]), t)
             return
