@@ -160,6 +160,9 @@ def take_turn(page: Page, rng: random.Random, log: list[str], bid_more: bool = T
     elif exists("claim") and v.get("points", [0, 0])[v["seat"]] >= 66:
         page.click(tid("claim"))
         log.append("claim")
+    elif exists("decline"):
+        page.click(tid("decline"))
+        log.append("decline")
     elif "play" in types:
         if exists("exchange") and rng.random() < 0.5:
             page.click(tid("exchange"))

@@ -205,6 +205,7 @@ function actionText(action, seat, who) {
     case "marriage": return t(`${who}_marriage`, { ...p, suit: t(`suit_${a.suit}`) });
     case "close": return t(`${who}_close`, p);
     case "claim": return t(`${who}_claim`, p);
+    case "decline": return t(`${who}_decline`, p);
     default: return `${p.name} ${JSON.stringify(a)}`;
   }
 }
@@ -243,7 +244,7 @@ function setStatus(text) {
 function turnText() {
   const v = S.view;
   if (!v) return "";
-  if (v.over) return t("game_over_status", { name: v.winner === null ? "—" : playerName(v.winner) });
+  if (v.over) return v.winner === null || v.winner === undefined ? t("game_over") : t("game_over_status", { name: playerName(v.winner) });
   if (v.turn === null || v.turn === undefined) return "";
   if (v.turn !== v.seat) return t("waiting_for", { name: playerName(v.turn) });
   const types = new Set((v.legal || []).map((a) => a.type));
@@ -702,7 +703,9 @@ function renderMariage(v) {
     if (close) row.append(actionButton(close, t("close_btn"), "close"));
     const claim = legal.find((a) => a.type === "claim");
     if (claim) row.append(actionButton(claim, t("claim_btn"), "claim", "primary"));
-    legal.filter((a) => !["exchange", "marriage", "close", "claim", "play"].includes(a.type))
+    const decline = legal.find((a) => a.type === "decline");
+    if (decline) row.append(actionButton(decline, t("decline_btn"), "decline"));
+    legal.filter((a) => !["exchange", "marriage", "close", "claim", "decline", "play"].includes(a.type))
       .forEach((a, i) => row.append(actionButton(a, actionText(a, null, "do"), `other-${i}`)));
     if (row.childNodes.length) actions.append(row);
   }
@@ -911,5 +914,6 @@ async function main() {
   showNewGame();
 }
 
-window.tapete = S; // for debugging in the console
+window.tapete = S; // for debugging in the console and for the browser tests
+S.receive = onMessage; // feed a server message by hand (debugging, tests)
 main();

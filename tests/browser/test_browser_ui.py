@@ -1,0 +1,183 @@
+"""Cards as named buttons, languages switched mid-game, keyboard play, hints, end screen."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from browser_helpers import (
+    LOCALES,
+    card_label,
+    enabled_cards,
+    play_until_deal_ends,
+    shot,
+    start_game,
+    state,
+    take_turn,
+    tid,
+    view,
+    wait_turn,
+    wait_version_after,
+)
+
+HAND_CARDS = f"{tid('hand')} .card"
+
+
+def hand_labels(page) -> list[tuple[str, str, bool]]:
+    return page.eval_on_selector_all(
+        HAND_CARDS,
+        "els => els.map(e => [e.dataset.card, e.getAttribute('aria-label'), !e.disabled,"
+        " e.tagName])",
+    )
+
+
+def test_cards_are_named_buttons_in_every_language(new_page, live_server, artifacts) -> None:
+    page = new_page(locale="es-ES")
+    start_game(page, live_server.url, "mil-club")
+    wait_turn(page)
+    version = state(page)["version"]
+    hand = view(page)["hand"]
+    for lang in ("es", "pt", "en", "es"):
+        page.click(tid(f"lang-{lang}"))
+        page.wait_for_function("([l]) => document.documentElement.lang === l", arg=[lang])
+        cards = hand_labels(page)
+        assert [c[0] for c in cards] == hand  # same game, same cards
+        for card, label, _enabled, tag in cards:
+            assert tag == "BUTTON"
+            assert label == card_label(card, lang)
+        assert state(page)["version"] == version
+        href = page.get_attribute(tid("rules-link"), "href")
+        assert href == f"/rules/club?lang={lang}"
+    assert card_label("TH", "es") == "Diez de corazones"
+    assert card_label("AH", "pt") == "Ás de copas"
+    # bidding: cards are shown but none can be played; the bid buttons are real buttons
+    assert not any(c[2] for c in hand_labels(page))
+    assert page.get_attribute(tid("status"), "aria-live") == "polite"
+    assert page.get_by_role("button", name="Pujar").count() == 1
+    assert page.locator(tid("bid-range")).inner_text().startswith("De ")
+    shot(page, artifacts, "ui-bidding-es")
+    # the rules pages exist in every language for every profile
+    for profile in ("club", "casa", "casa-500", "mariage"):
+        for lang in ("es", "pt", "en"):
+            res = page.request.get(f"{live_server.url}/rules/{profile}?lang={lang}")
+            assert res.status == 200, (profile, lang)
+            assert f'lang="{lang}"' in res.text()
+    assert page.js_errors == []
+
+
+def test_keyboard_only_play(new_page, live_server, artifacts) -> None:
+    page = new_page(locale="en-GB")
+    start_game(page, live_server.url, "mariage", levels=("random",))
+    wait_turn(page)
+    rng = random.Random(3)
+    log: list[str] = []
+    while "play" not in {a["type"] for a in view(page)["legal"]}:
+        take_turn(page, rng, log)
+        wait_turn(page)
+    playable = enabled_cards(page)
+    assert playable
+    # Tab through the page until an enabled card has the focus, then Enter plays it
+    page.locator("body").focus()
+    focused = None
+    for _ in range(60):
+        page.keyboard.press("Tab")
+        focused = page.evaluate(
+            "() => document.activeElement && document.activeElement.dataset.card"
+        )
+        if focused:
+            break
+    assert focused in playable
+    before = state(page)["version"]
+    page.keyboard.press("Enter")
+    wait_version_after(page, before)
+    assert focused not in view(page)["hand"] or focused in (view(page).get("trick") or [])
+    # number keys: "1" plays the first playable card
+    wait_turn(page, int(state(page)["deals"]))
+    if state(page)["deals"] == "0" and "play" in {a["type"] for a in view(page)["legal"]}:
+        first = enabled_cards(page)[0]
+        before = state(page)["version"]
+        page.keyboard.press("1")
+        wait_version_after(page, before)
+        assert first not in view(page)["hand"]
+    shot(page, artifacts, "ui-keyboard")
+    assert page.js_errors == []
+
+
+def test_hint_highlights_the_suggestion(new_page, live_server, artifacts) -> None:
+    page = new_page(locale="pt-PT")
+    start_game(page, live_server.url, "mariage", levels=("random",))
+    wait_turn(page)
+    page.click(tid("hint"))
+    page.wait_for_selector(tid("hint-text"))
+    hint = page.evaluate("() => window.tapete.hint")
+    assert hint["action"] in view(page)["legal"]
+    assert page.inner_text(tid("hint-text")).startswith("Dica:")
+    if hint["action"]["type"] == "play":
+        card = hint["action"]["card"]
+        assert "hinted" in page.get_attribute(f'{tid("hand")} [data-card="{card}"]', "class")
+    shot(page, artifacts, "ui-hint-pt")
+
+
+def test_end_screen_record_stats_and_ranking(new_page, live_server, artifacts) -> None:
+    page = new_page(locale="en-GB")
+    page.goto(live_server.url)
+    # a one-hand match, so that the end screen comes quickly
+    res = page.request.post(
+        f"{live_server.url}/api/tables",
+        data=json.dumps(
+            {
+                "game": "mariage",
+                "profile": "mariage",
+                "name": "Zoe",
+                "language": "en",
+                "levels": ["random"],
+                "max_deals": 1,
+            }
+        ),
+        headers={"Content-Type": "application/json"},
+    )
+    assert res.status == 201
+    body = res.json()
+    page.evaluate(
+        "(b) => localStorage.setItem('tapete.table', JSON.stringify(b))",
+        {"table": body["table"], "token": body["token"], "seat": body["seat"]},
+    )
+    page.reload()
+    page.wait_for_selector(f"{HAND_CARDS}")
+    play_until_deal_ends(page, random.Random(9), [])
+    page.wait_for_selector(f"{tid('over')}[open]")
+    assert page.inner_text(tid("winner"))
+    shot(page, artifacts, "ui-game-over")
+    href = page.get_attribute(tid("download-record"), "href")
+    rec = page.request.get(f"{live_server.url}{href}")
+    assert rec.status == 200
+    record = rec.json()
+    assert record["format"] == "tapete/1" and record["game"] == "mariage"
+    assert len(record["deals"]) == 1
+    page.click(tid("over-close"))
+    page.click(tid("open-stats"))
+    page.wait_for_selector(tid("stats-body"))
+    assert "Zoe" in page.inner_text(tid("stats"))
+    page.click(tid("close-stats"))
+    page.click(tid("open-ranking"))
+    page.wait_for_selector(tid("ranking-body"))
+    page.click(tid("ranking-mariage"))
+    page.wait_for_selector(tid("ranking-body"))
+    shot(page, artifacts, "ui-ranking")
+    page.click(tid("close-ranking"))
+    assert page.js_errors == []
+
+
+def test_phone_width(new_page, live_server, artifacts) -> None:
+    page = new_page(locale="es-ES", width=390, height=844)
+    start_game(page, live_server.url, "mil-casa")
+    wait_turn(page)
+    rng = random.Random(1)
+    log: list[str] = []
+    for _ in range(12):
+        take_turn(page, rng, log)
+        if wait_turn(page, int(state(page)["deals"])) != "turn" or view(page)["phase"] == "play":
+            break
+    overflow = page.evaluate("() => document.documentElement.scrollWidth")
+    assert overflow <= 392, f"the page is {overflow}px wide on a 390px phone"
+    shot(page, artifacts, "ui-phone-mil")
