@@ -15,16 +15,20 @@ from tapete.mariage.actions import (
     action_from_id,
     action_from_json,
 )
+from tapete.mariage.game import TARGET, MariageGame
+from tapete.mariage.record import replay_mariage
 from tapete.mariage.state import HandResult, Phase, Reason, State, game_points_rate
 
 __all__ = [
     "ACTION_COUNT",
+    "TARGET",
     "Action",
     "Claim",
     "Close",
     "Decline",
     "Exchange",
     "HandResult",
+    "MariageGame",
     "Marriage",
     "Phase",
     "Play",
@@ -33,4 +37,5 @@ __all__ = [
     "action_from_id",
     "action_from_json",
     "game_points_rate",
+    "replay_mariage",
 ]
