@@ -98,7 +98,7 @@ def mariage_rules_decision(
         if close is not None and mine + sure_points(info) >= WIN + 6:
             return close, "Close the stock: your trumps bring you to 66."
     if info.phase == "strict" and strict_solver is not None:
-        got = strict_solver(info, plays)
+        got: tuple[Action, str] | None = strict_solver(info, plays)
         if got is not None:
             return got
     if info.lead is None:

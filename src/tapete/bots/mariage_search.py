@@ -25,7 +25,7 @@ from typing import Any, Final
 from tapete.bots.base import parse_action
 from tapete.bots.mil_rules import card_label
 from tapete.bots.sampling import MariageInfo, MariageTracker, sample_mariage
-from tapete.cards import ACE, KING, QUEEN, SUIT_MASKS, TEN, Suit, bits, card_points
+from tapete.cards import ACE, KING, QUEEN, TEN, Suit, bits, card_points
 from tapete.game import JSON
 from tapete.mariage.actions import (
     CLAIM,
@@ -64,7 +64,7 @@ def build_state(info: MariageInfo, opp_hand: int, stock: list[int]) -> State:
     st.trump = info.trump
     st.points[0], st.points[1] = info.points
     st.tricks[0], st.tricks[1] = info.tricks_won
-    st._pos = pos if not info.closed else pos
+    st._pos = pos
     st._trick_no = sum(info.tricks_won)
     st._leader = info.leader
     st._lead = -1 if info.lead is None else info.lead

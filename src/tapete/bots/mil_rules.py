@@ -22,7 +22,6 @@ from tapete.cards import (
     ACE,
     KING,
     MIL_DECK,
-    NINE,
     QUEEN,
     SUIT_MASKS,
     TEN,
@@ -254,7 +253,6 @@ def play_choice(info: MilInfo, legal: list[MilAction]) -> tuple[MilAction, str]:
     if not plays:
         return legal[0], "The first legal move."
     out = _outside(info)
-    hand = info.hand
     if not info.trick:
         return _lead(info, plays, out)
     return _follow(info, plays, out)

@@ -262,7 +262,7 @@ class MilSearchBot:
         hand = info.hand
         cands = sorted(hand_cards(hand), key=lambda c: (keep_value(c, hand), c))[:5]
         pairs = [(a, b) for i, a in enumerate(cands) for b in cands[i + 1 :]][:10]
-        samples = []
+        samples: list[list[int]] = []
         while len(samples) < 12 and (not samples or time.perf_counter() < deadline):
             s = sample_mil_hands(info, rng)
             if s is None:

@@ -17,10 +17,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
 
-from tapete.bots.base import parse_action
+from tapete.bots.base import Bot, parse_action
 from tapete.game import JSON
 
-__all__ = ["BotTimeout", "SafeBot", "make_strong_bot", "suggest"]
+__all__ = ["BotTimeout", "SafeBot", "make_safe_bot", "make_strong_bot", "suggest"]
 
 log = logging.getLogger("tapete.bots")
 
@@ -125,7 +125,16 @@ class SafeBot:
         return self.act(view, rng), "A safe legal move."
 
 
-def make_strong_bot(game: str, name: str, *, profile: str | None = None, **options: Any) -> Any:
+def make_strong_bot(
+    game: str, name: str, *, profile: str | None = None, **options: Any
+) -> Bot:
+    """The ``rules`` or ``search`` player of ``game`` (see :func:`make_safe_bot`)."""
+    return make_safe_bot(game, name, profile=profile, **options)
+
+
+def make_safe_bot(
+    game: str, name: str, *, profile: str | None = None, **options: Any
+) -> SafeBot:
     """The ``rules`` or ``search`` player of ``game`` (``"mil"`` or ``"mariage"``).
 
     Options: ``budget`` (seconds per decision for ``search``), ``samples`` (hidden deals per
@@ -168,7 +177,7 @@ def suggest(game: str, view: JSON) -> tuple[Any, str]:
     """The ``search`` player's action for ``view`` and a one-line reason for a person."""
     bot = _SUGGESTERS.get(game)
     if bot is None:
-        bot = make_strong_bot(game, "search", profile=view.get("profile"))
+        bot = make_safe_bot(game, "search", profile=view.get("profile"))
         _SUGGESTERS[game] = bot
     seed = hash((view.get("seat"), view.get("deal_number"), len(view.get("legal") or ()))) & 0xFFFF
     t0 = time.perf_counter()

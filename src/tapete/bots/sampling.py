@@ -148,7 +148,9 @@ def mil_info(view: JSON) -> MilInfo:
     points = [0, 0, 0]
     for s, p in enumerate(view.get("captured_points") or (0, 0, 0)):
         points[s] += int(p)
-    marriages = [(int(m["seat"]), SUIT_LETTERS.index(m["suit"])) for m in view.get("marriages")]
+    marriages = [
+        (int(m["seat"]), SUIT_LETTERS.index(m["suit"])) for m in view.get("marriages") or ()
+    ]
     for s, su in marriages:
         points[s] += MARRIAGE_VALUES[su]
     trick_entries = view.get("trick") or []
@@ -397,15 +399,21 @@ class MariageTracker:
         ind = view.get("indicator")
         indicator = None if ind is None else parse_card(ind)
         if indicator is not None:
-            if self.indicator_seen is not None and self.indicator_seen != indicator:
-                # the indicator was exchanged: whoever did it holds the old indicator
-                if not hand >> self.indicator_seen & 1:
-                    self.opp_known |= 1 << self.indicator_seen
-            self.indicator_seen = indicator
-        elif self.indicator_seen is not None and view["stock_count"] == 0:
-            # the indicator was drawn by the loser of the last open trick
-            if not hand >> self.indicator_seen & 1:
+            if (
+                self.indicator_seen is not None
+                and self.indicator_seen != indicator
+                and not hand >> self.indicator_seen & 1
+            ):
+                # the indicator was exchanged by the opponent, who holds the old one
                 self.opp_known |= 1 << self.indicator_seen
+            self.indicator_seen = indicator
+        elif (
+            self.indicator_seen is not None
+            and view["stock_count"] == 0
+            and not hand >> self.indicator_seen & 1
+        ):
+            # the indicator was drawn by the loser of the last open trick
+            self.opp_known |= 1 << self.indicator_seen
         for m in view.get("marriages") or ():
             if int(m["seat"]) == opp:
                 self.opp_known |= PAIR_MASKS[SUIT_LETTERS.index(m["suit"])]
@@ -423,10 +431,13 @@ class MariageTracker:
                 self.opp_excluded |= SUIT_MASKS[cards[0] >> 3]
                 if cards[1] >> 3 != trump:
                     self.opp_excluded |= SUIT_MASKS[trump]
-        if view["closed"] and self.indicator_seen is not None:
+        if (
+            view["closed"]
+            and self.indicator_seen is not None
+            and not (hand | self.played | self.opp_known) >> self.indicator_seen & 1
+        ):
             # the closed stock (indicator included) is out of play
-            if not (hand | self.played | self.opp_known) >> self.indicator_seen & 1:
-                self.opp_excluded |= 1 << self.indicator_seen
+            self.opp_excluded |= 1 << self.indicator_seen
         closed_by = view.get("closed_by")
         if view["closed"] and closed_by is not None and self.closed_opp is None:
             o = 1 - int(closed_by)

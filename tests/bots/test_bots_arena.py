@@ -1,0 +1,47 @@
+"""The arena: duplicate play, reproducible figures, the JSON summary."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tapete.arena import run_arena
+
+
+def _run(tmp_path: Path, *args: Any) -> dict[str, Any]:
+    out = tmp_path / "a.json"
+    assert run_arena(*args, json_path=str(out)) == 0
+    data: dict[str, Any] = json.loads(out.read_text())
+    return data
+
+
+def test_mariage_arena_summary(tmp_path: Path, capsys: Any) -> None:
+    data = _run(tmp_path, "mariage", None, ["rules", "random"], 6, 1, True)
+    assert data["game"] == "mariage" and data["profile"] == "mariage"
+    assert data["deals"] >= 6
+    names = [b["name"] for b in data["bots"]]
+    assert names == ["rules", "random"]
+    for b in data["bots"]:
+        assert set(b) >= {
+            "name",
+            "points_per_deal",
+            "match_share",
+            "declarer_success_rate",
+            "ms_per_decision",
+        }
+        lo, hi = b["points_per_deal"]["ci95"]
+        assert lo <= b["points_per_deal"]["mean"] <= hi
+        assert set(b["ms_per_decision"]) == {"p50", "p95"}
+    # duplicate: each match is played with the seats swapped, so shares add up to 1
+    shares = [b["match_share"]["mean"] for b in data["bots"]]
+    assert abs(sum(shares) - 1) < 1e-6
+    assert "rules" in capsys.readouterr().out
+
+
+def test_mil_arena_is_reproducible(tmp_path: Path) -> None:
+    a = _run(tmp_path, "mil", "casa-500", ["rules", "rules", "random"], 2, 9, True)
+    b = _run(tmp_path, "mil", "casa-500", ["rules", "rules", "random"], 2, 9, True)
+    for x, y in zip(a["bots"], b["bots"], strict=True):
+        assert x["points_per_deal"] == y["points_per_deal"]
+        assert x["match_share"] == y["match_share"]
