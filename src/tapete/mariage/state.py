@@ -146,6 +146,7 @@ _SUIT_PLAYS: Final = tuple(
 )
 _KQ: Final = tuple((1 << (s * 8 + KING)) | (1 << (s * 8 + QUEEN)) for s in range(4))
 _SEVENS: Final = tuple(1 << (s * 8 + SEVEN) for s in range(4))
+_QUEENS: Final = sum(1 << (s * 8 + QUEEN) for s in range(4))
 
 
 def _plays(mask: int) -> list[Action]:
@@ -430,10 +431,11 @@ class State:
             if self.tricks[s]:
                 if hand & _SEVENS[self.trump]:
                     acts.append(EXCHANGE)
-                for su in range(4):
-                    kq = _KQ[su]
-                    if hand & kq == kq:
-                        acts.append(MARRIAGES[su])
+                pairs = hand & (hand >> 1) & _QUEENS  # queens whose king is held too
+                while pairs:
+                    low = pairs & -pairs
+                    acts.append(MARRIAGES[low.bit_length() >> 3])
+                    pairs ^= low
             if self._trick_no and self._pos <= STOCK_SIZE - 2:
                 acts.append(CLOSE)
         if self._trick_no:
