@@ -6,7 +6,6 @@ import json
 import random
 
 from browser_helpers import (
-    LOCALES,
     card_label,
     enabled_cards,
     play_until_deal_ends,

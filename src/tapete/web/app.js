@@ -441,6 +441,7 @@ function renderMil(v) {
   const redeals = legalOf("redeal");
   if (redeals.some((a) => a.reason === "four_nines")) S.redealJustify = (c) => rankOf(c) === "9";
   else if (redeals.some((a) => a.reason === "low_points")) S.redealJustify = () => true;
+  S.redealLowTalon = redeals.some((a) => a.reason === "low_talon");
 
   for (const seat of [1, 2].map((d) => (v.seat + d) % 3)) root.append(milOpponent(v, seat));
   root.append(milCenter(v));
@@ -560,7 +561,6 @@ function milActions(v) {
   }
   const redeals = legal.filter((a) => a.type === "redeal");
   const keep = legal.find((a) => a.type === "keep" || a.type === "keep_deal");
-  S.redealLowTalon = redeals.some((a) => a.reason === "low_talon");
   if (redeals.length || keep) {
     const box = h("div", { class: "panel redeal", testid: "redeal-panel" });
     for (const r of redeals) {

@@ -1,0 +1,186 @@
+"""Rare positions rendered from real engine views fed to the page (redeal, rospis, marriages).
+
+The views come from the engine itself (seeded games driven to the position), and are handed
+to the client as if the server had sent them; what the client sends back is captured.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from browser_helpers import shot, start_game, tid
+
+from tapete.games import new_game
+
+
+def find(game: str, profile: str, cond: Callable[[Any], bool], players: list[str]) -> Any:
+    """The first seeded game, driven by random moves, in which seat 0 must act and cond holds."""
+    for seed in range(500):
+        g = new_game(game, profile, seed=seed, players=players)
+        rng = random.Random(seed)
+        for _ in range(80):
+            if g.over:
+                break
+            if g.turn == 0 and cond(g):
+                return g
+            acts = [a for a in g.legal_actions() if a.to_json()["type"] not in ("claim", "close")]
+            g.apply(rng.choice(acts or g.legal_actions()))
+    raise AssertionError("no such position in 500 seeds")
+
+
+def legal_types(g: Any) -> set[str]:
+    return {a.to_json()["type"] for a in g.legal_actions()}
+
+
+class Feeder:
+    """Feeds views to the page and collects the actions the page sends."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.version = 10**6
+        page.evaluate(
+            """() => { window.__sent = []; const ws = window.tapete.ws;
+                ws.send = (m) => { window.__sent.push(JSON.parse(m)); }; }"""
+        )
+
+    def show(self, view: dict[str, Any]) -> None:
+        self.version += 1
+        self.page.evaluate(
+            "([v, n]) => window.tapete.receive({type: 'view', version: n, view: v, event: null})",
+            [view, self.version],
+        )
+        self.page.wait_for_function(
+            "([n]) => document.querySelector('#table').dataset.version === String(n)",
+            arg=[self.version],
+        )
+
+    def sent(self) -> list[dict[str, Any]]:
+        return [m for m in self.page.evaluate("() => window.__sent") if m["type"] == "act"]
+
+
+@pytest.fixture
+def mil_page(new_page, live_server):  # type: ignore[no-untyped-def]
+    page = new_page(locale="es-ES")
+    start_game(page, live_server.url, "mil-club", name="Ana")
+    return page
+
+
+MIL_PLAYERS = ["Ana", "Bruno", "Carla"]
+
+
+def test_redeal_offer_and_keep(mil_page, artifacts) -> None:
+    g = find("mil", "club", lambda g: {"redeal", "keep"} <= legal_types(g), MIL_PLAYERS)
+    feed = Feeder(mil_page)
+    view = g.view(0)
+    feed.show(view)
+    reasons = [a["reason"] for a in view["legal"] if a["type"] == "redeal"]
+    for reason in reasons:
+        assert mil_page.locator(tid(f"redeal-{reason}")).is_enabled()
+    if "four_nines" in reasons:
+        nines = mil_page.eval_on_selector_all(
+            f"{tid('hand')} .card.justify", "els => els.map(e => e.dataset.card)"
+        )
+        assert sorted(c[0] for c in nines) == ["9"] * 4
+    shot(mil_page, artifacts, "views-redeal-es")
+    mil_page.click(tid("keep"))
+    assert feed.sent()[-1] == {"type": "act", "version": feed.version, "action": {"type": "keep"}}
+
+
+def test_rospis_and_giving(mil_page, artifacts) -> None:
+    g = find("mil", "club", lambda g: "rospis" in legal_types(g), MIL_PLAYERS)
+    feed = Feeder(mil_page)
+    view = g.view(0)
+    feed.show(view)
+    assert mil_page.locator(tid("rospis")).is_enabled()
+    assert mil_page.locator(f"{tid('talon')} .card").count() == 3  # shown to everyone
+    gives = [a for a in view["legal"] if a["type"] == "give"]
+    card = gives[0]["card"]
+    mil_page.click(f'{tid("hand")} [data-card="{card}"]')
+    targets = {a["to"] for a in gives if a["card"] == card}
+    for seat in (1, 2):
+        button = mil_page.locator(tid(f"give-to-{seat}"))
+        assert button.count() == 0 or button.is_enabled() == (seat in targets)
+    shot(mil_page, artifacts, "views-give-es")
+    to = min(targets)
+    mil_page.click(tid(f"give-to-{to}"))
+    assert feed.sent()[-1]["action"] == {"type": "give", "card": card, "to": to}
+    feed.show(view)
+    mil_page.click(tid("rospis"))
+    assert feed.sent()[-1]["action"] == {"type": "rospis"}
+
+
+def test_club_marriage_lead_is_a_choice(mil_page, artifacts) -> None:
+    def singing(g: Any) -> bool:
+        return any(a.to_json().get("marriage") for a in g.legal_actions())
+
+    g = find("mil", "club", singing, MIL_PLAYERS)
+    feed = Feeder(mil_page)
+    view = g.view(0)
+    feed.show(view)
+    card = next(a["card"] for a in view["legal"] if a.get("marriage"))
+    suit = card[1]
+    assert suit in view["held_marriages"]
+    for rank in "KQ":
+        cls = mil_page.get_attribute(f'{tid("hand")} [data-card="{rank}{suit}"]', "class")
+        assert "pair" in cls  # the golden dot
+    sing = mil_page.locator(tid("sing"))
+    assert sing.get_attribute("aria-pressed") == "true"
+    shot(mil_page, artifacts, "views-sing-es")
+    mil_page.click(f'{tid("hand")} [data-card="{card}"]')
+    assert feed.sent()[-1]["action"] == {"type": "play", "card": card, "marriage": True}
+    feed.show(view)
+    mil_page.click(tid("sing"))
+    assert mil_page.locator(tid("sing")).get_attribute("aria-pressed") == "false"
+    mil_page.click(f'{tid("hand")} [data-card="{card}"]')
+    assert feed.sent()[-1]["action"] == {"type": "play", "card": card}
+
+
+def test_casa_marriage_is_automatic(new_page, live_server) -> None:
+    page = new_page(locale="pt-PT")
+    start_game(page, live_server.url, "mil-casa")
+    g = find(
+        "mil",
+        "casa",
+        lambda g: any(a.to_json().get("marriage") for a in g.legal_actions()),
+        MIL_PLAYERS,
+    )
+    feed = Feeder(page)
+    view = g.view(0)
+    feed.show(view)
+    assert page.locator(tid("sing")).count() == 0
+    card = next(a["card"] for a in view["legal"] if a.get("marriage"))
+    page.click(f'{tid("hand")} [data-card="{card}"]')
+    assert feed.sent()[-1]["action"] == {"type": "play", "card": card, "marriage": True}
+
+
+def test_mariage_buttons_and_closed_stock(new_page, live_server, artifacts) -> None:
+    page = new_page(locale="en-GB", width=1000, height=800)
+    start_game(page, live_server.url, "mariage", levels=("random",))
+    g = find(
+        "mariage",
+        "mariage",
+        lambda g: {"exchange", "marriage", "close"} <= legal_types(g),
+        ["Ana", "Bruno"],
+    )
+    feed = Feeder(page)
+    view = g.view(0)
+    feed.show(view)
+    suit = next(a["suit"] for a in view["legal"] if a["type"] == "marriage")
+    for name in ("exchange", f"marriage-{suit}", "close"):
+        assert page.locator(tid(name)).is_enabled(), name
+    assert page.locator(f'{tid("stock")} [data-card="{view["indicator"]}"]').count() == 1
+    shot(page, artifacts, "views-mariage-open-en")
+    page.click(tid(f"marriage-{suit}"))
+    assert feed.sent()[-1]["action"] == {"type": "marriage", "suit": suit}
+    close = next(a for a in g.legal_actions() if a.to_json()["type"] == "close")
+    g.apply(close)
+    closed = g.view(0)
+    feed.show(closed)
+    assert closed["closed"] and closed["indicator"] is None
+    assert page.locator(tid("closed")).count() == 1
+    assert page.locator(f"{tid('stock')} .indicator.closed .back").count() == 1
+    assert page.locator(tid("exchange")).count() == 0
+    shot(page, artifacts, "views-mariage-closed-en")
