@@ -99,8 +99,9 @@ def check_invariants(s: State) -> None:
         assert s.can_apply(a)
 
 
-def no_leak(s: State, seat: int) -> None:
-    """A view never shows the opponent's hand or the stock below the indicator."""
+def no_leak(s: State, seat: int | None) -> None:
+    """A view never shows the opponent's hand or the stock below the indicator; a spectator
+    sees no hand at all."""
     view = s.view(seat)
     shown: set[str] = set()
 
@@ -116,13 +117,15 @@ def no_leak(s: State, seat: int) -> None:
                 walk(v)
 
     walk(view)
-    hidden = set(s.hand_cards(1 - seat))
+    others = (0, 1) if seat is None else (1 - seat,)
+    hidden = {c for o in others for c in s.hand_cards(o)}
     rest = s.stock[len(s.stock) - s.stock_count :]
     hidden |= set(rest[:-1])
     if s.closed and rest:
         hidden.add(rest[-1])
     assert not shown & {CARD_NAMES[c] for c in hidden}
-    assert view["hand"] == [CARD_NAMES[c] for c in s.hand_cards(seat)]
+    mine = [] if seat is None else [CARD_NAMES[c] for c in s.hand_cards(seat)]
+    assert view["hand"] == mine
 
 
 def playout(deal_seed: int, play_seed: int, claim_rate: float, check_pop: bool) -> State:
@@ -132,6 +135,7 @@ def playout(deal_seed: int, play_seed: int, claim_rate: float, check_pop: bool) 
         check_invariants(s)
         no_leak(s, 0)
         no_leak(s, 1)
+        no_leak(s, None)
         legal = s.legal_actions()
         if check_pop:
             before = fingerprint(s)
