@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import math
-import statistics
 import sys
 import time
 from dataclasses import dataclass, field
@@ -57,15 +56,17 @@ class BotStats:
         return r, r - 1.96 * se, r + 1.96 * se
 
     def match_share(self) -> tuple[float, float, float]:
+        """Share of games won, with a 95% Wilson score interval (sound for small counts and
+        shares near 0 or 1)."""
         k = len(self.wins)
         if not k:
             return 0.0, 0.0, 0.0
         m = sum(self.wins) / k
-        if k < 2:
-            return m, m, m
-        sd = statistics.stdev(self.wins)
-        se = sd / math.sqrt(k)
-        return m, max(0.0, m - 1.96 * se), min(1.0, m + 1.96 * se)
+        z = 1.96
+        denom = 1 + z * z / k
+        centre = (m + z * z / (2 * k)) / denom
+        half = z * math.sqrt(m * (1 - m) / k + z * z / (4 * k * k)) / denom
+        return m, max(0.0, centre - half), min(1.0, centre + half)
 
     def declarer_success(self) -> float | None:
         n = self.contracts_made + self.contracts_failed

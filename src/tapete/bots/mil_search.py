@@ -34,7 +34,7 @@ __all__ = ["MilSearchBot"]
 DEFENDER_VALUE: Final = 22
 #: double-dummy results flatter the declarer a little: a sample counts as made only with this
 #: much to spare
-MARGIN: Final = 5
+MARGIN: Final = 8
 
 
 def _solver_profile(name: str) -> str:
