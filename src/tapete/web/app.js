@@ -514,6 +514,9 @@ function milCenter(v) {
     c.append(h("div", { class: "announced", testid: "marriages" },
       v.marriages.map((m) => h("span", { class: `chip marriage suit-${m.suit}` }, t("marriage_by", { name: playerName(m.seat), suit: suitLabel(m.suit), value: m.value })))));
   }
+  // the previous deal's result stays in the middle while the next auction runs
+  const prevRow = (v.sheet || [])[v.sheet.length - 1];
+  if (prevRow && (v.phase === "bidding" || v.phase === "redeal_offer")) c.append(dealResultBox(v, prevRow));
   // talon: face down until revealed, then shown to everyone for the rest of the deal
   const talon = h("div", { class: `talon ${v.phase === "play" ? "small" : ""}`, testid: "talon", role: "group", "aria-label": t("talon") },
     h("div", { class: "label" }, v.talon && v.declarer !== null && v.declarer !== undefined ? t("talon_of", { name: playerName(v.declarer) }) : t("talon")));
@@ -522,6 +525,26 @@ function milCenter(v) {
   if (v.talon || v.talon_count) c.append(talon);
   c.append(centerTricks(v));
   return c;
+}
+
+function dealResultBox(v, r) {
+  const n = v.sheet.length;
+  const before = n > 1 ? (v.sheet[n - 2].scores || []) : v.players.map(() => 0);
+  let head;
+  if (r.annulled) head = t("annulled");
+  else if (r.rospis) head = `${playerName(r.declarer)}: ${t("rospis")} (${r.bid})`;
+  else {
+    const made = r.raw && r.raw[r.declarer] >= r.contract;
+    head = t(made ? "contract_made" : "contract_failed", { name: playerName(r.declarer), value: r.contract });
+  }
+  return h("div", { class: "dealresult", testid: "last-deal" },
+    h("div", { class: "label" }, t("previous_deal", { n })),
+    h("strong", {}, head),
+    r.annulled ? null : h("ul", {}, v.players.map((name, s) => {
+      const d = (r.scores?.[s] ?? 0) - (before[s] ?? 0);
+      const raw = r.raw ? ` ${t("raw_points", { n: fmt(r.raw[s]) })} →` : "";
+      return h("li", {}, `${name}:${raw} ${d >= 0 ? "+" : ""}${fmt(d)}`);
+    })));
 }
 
 function stepper(kind, values, label, submitLabel, makeAction, extra = []) {
