@@ -1,0 +1,49 @@
+"""Fixtures for the server tests: an app on a temporary SQLite file, with no bot delay."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.applications import Starlette
+
+with warnings.catch_warnings():
+    # Starlette 1.x prefers httpx2 for its test client; httpx works the same here.
+    warnings.filterwarnings("ignore", message=".*httpx2.*")
+    from starlette.testclient import TestClient
+
+from tapete.server.app import create_app
+
+MakeApp = Callable[..., Starlette]
+
+
+@pytest.fixture
+def db_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'tapete.sqlite3'}"
+
+
+@pytest.fixture
+def make_app(db_url: str) -> MakeApp:
+    """``make_app(**options)``: a new app on the test's database (delay 0; automated
+    players act faster than a person, so the rate limit is lifted unless given)."""
+
+    def make(**options: Any) -> Starlette:
+        options.setdefault("delay_ms", 0)
+        options.setdefault("rate_limit", 10_000)
+        return create_app(db_url, **options)
+
+    return make
+
+
+@pytest.fixture
+def app(make_app: MakeApp) -> Starlette:
+    return make_app()
+
+
+@pytest.fixture
+def client(app: Starlette) -> Iterator[TestClient]:
+    with TestClient(app) as c:
+        yield c

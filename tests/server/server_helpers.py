@@ -1,0 +1,234 @@
+"""Helpers for the server tests: play a table over the WebSocket, and an oracle that knows
+which cards a seat may not know at each version of a table."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import func, select
+from starlette.applications import Starlette
+
+from tapete.cards import CARD_NAMES, bits, mask_of
+from tapete.games import new_game
+from tapete.server.db import ActionRow, TableRow
+
+if TYPE_CHECKING:
+    from starlette.testclient import TestClient
+
+CARD_RE = re.compile(r"(?<![A-Za-z0-9_])[AKQJT987][SCDH](?![A-Za-z0-9_])")
+
+
+def new_table(client: TestClient, **body: Any) -> tuple[int, str]:
+    data: dict[str, Any] = {"game": "mil", "name": "Ana"}
+    data.update(body)
+    if "levels" not in body:
+        data["levels"] = ["random"] * (2 if data["game"] == "mil" else 1)
+    r = client.post("/api/tables", json=data)
+    assert r.status_code == 201, r.text
+    out = r.json()
+    assert out["seat"] == 0 and len(out["token"]) == 32
+    return int(out["table"]), str(out["token"])
+
+
+def action_count(app: Starlette, table_id: int) -> int:
+    with app.state.manager.sessions() as s:
+        return int(
+            s.scalar(
+                select(func.count()).select_from(ActionRow).where(ActionRow.table_id == table_id)
+            )
+            or 0
+        )
+
+
+def stored_actions(app: Starlette, table_id: int) -> list[dict[str, Any]]:
+    with app.state.manager.sessions() as s:
+        return list(
+            s.scalars(
+                select(ActionRow.action).where(ActionRow.table_id == table_id).order_by(ActionRow.n)
+            )
+        )
+
+
+def _to_act(view: dict[str, Any]) -> bool:
+    return bool(view["over"] or (view["turn"] == view["seat"] and view["legal"]))
+
+
+@dataclass
+class Received:
+    """A message to the watched seat and the table version it describes."""
+
+    version: int
+    message: dict[str, Any]
+
+
+@dataclass
+class Session:
+    """Seat 0 (or a spectator) at a table, driven by random legal choices."""
+
+    ws: Any
+    rng: random.Random = field(default_factory=lambda: random.Random(0))
+    log: list[Received] = field(default_factory=list)
+    version: int = 0
+    view: dict[str, Any] | None = None
+    #: True from sending an action until the next view arrives
+    waiting: bool = False
+
+    def receive(self) -> dict[str, Any]:
+        m: dict[str, Any] = self.ws.receive_json()
+        if m["type"] in ("view", "hint"):
+            self.version = m["version"]
+        if m["type"] == "view":
+            self.view = m["view"]
+            self.waiting = False
+        self.log.append(Received(self.version, m))
+        return m
+
+    def wait_turn(self) -> dict[str, Any]:
+        """Read views until seat 0 is to act (or the game is over); return that view."""
+        v = self.view
+        if (
+            v is not None
+            and not self.waiting
+            and (v["over"] or (v["turn"] == v["seat"] and v["legal"]))
+        ):
+            return v
+        while True:
+            m = self.receive()
+            if m["type"] != "view":
+                continue
+            v = m["view"]
+            if _to_act(v):
+                return v
+
+    def act(self, action: dict[str, Any]) -> None:
+        self.ws.send_json({"type": "act", "version": self.version, "action": action})
+        self.waiting = True
+
+    def play(self, max_actions: int = 100_000, hint_every: int = 0) -> dict[str, Any]:
+        """Play random legal actions until the game is over; return the last view."""
+        n = 0
+        while True:
+            v = self.wait_turn()
+            if v["over"] or n >= max_actions:
+                return v
+            if hint_every and n % hint_every == 0:
+                self.ws.send_json({"type": "hint"})
+                while (h := self.receive())["type"] != "hint":
+                    pass
+                assert h["action"] in v["legal"], h
+                assert isinstance(h["reason"], str) and h["reason"]
+            self.act(self.rng.choice(v["legal"]))
+            n += 1
+
+    def error(self) -> dict[str, Any]:
+        """The next error message (skipping views)."""
+        while True:
+            m = self.receive()
+            if m["type"] == "error":
+                return m
+
+
+# ---------------------------------------------------------------------- the card oracle
+
+
+def _names(mask: int) -> set[str]:
+    return {CARD_NAMES[c] for c in bits(mask)}
+
+
+class Oracle:
+    """Replays a table's stored actions and says, at each version, which cards a seat may
+    not know (cards in the other hands, the hidden talon or stock), computed from the engine
+    state independently of the views."""
+
+    def __init__(self, app: Starlette, table_id: int, seat: int | None) -> None:
+        with app.state.manager.sessions() as s:
+            row = s.get(TableRow, table_id)
+            assert row is not None
+            self.game = new_game(
+                row.game,
+                row.profile,
+                seed=row.seed,
+                players=list(row.players),
+                max_deals=row.max_deals,
+            )
+        self.actions = stored_actions(app, table_id)
+        self.seat = seat
+        self.version = 0
+        self.state = self.game.state
+        self.seen_indicators: set[str] = set()
+        self._note()
+        self.cache: dict[int, set[str]] = {0: self._forbidden()}
+
+    def _note(self) -> None:
+        st = self.game.state
+        if st is None:
+            return
+        if st is not self.state:
+            self.state = st
+            self.seen_indicators = set()
+        if self.game.name == "mariage" and st.indicator is not None:
+            self.seen_indicators.add(CARD_NAMES[st.indicator])
+
+    def _forbidden(self) -> set[str]:
+        st = self.state
+        others = [s for s in range(len(st.hands)) if s != self.seat]
+        hidden = 0
+        for s in others:
+            hidden |= st.hands[s]
+        if self.game.name == "mil":
+            known = 0
+            if st.declarer < 0:
+                hidden |= st.talon | mask_of(st.dealt_talon)
+            else:
+                known |= mask_of(st.dealt_talon)
+            for c, to in st.gives:
+                if self.seat in (to, st.declarer):
+                    known |= 1 << c
+            return _names(hidden & ~known)
+        stock = st.stock[len(st.stock) - st.stock_count :] if st.stock_count else []
+        names = _names(hidden) | {CARD_NAMES[c] for c in stock}
+        shown = set(self.seen_indicators)
+        for seat, suit, _value in st.marriages:
+            if seat != self.seat:
+                letter = "SCDH"[suit]
+                shown |= {"K" + letter, "Q" + letter}
+        return names - shown
+
+    def forbidden(self, version: int) -> set[str]:
+        while self.version < version:
+            data = self.actions[self.version]
+            self.game.apply(self.game.parse_action(data))
+            self.version += 1
+            self._note()
+            self.cache[self.version] = self._forbidden()
+        return self.cache[version]
+
+
+def check_no_leak(app: Starlette, table_id: int, log: list[Received], seat: int | None) -> int:
+    """Every card string in every message of ``log`` is one ``seat`` may know; returns the
+    number of card strings checked."""
+    oracle = Oracle(app, table_id, seat)
+    checked = 0
+    for item in log:
+        m = item.message
+        forbidden = oracle.forbidden(item.version)
+        if m["type"] == "view":
+            event = m.get("event")
+            body = {k: v for k, v in m.items() if k != "event"}
+            if event is not None:
+                action = event["action"]
+                if action.get("type") == "give" and seat not in (event["seat"], action["to"]):
+                    assert action["card"] is None, f"give card leaked to seat {seat}: {event}"
+                if "deal_end" in event:
+                    body["deal_end"] = event["deal_end"]
+        else:
+            body = m
+        cards = CARD_RE.findall(json.dumps(body))
+        checked += len(cards)
+        leaked = sorted(set(cards) & forbidden)
+        assert not leaked, f"version {item.version}: seat {seat} was sent {leaked}: {m}"
+    return checked
