@@ -76,7 +76,7 @@ def test_no_bolt_for_a_defender_in_the_barrel() -> None:
     assert res.standing.barrel_attempts == (0, 0, 1)
 
 
-#: club, dealer 2: declarer 0 (contract 100) takes no card at all
+#: club, dealer 2: declarer 0 (contract 100) takes no card at all; seat 1 takes all 120
 CLUB_ZERO = Deal(
     ["KC JS 9H QS AD JH JD", "TC QC QH AC TH AH KH", "KD TD 9S 9D AS JC QD"],
     "KS TS 9C",
@@ -90,9 +90,10 @@ CLUB_ZERO = Deal(
 
 def test_the_declarer_never_gets_a_bolt_mark() -> None:
     res = club(CLUB_ZERO, bolts=(2, 0, 0))
-    assert res.raw is not None and res.raw[0] == 0
-    assert res.standing.bolts == (2, 0, 0)
-    assert points(res.standing)[0] == -100
+    assert res.raw == (0, 120, 0)
+    # the defender with nothing gets its mark; the declarer with nothing does not
+    assert res.standing.bolts == (2, 0, 1)
+    assert points(res.standing) == [-100, 120, 0]
 
 
 def test_casa_has_no_bolts() -> None:
