@@ -197,8 +197,9 @@ def strict_choice(
     if not plays:
         return None
     deadline = time.perf_counter() + budget
-    known_all = info.closed is False and info.stock_count == 0
-    n = 1 if known_all and not info.unseen & ~(info.opp_known) else samples
+    # after exhaustion every unseen card is in the opponent's hand: one exact solve
+    known_all = not info.closed and info.stock_count == 0
+    n = 1 if known_all else samples
     totals: dict[Action, float] = {a: 0.0 for a in plays}
     done = 0
     try:
@@ -318,7 +319,7 @@ class MariageSearchBot:
 
     name = "search"
 
-    def __init__(self, *, budget: float = 0.5, samples: int = 24, **options: Any) -> None:
+    def __init__(self, *, budget: float = 0.5, samples: int = 48, **options: Any) -> None:
         self.budget = float(budget)
         self.samples = int(samples)
         self.tracker = MariageTracker()
