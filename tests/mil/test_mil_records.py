@@ -1,0 +1,209 @@
+"""Mil records: the shared reference records replay exactly, the KeepDeal convention, and
+altered records are rejected with an error that says where."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from tapete import records
+from tapete.errors import RecordError
+from tapete.mil import MilGame, replay_mil
+
+SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "records"
+FILES = sorted(SHARED.glob("mil-*.jsonl"))
+LINES = [
+    (f.name, i, line)
+    for f in FILES
+    for i, line in enumerate(f.read_text(encoding="utf-8").splitlines())
+    if line.strip()
+]
+
+
+def test_the_reference_records_are_there() -> None:
+    assert [f.name for f in FILES] == ["mil-casa-500.jsonl", "mil-casa.jsonl", "mil-club.jsonl"]
+    assert len(LINES) == 90
+
+
+@pytest.mark.parametrize(("name", "index", "line"), LINES, ids=[f"{n}:{i}" for n, i, _ in LINES])
+def test_reference_record_replays_and_is_written_back_identically(name, index, line) -> None:
+    (record,) = records.loads(line)
+    game = records.replay(record, index=index)
+    assert game.to_record() == record
+    assert records.dumps(game.to_record()) == line + "\n"
+
+
+def reference(name: str, index: int) -> dict:
+    return json.loads((SHARED / name).read_text(encoding="utf-8").splitlines()[index])
+
+
+# ---------------------------------------------------------------- KeepDeal is never written
+def test_declined_offer_is_not_written_and_is_reinserted_on_replay() -> None:
+    # mil-club.jsonl game 13, deal 11: seat 0 (the opener) could ask for a redeal and did not
+    record = reference("mil-club.jsonl", 13)
+    deal = record["deals"][11]
+    assert deal["actions"][0] == {"seat": 0, "type": "bid", "value": 100}
+    game = replay_mil(record)
+    st, _ = game.deals[11]
+    kinds = [type(a).__name__ for _, a in st.history]
+    assert kinds[0] == "KeepDeal"  # the engine saw the question and the answer
+    assert all(a["type"] != "keep" for d in game.to_record()["deals"] for a in d["actions"])
+
+
+def test_a_recorded_redeal_ends_the_deal_with_the_same_dealer() -> None:
+    # mil-club.jsonl game 2, deal 1: seat 1 asks for a redeal for low points
+    record = reference("mil-club.jsonl", 2)
+    d1, d2 = record["deals"][1], record["deals"][2]
+    assert d1["actions"] == [{"seat": 1, "type": "redeal", "reason": "low_points"}]
+    assert d1["result"]["annulled"] is True
+    assert d2["dealer"] == d1["dealer"]
+    replay_mil(record)
+
+
+def test_simulated_games_never_write_keep() -> None:
+    import random
+
+    from tapete.bots import RandomBot
+
+    bot = RandomBot()
+    seen_offer = 0
+    for seed in range(12):
+        game = MilGame("club", seed=seed, max_deals=6)
+        rngs = [random.Random(seed * 3 + s) for s in range(3)]
+        while not game.over:
+            seat = game.turn
+            if game.phase in ("redeal_offer", "nines_offer"):
+                seen_offer += 1
+            game.apply(bot.act(game.view(seat), rngs[seat]))
+        rec = game.to_record()
+        assert all(a["type"] != "keep" for d in rec["deals"] for a in d["actions"])
+        assert replay_mil(rec).to_record() == rec
+    assert seen_offer > 0
+
+
+# ---------------------------------------------------------------- altered records
+BASE = ("mil-club.jsonl", 0)
+
+
+def first_action(record: dict, kind: str, deal: int = 0) -> int:
+    return next(j for j, a in enumerate(record["deals"][deal]["actions"]) if a["type"] == kind)
+
+
+def rejected(record: dict, *fragments: str) -> RecordError:
+    with pytest.raises(RecordError) as info:
+        records.replay(record, index=4)
+    msg = str(info.value)
+    assert msg.startswith("game 4"), msg
+    for f in fragments:
+        assert f in msg, msg
+    return info.value
+
+
+def altered() -> dict:
+    return copy.deepcopy(reference(*BASE))
+
+
+def test_illegal_card_is_rejected_at_its_action() -> None:
+    r = altered()
+    j = first_action(r, "play")
+    seat = r["deals"][0]["actions"][j]["seat"]
+    other = next(c for c in r["deals"][0]["hands"][(seat + 1) % 3])
+    r["deals"][0]["actions"][j]["card"] = other
+    err = rejected(r, "deal 0", f"action {j}", "not in its hand")
+    assert (err.game, err.deal, err.action) == (4, 0, j)
+
+
+def test_wrong_seat_is_rejected() -> None:
+    r = altered()
+    a = r["deals"][0]["actions"][0]
+    a["seat"] = (a["seat"] + 1) % 3
+    rejected(r, "deal 0, action 0", "turn")
+
+
+def test_over_limit_bid_is_rejected() -> None:
+    r = altered()
+    j = next(j for j, a in enumerate(r["deals"][0]["actions"]) if a["type"] == "bid" and j > 0)
+    r["deals"][0]["actions"][j]["value"] = 400
+    rejected(r, f"deal 0, action {j}", "cannot bid 400")
+
+
+def test_wrong_score_is_rejected() -> None:
+    r = altered()
+    r["deals"][1]["result"]["scores"][0] += 5
+    rejected(r, "deal 1", "result differs", "scores")
+
+
+def test_wrong_final_score_and_winner_are_rejected() -> None:
+    r = altered()
+    r["scores"][2] += 1
+    rejected(r, "final scores differ")
+    r = altered()
+    r["winner"] = 1 if r["winner"] != 1 else 2
+    rejected(r, "winner differs")
+
+
+def test_duplicated_card_is_rejected() -> None:
+    r = altered()
+    hands = r["deals"][2]["hands"]
+    hands[1][0] = hands[0][0]
+    rejected(r, "deal 2", "dealt twice")
+
+
+def test_eight_card_hand_is_rejected() -> None:
+    r = altered()
+    r["deals"][0]["hands"][1].append(r["deals"][0]["talon"].pop())
+    rejected(r, "deal 0", "must hold 7 cards, got 8")
+
+
+def test_non_mil_card_is_rejected() -> None:
+    r = altered()
+    r["deals"][0]["talon"][0] = "7S"
+    rejected(r, "deal 0", "7S is not a Mil card")
+
+
+def test_unknown_profile_is_rejected() -> None:
+    r = altered()
+    r["profile"] = "tournament"
+    rejected(r, "unknown Mil profile 'tournament'")
+
+
+def test_truncated_deal_and_extra_actions_are_rejected() -> None:
+    r = altered()
+    r["deals"][0]["actions"].pop()
+    rejected(r, "deal 0", "stop before its end")
+    r = altered()
+    r["deals"][0]["actions"].append(r["deals"][0]["actions"][-1])
+    rejected(r, "deal 0, action 33", "the deal ended at action 32 but 1 more follow")
+
+
+def test_unknown_action_type_is_rejected() -> None:
+    r = altered()
+    r["deals"][0]["actions"][0]["type"] = "double"
+    rejected(r, "deal 0, action 0", "unknown Mil action type 'double'")
+
+
+def test_unknown_format_and_malformed_json_via_loads() -> None:
+    line = (SHARED / BASE[0]).read_text(encoding="utf-8").splitlines()[0]
+    bad_format = line.replace('"format": "tapete/1"', '"format": "tapete/9"')
+    with pytest.raises(RecordError, match=r"^game 1: unknown format 'tapete/9'"):
+        records.loads(line + "\n" + bad_format + "\n")
+    with pytest.raises(RecordError, match=r"^game 2: malformed JSON"):
+        records.loads(line + "\n" + line + "\n" + line[:-1] + "\n")
+
+
+def test_start_position_is_kept_and_checked() -> None:
+    r = next(
+        rec
+        for f in FILES
+        for rec in map(json.loads, f.read_text(encoding="utf-8").splitlines())
+        if "start" in rec
+    )
+    game = records.replay(r)
+    assert game.to_record()["start"] == r["start"]
+    bad = copy.deepcopy(r)
+    bad["start"]["scores"] = [0.25, 0, 0]
+    with pytest.raises(RecordError, match="half points"):
+        records.replay(bad)
