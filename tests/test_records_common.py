@@ -1,0 +1,113 @@
+"""tapete/1 record I/O shared by every game: loads/dumps/load/dump/iter_load and replay
+dispatch (tapete.records)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from tapete import records
+from tapete.errors import RecordError
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "records"
+
+
+def lines(name: str) -> list[str]:
+    return (SHARED / name).read_text(encoding="utf-8").splitlines()
+
+
+def test_loads_and_dumps_round_trip_every_reference_file() -> None:
+    for f in sorted(SHARED.glob("*.jsonl")):
+        text = f.read_text(encoding="utf-8")
+        recs = records.loads(text)
+        assert len(recs) == len(text.splitlines())
+        assert records.loads(records.dumps(recs)) == recs
+        assert records.dumps(recs) == text
+
+
+def test_dumps_one_record_a_line_with_a_final_newline() -> None:
+    r = json.loads(lines("mil-club.jsonl")[0])
+    out = records.dumps(r)
+    assert out.endswith("\n") and out.count("\n") == 1
+    assert records.dumps([r, r]) == out + out
+    assert records.dumps([]) == ""
+
+
+def test_non_ascii_names_are_written_as_text() -> None:
+    r = json.loads(lines("mil-club.jsonl")[0])
+    r["players"] = ["Joã", "Bruno", "Mª Carla"]
+    assert "Joã" in records.dumps(r)
+    assert records.loads(records.dumps(r)) == [r]
+
+
+def test_loads_skips_blank_lines_and_reads_one_pretty_printed_object() -> None:
+    r = json.loads(lines("mil-club.jsonl")[0])
+    assert records.loads("\n\n" + json.dumps(r) + "\n\n") == [r]
+    assert records.loads(json.dumps(r, indent=2)) == [r]
+
+
+def test_load_dump_and_iter_load_files(tmp_path) -> None:
+    recs = records.loads("\n".join(lines("mil-casa.jsonl")[:3]))
+    path = tmp_path / "three.jsonl"
+    records.dump(recs, path)
+    assert records.load(path) == recs
+    assert list(records.iter_load(io.StringIO(path.read_text(encoding="utf-8")))) == recs
+
+
+def test_malformed_json_names_the_game_index() -> None:
+    good = lines("mil-club.jsonl")[0]
+    with pytest.raises(RecordError, match=r"^game 1: malformed JSON") as info:
+        records.loads(good + "\n" + good[:40] + "\n")
+    assert info.value.game == 1 and info.value.deal is None
+
+
+def test_not_an_object_unknown_format_and_unknown_game() -> None:
+    with pytest.raises(RecordError, match=r"^game 0: a record must be a JSON object, not list"):
+        records.loads("[1, 2]")
+    with pytest.raises(RecordError, match=r"^game 0: unknown format None"):
+        records.loads('{"game": "mil"}')
+    with pytest.raises(RecordError, match=r"unknown game 'chess'"):
+        records.loads('{"format": "tapete/1", "game": "chess"}')
+
+
+def test_non_utf8_file_is_a_record_error(tmp_path) -> None:
+    path = tmp_path / "latin1.jsonl"
+    path.write_bytes('{"players": ["Jo\xe3o"]}'.encode("latin-1"))
+    with pytest.raises(RecordError, match="not UTF-8"):
+        records.load(path)
+
+
+def test_iter_load_counts_games_without_blank_lines() -> None:
+    good = lines("mil-club.jsonl")[0]
+    stream = io.StringIO(good + "\n\n" + "{oops\n")
+    it = records.iter_load(stream)
+    next(it)
+    with pytest.raises(RecordError, match=r"^game 1: malformed JSON"):
+        next(it)
+
+
+def test_score_json_keeps_halves() -> None:
+    assert records.score_json(250) == 125 and isinstance(records.score_json(250), int)
+    assert records.score_json(125) == 62.5
+    assert records.score_json(-105) == -52.5
+
+
+@pytest.mark.parametrize("name", ["mil-club.jsonl", "mil-casa.jsonl", "mariage.jsonl"])
+def test_replay_dispatches_on_the_game(name) -> None:
+    rec = json.loads(lines(name)[0])
+    game = records.replay(rec)
+    assert game.name == rec["game"]
+    assert game.to_record() == rec
+
+
+def test_replay_error_carries_the_index_given() -> None:
+    rec = json.loads(lines("mil-club.jsonl")[0])
+    rec["deals"][0]["actions"][0]["value"] = 105
+    with pytest.raises(RecordError, match=r"^game 7, deal 0, action 0: ") as info:
+        records.replay(rec, index=7)
+    assert (info.value.game, info.value.deal, info.value.action) == (7, 0, 0)
+    with pytest.raises(RecordError, match=r"^deal 0, action 0: "):
+        records.replay(rec)
