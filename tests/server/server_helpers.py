@@ -74,8 +74,9 @@ class Session:
     log: list[Received] = field(default_factory=list)
     version: int = 0
     view: dict[str, Any] | None = None
-    #: True from sending an action until the next view arrives
+    #: True from sending an action until a view of a later version arrives
     waiting: bool = False
+    acted_at: int = -1
 
     def receive(self) -> dict[str, Any]:
         m: dict[str, Any] = self.ws.receive_json()
@@ -83,7 +84,8 @@ class Session:
             self.version = m["version"]
         if m["type"] == "view":
             self.view = m["view"]
-            self.waiting = False
+            if m["version"] > self.acted_at:
+                self.waiting = False
         self.log.append(Received(self.version, m))
         return m
 
@@ -101,12 +103,13 @@ class Session:
             if m["type"] != "view":
                 continue
             v = m["view"]
-            if _to_act(v):
+            if not self.waiting and _to_act(v):
                 return v
 
     def act(self, action: dict[str, Any]) -> None:
         self.ws.send_json({"type": "act", "version": self.version, "action": action})
         self.waiting = True
+        self.acted_at = self.version
 
     def play(self, max_actions: int = 100_000, hint_every: int = 0) -> dict[str, Any]:
         """Play random legal actions until the game is over; return the last view."""
