@@ -184,7 +184,7 @@ class MariageGame:
             "legal": [] if over else v["legal"],
             "hand": v["hand"],
             "hand_counts": v["hand_counts"],
-            "deal_number": self.deal_number if not over else len(self.finished),
+            "deal_number": self.deal_number,
             "dealer": v["dealer"],
             "match": list(self.match),
             "target": TARGET,
