@@ -1,0 +1,237 @@
+"""Statistics and Ranking arithmetic, computer-player faults, rules pages and static files,
+migrations, and a check that the card oracle of the other tests does catch a leak."""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import MakeApp
+from server_helpers import Oracle, Received, Session, check_no_leak, new_table
+from sqlalchemy.orm import Session as DBSession
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
+
+import tapete.bots
+from tapete.cards import CARD_NAMES, bits
+from tapete.server import stats
+from tapete.server.db import TableRow, make_engine, upgrade
+
+
+def _result(**kw: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "annulled": False,
+        "declarer": None,
+        "bid": None,
+        "contract": None,
+        "rospis": False,
+        "raw": None,
+        "scores": [0, 0, 0],
+        "bolts": [0, 0, 0],
+        "in_barrel": [False, False, False],
+        "barrel_attempts": [0, 0, 0],
+        "failed_visits": [0, 0, 0],
+    }
+    base.update(kw)
+    return base
+
+
+MIL_RECORD: dict[str, Any] = {
+    "format": "tapete/1",
+    "game": "mil",
+    "profile": "club",
+    "seed": 1,
+    "players": ["Ana", "Bruno", "Carla"],
+    "start": {"in_barrel": [True, False, False]},
+    "deals": [
+        # made 120 (raw 130); seat 0 leaves the barrel? no: still in it
+        {
+            "result": _result(
+                declarer=0, contract=120, raw=[130, 0, 0], in_barrel=[True, False, False]
+            )
+        },
+        # failed 140: leaves the barrel
+        {"result": _result(declarer=0, contract=140, raw=[100, 10, 10])},
+        # annulled deal (redeal): not a contract
+        {"result": _result(annulled=True, declarer=0)},
+        # rospis: counts as failed
+        {"result": _result(declarer=0, bid=100, contract=100, rospis=True)},
+        # someone else declares; seat 0 enters the barrel again
+        {
+            "result": _result(
+                declarer=1, contract=100, raw=[40, 110, 0], in_barrel=[True, False, False]
+            )
+        },
+        {
+            "result": _result(
+                declarer=0, contract=110, raw=[150, 0, 0], in_barrel=[False, False, False]
+            )
+        },
+        {
+            "result": _result(
+                declarer=2, contract=100, raw=[0, 0, 120], in_barrel=[True, False, True]
+            )
+        },
+    ],
+    "scores": [1010, 200, 880],
+    "winner": 0,
+}
+
+
+def test_summarize_mil() -> None:
+    s = stats.summarize(MIL_RECORD, 0)
+    assert (s.contracts_made, s.contracts_failed) == (2, 2)
+    # the start already had seat 0 in the barrel: entries at deals 4 and 6 only
+    assert s.barrel_visits == 2
+    assert s.won and s.points == 1010
+    s2 = stats.summarize(MIL_RECORD, 2)
+    assert (s2.contracts_made, s2.contracts_failed, s2.barrel_visits) == (1, 0, 1)
+    assert not s2.won and s2.points == 880
+
+
+def _insert_table(session: DBSession, game: str, profile: str) -> int:
+    row = TableRow(
+        game=game,
+        profile=profile,
+        seed=1,
+        players=["Ana", "Bruno", "Carla"],
+        levels=[None, "rules", "rules"],
+        token="t" * 32,
+        language="es",
+        status="finished",
+        created_at=datetime.now(UTC),
+        owner="Ana",
+    )
+    session.add(row)
+    session.flush()
+    return row.id
+
+
+def test_ranking_boards_are_apart(tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'r.sqlite3'}")
+    upgrade(engine)
+    upgrade(engine)  # idempotent
+    now = datetime.now(UTC)
+    with DBSession(engine) as session, session.begin():
+        for profile, score, name in [
+            ("club", 1010, "Ana"),
+            ("casa", 1040, "Bea"),
+            ("casa-500", 510, "Ana"),
+            ("club", 1000, "Bea"),
+        ]:
+            rec = dict(MIL_RECORD, profile=profile, scores=[score, 0, 0])
+            tid = _insert_table(session, "mil", profile)
+            stats.record_game(session, table_id=tid, name=name, seat=0, record=rec, when=now)
+        lost = dict(MIL_RECORD, winner=1)
+        tid = _insert_table(session, "mil", "club")
+        stats.record_game(session, table_id=tid, name="Ana", seat=0, record=lost, when=now)
+        mar = {"game": "mariage", "profile": "mariage", "deals": [], "match": [8, 3], "winner": 0}
+        tid = _insert_table(session, "mariage", "mariage")
+        stats.record_game(session, table_id=tid, name="Ana", seat=0, record=mar, when=now)
+    with DBSession(engine) as session:
+        board = stats.ranking(session, "mil", 1000)
+        assert [(e["name"], e["score"], e["profile"]) for e in board] == [
+            ("Bea", 1040, "casa"),
+            ("Ana", 1010, "club"),
+            ("Bea", 1000, "club"),
+        ]
+        assert [e["score"] for e in stats.ranking(session, "mil", 500)] == [510]
+        assert [e["score"] for e in stats.ranking(session, "mariage", 7)] == [8]
+        rows = {(r["game"], r["profile"]): r for r in stats.player_stats(session, "Ana")}
+        club = rows["mil", "club"]
+        assert club["games"] == 2 and club["wins"] == 1 and club["average_points"] == 1010
+        assert club["contracts_made"] == 4 and club["barrel_visits"] == 4
+        assert rows["mariage", "mariage"]["wins"] == 1
+    engine.dispose()
+
+
+def test_ranking_endpoint_defaults(client: TestClient) -> None:
+    assert client.get("/api/ranking").json() == []
+    assert client.get("/api/ranking?game=mariage").json() == []
+    assert client.get("/api/ranking?target=500&limit=5").json() == []
+    assert client.get("/api/stats?name=Nobody").json() == []
+
+
+class _Boom:
+    name = "boom"
+
+    def act(self, view: dict[str, Any], rng: random.Random) -> Any:
+        raise RuntimeError("the bot fell over")
+
+
+class _Slow:
+    name = "slow"
+
+    def act(self, view: dict[str, Any], rng: random.Random) -> Any:
+        time.sleep(0.5)
+        raise AssertionError("never used: the server stops waiting first")
+
+
+@pytest.mark.parametrize("bot", [_Boom(), _Slow()], ids=["raises", "times out"])
+def test_a_faulty_bot_never_stalls_the_game(
+    make_app: MakeApp,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    bot: Any,
+) -> None:
+    monkeypatch.setattr(tapete.bots, "make_bot", lambda *a, **k: bot)
+    app = make_app(bot_timeout_s=0.05)
+    caplog.set_level(logging.WARNING, logger="tapete.server")
+    with TestClient(app) as client:
+        table_id, token = new_table(client, game="mariage", seed=3, max_deals=1)
+        with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
+            last = Session(ws, random.Random(1)).play()
+    assert last["over"]
+    assert "playing the first legal action" in caplog.text
+
+
+def test_rules_pages_index_and_static(make_app: MakeApp, tmp_path: Path) -> None:
+    web = tmp_path / "web"
+    (web / "rules").mkdir(parents=True)
+    (web / "index.html").write_text("<!doctype html><title>Tapete</title>", encoding="utf-8")
+    (web / "app.js").write_text("console.log('hi')", encoding="utf-8")
+    (web / "rules" / "club.es.html").write_text("<h1>Mil</h1>", encoding="utf-8")
+    with TestClient(make_app(web_dir=web)) as client:
+        r = client.get("/")
+        assert r.status_code == 200 and "Tapete" in r.text
+        assert client.get("/static/app.js").text == "console.log('hi')"
+        r = client.get("/rules/club?lang=es")
+        assert r.status_code == 200 and r.text == "<h1>Mil</h1>"
+        assert r.headers["content-type"].startswith("text/html")
+        r = client.get("/rules/club?lang=pt")
+        assert r.status_code == 404 and "not written yet" in r.text
+        assert client.get("/static/nothing.js").status_code == 404
+    with TestClient(make_app(web_dir=tmp_path / "missing")) as client:
+        assert client.get("/").status_code == 404
+        config = client.get("/api/config").json()
+        assert config["games"] == {"mil": ["club", "casa", "casa-500"], "mariage": ["mariage"]}
+        assert config["levels"] == ["random", "rules", "search"]
+        assert config["languages"] == ["es", "pt", "en"] and config["default_delay_ms"] == 0
+
+
+def test_the_oracle_catches_a_leak(app: Starlette, client: TestClient) -> None:
+    table_id, _ = new_table(client, game="mil", seed=9)
+    oracle = Oracle(app, table_id, 0)
+    hidden = sorted(oracle.forbidden(0))
+    assert len(hidden) == 17  # 7 + 7 cards of the others and the 3 of the talon
+    state = app.state.manager.get(table_id).game.state
+    assert {CARD_NAMES[c] for c in bits(state.hands[1])} <= set(hidden)
+    leak = Received(0, {"type": "view", "version": 0, "view": {"hand": [hidden[0]]}, "event": None})
+    with pytest.raises(AssertionError, match="was sent"):
+        check_no_leak(app, table_id, [leak], 0)
+    give = Received(
+        0,
+        {
+            "type": "view",
+            "version": 0,
+            "view": {},
+            "event": {"seat": 1, "action": {"type": "give", "card": "9S", "to": 2}},
+        },
+    )
+    with pytest.raises(AssertionError, match="give card leaked"):
+        check_no_leak(app, table_id, [give], 0)
