@@ -1,0 +1,226 @@
+"""Load benchmark of the web server (not a test).
+
+Starts the app with uvicorn on 127.0.0.1 (a free port, a temporary SQLite file) in a child
+process, opens N tables at once, and drives each table's seat 0 over a real WebSocket with
+random legal actions while the server's computer players take the other seats. Reports the
+action latency (client send -> the view of that action received: parse, engine, one SQLite
+transaction, views for every listener, JSON, loopback), and the server's CPU seconds per
+table and per action. Only loopback traffic.
+
+    .venv/bin/python benchmarks/bench_server.py --tables 20 --game mil --deals 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SERVER_CODE = """
+import sys, uvicorn
+from tapete.server.app import create_app
+url, port, delay = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+app = create_app(url, delay, rate_limit=1_000_000)
+uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", ws_max_size=65536)
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks
+
+
+def http_json(url: str, body: dict[str, Any] | None = None) -> Any:
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, headers={"content-type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return json.loads(r.read())
+
+
+@dataclass
+class Totals:
+    latencies: list[float] = field(default_factory=list)
+    actions: int = 0  # every action applied at the tables (all seats)
+    sent: int = 0
+    finished: int = 0
+    done: int = 0
+    errors: int = 0
+
+
+async def drive(
+    base: str, ws_base: str, index: int, args: argparse.Namespace, totals: Totals, deadline: float
+) -> None:
+    import websockets
+
+    levels = ["random"] * (2 if args.game == "mil" else 1)
+    if args.levels:
+        levels = args.levels.split(",")
+    body = {
+        "game": args.game,
+        "name": f"bench{index}",
+        "levels": levels,
+        "seed": args.seed + index,
+        "max_deals": args.deals,
+    }
+    created = await asyncio.to_thread(http_json, f"{base}/api/tables", body)
+    rng = random.Random(args.seed * 1000 + index)
+    url = f"{ws_base}/ws/{created['table']}?token={created['token']}"
+    version = 0
+    try:
+        async with websockets.connect(url, max_size=2**22) as ws:
+            sent_at: float | None = None
+            sent_version = -1
+            while time.monotonic() < deadline:
+                try:
+                    text = await asyncio.wait_for(ws.recv(), timeout=deadline - time.monotonic())
+                except TimeoutError:
+                    break
+                m = json.loads(text)
+                if m["type"] != "view":
+                    totals.errors += 1
+                    continue
+                version = m["version"]
+                if sent_at is not None and version > sent_version:
+                    totals.latencies.append(time.perf_counter() - sent_at)
+                    sent_at = None
+                view = m["view"]
+                if view["over"]:
+                    totals.finished += 1
+                    break
+                if sent_at is None and view["turn"] == 0 and view["legal"]:
+                    sent_at = time.perf_counter()
+                    sent_version = version
+                    await ws.send(
+                        json.dumps(
+                            {"type": "act", "version": version, "action": rng.choice(view["legal"])}
+                        )
+                    )
+                    totals.sent += 1
+    finally:
+        totals.actions += version
+        totals.done += 1
+
+
+async def progress(totals: Totals, n: int, start: float, stop: asyncio.Event) -> None:
+    while not stop.is_set():
+        print(
+            f"\r{time.monotonic() - start:6.1f} s  tables done {totals.done}/{n}  "
+            f"person actions {totals.sent}  latencies {len(totals.latencies)}",
+            end="",
+            file=sys.stderr,
+            flush=True,
+        )
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), timeout=1.0)
+    print(file=sys.stderr)
+
+
+async def run(args: argparse.Namespace, port: int, pid: int) -> Totals:
+    base = f"http://127.0.0.1:{port}"
+    ws_base = f"ws://127.0.0.1:{port}"
+    totals = Totals()
+    start = time.monotonic()
+    deadline = start + args.time_limit
+    stop = asyncio.Event()
+    ticker = asyncio.create_task(progress(totals, args.tables, start, stop))
+    results = await asyncio.gather(
+        *(drive(base, ws_base, i, args, totals, deadline) for i in range(args.tables)),
+        return_exceptions=True,
+    )
+    stop.set()
+    await ticker
+    failures = [r for r in results if isinstance(r, BaseException)]
+    if failures:
+        print(f"{len(failures)} table driver(s) failed: {failures[0]!r}", file=sys.stderr)
+    return totals
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--tables", type=int, default=20, help="concurrent tables (1..500)")
+    p.add_argument("--game", choices=("mil", "mariage"), default="mil")
+    p.add_argument("--deals", type=int, default=2, help="deals per table (max_deals)")
+    p.add_argument("--levels", default="", help="computer levels, e.g. random,rules")
+    p.add_argument("--delay-ms", type=int, default=0, help="the server's bot delay")
+    p.add_argument("--time-limit", type=float, default=120.0, help="seconds")
+    p.add_argument("--seed", type=int, default=1)
+    args = p.parse_args()
+    if not 1 <= args.tables <= 500:
+        p.error("--tables must be from 1 to 500")
+
+    port = free_port()
+    tmp = tempfile.TemporaryDirectory(prefix="tapete-bench-")
+    url = f"sqlite:///{Path(tmp.name) / 'bench.sqlite3'}"
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVER_CODE, url, str(port), str(args.delay_ms)], env=env
+    )
+    try:
+        for _ in range(300):
+            try:
+                http_json(f"http://127.0.0.1:{port}/api/config")
+                break
+            except OSError:
+                if server.poll() is not None:
+                    print("the server did not start", file=sys.stderr)
+                    return 1
+                time.sleep(0.1)
+        cpu0 = cpu_seconds(server.pid)
+        wall0 = time.monotonic()
+        totals = asyncio.run(run(args, port, server.pid))
+        wall = time.monotonic() - wall0
+        cpu = cpu_seconds(server.pid) - cpu0
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+        tmp.cleanup()
+
+    lat = sorted(totals.latencies)
+    if not lat:
+        print("no action was measured", file=sys.stderr)
+        return 1
+    p99 = lat[min(len(lat) - 1, round(0.99 * (len(lat) - 1)))]
+    print(
+        f"{args.tables} {args.game} tables ({args.deals} deal(s) each, computer levels "
+        f"{args.levels or 'random'}, delay {args.delay_ms} ms): "
+        f"{totals.finished} finished, {totals.actions} actions "
+        f"({totals.sent} by the benchmark's seat 0) in {wall:.1f} s"
+    )
+    print(
+        f"latency (send -> view of that action): median {statistics.median(lat) * 1000:.1f} ms, "
+        f"p99 {p99 * 1000:.1f} ms, max {lat[-1] * 1000:.1f} ms over {len(lat)} actions"
+    )
+    print(
+        f"server CPU: {cpu:.2f} s = {cpu / args.tables:.3f} s per table, "
+        f"{cpu / max(1, totals.actions) * 1000:.2f} ms per action; "
+        f"{totals.actions / wall:.0f} actions/s; error messages {totals.errors}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
