@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from sqlalchemy import select, update
+from sqlalchemy import insert, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -49,6 +49,12 @@ log = logging.getLogger("tapete.server")
 
 #: seats per game
 SEATS: dict[str, int] = {"mil": 3, "mariage": 2}
+
+_INSERT_ACTION = insert(ActionRow)
+
+#: bots cheap enough to run on the event loop (the others think in a worker thread, with a
+#: time limit)
+_INLINE_BOTS = frozenset({"random"})
 
 _BOT_NAMES = ("Bruno", "Carla", "Dora", "Emil")
 
@@ -375,12 +381,21 @@ class TableManager:
         data = action.to_json()
         n = table.version
         try:
-            with self.sessions.begin() as session:
-                session.add(
-                    ActionRow(table_id=table.id, n=n, seat=seat, action=data, created_at=utcnow())
+            with self.engine.begin() as connection:
+                connection.execute(
+                    _INSERT_ACTION,
+                    {
+                        "table_id": table.id,
+                        "n": n,
+                        "seat": seat,
+                        "action": data,
+                        "created_at": utcnow(),
+                    },
                 )
                 if table.game.over:
-                    self._finish(session, table)
+                    with Session(bind=connection) as session:
+                        self._finish(session, table)
+                        session.flush()
         except Exception:
             log.exception("table %s: could not store action %d %s", table.id, n, data)
             table.broken = True
@@ -513,6 +528,8 @@ class TableManager:
         # across restarts
         rng.seed(f"{table.seed}:{seat}:{version}")
         try:
+            if getattr(bot, "name", None) in _INLINE_BOTS:
+                return bot.act(view, rng)
             return await asyncio.wait_for(
                 asyncio.to_thread(bot.act, view, rng), timeout=self.bot_timeout_s
             )
