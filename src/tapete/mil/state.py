@@ -346,11 +346,17 @@ class State:
         phase = self.phase
         if phase is _PH_PLAY:
             mask = self.play_mask()
-            if self.trick or not self.tricks or not self._holds_pair(self.turn):
+            h = self.hands[self.turn]
+            if (
+                self.trick
+                or not self.tricks
+                or not (h & _P0 == _P0 or h & _P1 == _P1 or h & _P2 == _P2 or h & _P3 == _P3)
+            ):
                 # no marriage can be announced: the plain plays, weakest int first
-                lo = _HALF_PLAYS.get(mask & _LOW_HALF) or _half_plays(mask & _LOW_HALF)
-                hi = _HALF_PLAYS.get(mask & _HIGH_HALF) or _half_plays(mask & _HIGH_HALF)
-                return [*lo, *hi]
+                try:
+                    return [*_HALF_PLAYS[mask & _LOW_HALF], *_HALF_PLAYS[mask & _HIGH_HALF]]
+                except KeyError:
+                    return [*_half_plays(mask & _LOW_HALF), *_half_plays(mask & _HIGH_HALF)]
             out: list[MilAction] = []
             auto = self.profile.auto_marriage
             for c in bits(mask):
@@ -533,11 +539,17 @@ class State:
             # fast path for the common case: a legal card, the right marriage flag
             c = action.card
             if 0 <= c < 32 and self.play_mask() >> c & 1:
-                can = not self.trick and bool(self.tricks) and self.can_announce(c)
-                if action.marriage is can or (can and not self.profile.auto_marriage):
-                    self.history.append((self.turn, action))
-                    self.play_card(c, action.marriage)
-                    return
+                if self.trick or not self.tricks:
+                    if not action.marriage:  # following, or the first lead: never announces
+                        self.history.append((self.turn, action))
+                        self.play_card(c)
+                        return
+                else:
+                    can = self.can_announce(c)
+                    if action.marriage is can or (can and not self.profile.auto_marriage):
+                        self.history.append((self.turn, action))
+                        self.play_card(c, action.marriage)
+                        return
         why = self._why_illegal(action)
         if why is not None:
             raise IllegalActionError(f"seat {self.turn} cannot {action}: {why}")
