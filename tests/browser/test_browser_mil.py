@@ -20,7 +20,7 @@ TITLES = {"es": "Hoja de puntos", "pt": "Folha de pontos", "en": "Score sheet"}
 BID = {"es": "Pujar", "pt": "Licitar", "en": "Bid"}
 
 
-@pytest.mark.parametrize(("lang", "profile"), [("es", "club"), ("pt", "casa"), ("en", "casa-500")])
+@pytest.mark.parametrize(("lang", "profile"), [("es", "club"), ("pt", "casa"), ("en", "club")])
 def test_full_mil_deal(new_page, live_server, artifacts, lang: str, profile: str) -> None:
     page = new_page(locale=LOCALES[lang])
     start_game(page, live_server.url, f"mil-{profile}", name=f"Ana-{lang}")

@@ -169,7 +169,7 @@ def test_end_screen_record_stats_and_ranking(new_page, live_server, artifacts) -
 
 def test_phone_width(new_page, live_server, artifacts) -> None:
     page = new_page(locale="es-ES", width=390, height=844)
-    start_game(page, live_server.url, "mil-casa")
+    start_game(page, live_server.url, "mil-casa-500")
     wait_turn(page)
     rng = random.Random(1)
     log: list[str] = []
