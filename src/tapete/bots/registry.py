@@ -170,15 +170,19 @@ def make_safe_bot(
     return SafeBot(game, inner, hard_limit=None if hard is None else float(hard))
 
 
-_SUGGESTERS: dict[str, SafeBot] = {}
+#: one suggesting bot per (game, players, seat): a Mariage bot remembers the tricks it saw
+_SUGGESTERS: dict[tuple[Any, ...], SafeBot] = {}
 
 
 def suggest(game: str, view: JSON) -> tuple[Any, str]:
     """The ``search`` player's action for ``view`` and a one-line reason for a person."""
-    bot = _SUGGESTERS.get(game)
+    key = (game, view.get("profile"), tuple(view.get("players") or ()), view.get("seat"))
+    bot = _SUGGESTERS.get(key)
     if bot is None:
+        if len(_SUGGESTERS) > 256:
+            _SUGGESTERS.clear()
         bot = make_safe_bot(game, "search", profile=view.get("profile"))
-        _SUGGESTERS[game] = bot
+        _SUGGESTERS[key] = bot
     seed = hash((view.get("seat"), view.get("deal_number"), len(view.get("legal") or ()))) & 0xFFFF
     t0 = time.perf_counter()
     action, reason = bot.explain(view, random.Random(seed))
