@@ -556,9 +556,13 @@ class State:
         self._do(action)
 
     def push(self, action: MilAction) -> None:
-        """Apply ``action`` and remember how to undo it with :meth:`pop`."""
-        self._undo.append(self._snapshot())
+        """Apply ``action`` and remember how to undo it with :meth:`pop`.
+
+        An illegal action raises :class:`IllegalActionError` and leaves nothing to pop.
+        """
+        snapshot = self._snapshot()
         self.apply(action)
+        self._undo.append(snapshot)
 
     def pop(self) -> None:
         """Undo the last :meth:`push`."""
