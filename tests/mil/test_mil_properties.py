@@ -196,3 +196,25 @@ def test_games_from_near_the_end_finish_and_round_trip(profile, seed, dealer) ->
         assert game.scores[game.winner] >= p.target
         _, last = game.deals[-1]
         assert last.declarer == game.winner and not last.annulled
+
+
+def test_an_illegal_push_leaves_nothing_to_pop() -> None:
+    from tapete.errors import IllegalActionError
+    from tapete.mil import Bid, Pass
+
+    rng = random.Random(4)
+    hands, talon = deal_cards(rng)
+    st = State(PROFILES["club"], 2, hands, talon)
+    while st.phase is not Phase.BIDDING:
+        st = State(PROFILES["club"], 2, *deal_cards(rng))
+    before = snapshot(st)
+    try:
+        st.push(Pass())  # the opener must bid 100
+    except IllegalActionError:
+        pass
+    else:  # pragma: no cover
+        raise AssertionError("push(Pass()) should be refused")
+    assert snapshot(st) == before and st._undo == []
+    st.push(Bid(100))
+    st.pop()
+    assert snapshot(st) == before
