@@ -196,3 +196,24 @@ def test_new_game_views_are_json_only() -> None:
 
     g: Any = new_game("mil", "club", seed=1)
     json.dumps(g.view(g.turn))
+
+
+def test_mariage_tracker_knows_every_card_after_exhaustion() -> None:
+    """Seeing every view of its seat, a Mariage bot can tell the opponent's hand exactly once
+    the stock is exhausted (the view itself shows only the last trick)."""
+    from tapete.bots.sampling import MariageTracker
+
+    checked = 0
+    for seed in range(2):
+        g: Any = new_game("mariage", seed=seed, max_deals=2)
+        bots = [strong("mariage", "rules"), strong("mariage", "rules")]
+        trackers = [MariageTracker(), MariageTracker()]
+        while not g.over:
+            s = g.turn
+            v = g.view(s)
+            info = trackers[s].update(v)
+            if v["phase"] == "strict" and not v["closed"]:
+                assert info.unseen | info.opp_known == g.state.hands[1 - s]
+                checked += 1
+            g.apply(bots[s].act(v, random.Random(0)))
+    assert checked > 5
