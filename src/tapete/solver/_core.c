@@ -15,9 +15,11 @@
 #include <string.h>
 
 #define INF 10000
-#define TT_BITS 20
+#define MAX_GAIN 400 /* 120 card points + 280 in marriages */
+#define TT_BITS 18
 #define TT_SIZE (1u << TT_BITS)
 #define MAX_MOVES 16
+
 
 typedef struct {
     uint64_t k1;
@@ -30,6 +32,7 @@ typedef struct {
 static Entry *tt = NULL;
 static uint16_t tt_gen = 0;
 static unsigned long long node_count = 0;
+
 
 static int POINTS[32];
 static int BYTE_POINTS[256];
@@ -97,6 +100,88 @@ typedef struct {
 } Move;
 
 static int search(int leader, int trump, int mok, int n, const int *t, int alpha, int beta);
+
+
+/* Sum of the points of the j lowest cards of mask m. */
+static inline int lowest_points(uint32_t m, int j) {
+    int p = 0;
+    while (j-- > 0 && m) {
+        p += POINTS[__builtin_ctz(m)];
+        m &= m - 1;
+    }
+    return p;
+}
+
+static inline int highest_points(uint32_t m, int j, uint32_t *used) {
+    int p = 0;
+    while (j-- > 0 && m) {
+        int c = top_card(m);
+        p += POINTS[c];
+        *used |= 1u << c;
+        m &= ~(1u << c);
+    }
+    return p;
+}
+
+/* Sum of the points of the j lowest-scoring cards of hand h (any suits): card points grow
+ * with rank, so take the cards rank by rank from the bottom. */
+static inline int lowest_hand_points(uint32_t h, int j) {
+    int p = 0;
+    for (int r = 2; r < 8 && j > 0; r++) {
+        int cnt = __builtin_popcount(h & (0x01010101u << r));
+        if (cnt > j) cnt = j;
+        p += cnt * RANK_POINTS[r];
+        j -= cnt;
+    }
+    return p;
+}
+
+/* Points the leader's side is sure to take from a trick boundary by cashing the leader's
+ * top cards, the lead staying with the leader: per suit, the cards above every card of the
+ * others; in a side suit (when a trump exists) no more of them than any other player who
+ * holds a trump has cards of that suit, so nobody can ruff; side suits first, trumps last.
+ * The others' cards count at their lowest: a trump holder follows suit in the side suits
+ * (lowest cards of that suit); anyone else may discard, so counts as their lowest cards
+ * overall. *cashed gets the leader's cards used, *tricks the number of tricks. */
+static int sure_points(int leader, int trump, uint32_t *cashed, int *tricks) {
+    uint32_t lh = H[leader];
+    uint32_t oh[2] = {H[(leader + 1) % 3], H[(leader + 2) % 3]};
+    int has_trump[2];
+    for (int i = 0; i < 2; i++) has_trump[i] = trump >= 0 && (oh[i] & SUITM[trump]) != 0;
+    int total = 0, m_total = 0, m_suit[4] = {0, 0, 0, 0};
+    *cashed = 0;
+    for (int s = 0; s < 4; s++) {
+        uint32_t L = lh & SUITM[s];
+        if (!L) continue;
+        uint32_t O = (oh[0] | oh[1]) & SUITM[s];
+        int m = O ? __builtin_popcount(L & ABOVE[top_card(O)]) : __builtin_popcount(L);
+        if (trump >= 0 && s != trump) {
+            for (int i = 0; i < 2; i++) {
+                if (has_trump[i]) {
+                    int cnt = __builtin_popcount(oh[i] & SUITM[s]);
+                    if (cnt < m) m = cnt;
+                }
+            }
+        }
+        if (m <= 0) continue;
+        m_suit[s] = m;
+        m_total += m;
+        total += highest_points(L, m, cashed);
+    }
+    if (m_total) {
+        for (int i = 0; i < 2; i++) {
+            if (has_trump[i]) {
+                for (int s = 0; s < 4; s++)
+                    if (m_suit[s]) total += lowest_points(oh[i] & SUITM[s], m_suit[s]);
+            } else {
+                total += lowest_hand_points(oh[i], m_total);
+            }
+        }
+    }
+    *tricks = m_total;
+    return total;
+}
+
 
 static int last_trick(int leader, int trump) {
     int a = __builtin_ctz(H[leader]);
@@ -194,8 +279,26 @@ static int search(int leader, int trump, int mok, int n, const int *t, int alpha
         }
         int ub = mask_points(H[0] | H[1] | H[2]);
         uint32_t dh = H[DECL];
+        int best_pair = 0;
         for (int s = 0; s < 4; s++)
             if ((dh & pair_mask(s)) == pair_mask(s)) ub += MV[s];
+        {
+            uint32_t cashed;
+            int tricks;
+            int sure = sure_points(leader, trump, &cashed, &tricks);
+            if (leader == DECL) {
+                if (mok || tricks) {
+                    for (int s = 0; s < 4; s++)
+                        if ((dh & pair_mask(s)) == pair_mask(s) && !(cashed & pair_mask(s)) &&
+                            MV[s] > best_pair)
+                            best_pair = MV[s];
+                }
+                sure += best_pair;
+                if (sure >= beta) return sure;
+            } else {
+                ub -= sure;
+            }
+        }
         if (ub <= alpha) return ub;
     }
     int maximize = seat == DECL;
@@ -205,11 +308,58 @@ static int search(int leader, int trump, int mok, int n, const int *t, int alpha
     Move mv[MAX_MOVES];
     int k = gen_moves(mv, seat, leader, trump, mok, n, t, tt_best);
     int nt[3];
-    for (int i = 0; i < n; i++) nt[i] = t[i];
+    uint32_t live = H[0] | H[1] | H[2];
+    for (int i = 0; i < n; i++) {
+        nt[i] = t[i];
+        live |= 1u << t[i];
+    }
+    /* Equivalent cards: two cards of the seat with no live card between them lead to
+     * positions that differ only in which of the two is played now, so their values differ
+     * by at most their point difference. done_val holds the bound found for each card
+     * searched (upper for the declarer, lower for a defender). Cards of a held K-Q pair are
+     * left out: playing one breaks the pair, playing a neighbour does not. */
+    int done_val[32];
+    uint32_t done = 0;
+    uint32_t paired = 0;
+    {
+        uint32_t hand = H[seat];
+        for (int s = 0; s < 4; s++)
+            if ((hand & pair_mask(s)) == pair_mask(s)) paired |= pair_mask(s);
+    }
     for (int i = 0; i < k; i++) {
         int code = mv[i].move;
         int c = code & 31;
         int v;
+        if (!(code & 32) && !(paired >> c & 1) && done) {
+            int have = 0, bound = 0;
+            uint32_t below = live & SUITM[c >> 3] & ((1u << c) - 1u);
+            uint32_t above = live & ABOVE[c];
+            if (below) {
+                int x = top_card(below);
+                if (done >> x & 1) {
+                    int d = POINTS[c] - POINTS[x];
+                    if (d < 0) d = -d;
+                    bound = maximize ? done_val[x] + d : done_val[x] - d;
+                    have = 1;
+                }
+            }
+            if (above) {
+                int x = __builtin_ctz(above);
+                if (done >> x & 1) {
+                    int d = POINTS[c] - POINTS[x];
+                    if (d < 0) d = -d;
+                    int b2 = maximize ? done_val[x] + d : done_val[x] - d;
+                    if (!have || (maximize ? b2 < bound : b2 > bound)) bound = b2;
+                    have = 1;
+                }
+            }
+            if (have && (maximize ? bound <= alpha : bound >= beta)) {
+                done |= 1u << c;
+                done_val[c] = bound;
+                if (maximize ? bound > best_value : bound < best_value) best_value = bound;
+                continue;
+            }
+        }
         H[seat] ^= 1u << c;
         if (n == 2) {
             int win = t[0], w = 0;
@@ -228,6 +378,10 @@ static int search(int leader, int trump, int mok, int n, const int *t, int alpha
             v = search(leader, trump, mok, n + 1, nt, alpha, beta);
         }
         H[seat] ^= 1u << c;
+        if (!(code & 32) && !(paired >> c & 1)) {
+            done |= 1u << c;
+            done_val[c] = v;
+        }
         if (maximize) {
             if (v > best_value) {
                 best_value = v;
@@ -271,17 +425,20 @@ static int search(int leader, int trump, int mok, int n, const int *t, int alpha
     return best_value;
 }
 
-static int mtdf(int leader, int trump, int mok, int n, const int *t, int guess) {
-    int lo = -INF, hi = INF, g = guess;
+
+/* The exact value by zero-window searches: bisect the interval [lo, hi] known to hold it,
+ * narrowing it with the fail-soft value each search returns. */
+static int solve_exact(int leader, int trump, int mok, int n, const int *t) {
+    int lo = 0, hi = MAX_GAIN;
     while (lo < hi) {
-        int beta = g == lo ? g + 1 : g;
-        g = search(leader, trump, mok, n, t, beta - 1, beta);
-        if (g < beta)
-            hi = g;
-        else
+        int beta = (lo + hi + 1) / 2;
+        int g = search(leader, trump, mok, n, t, beta - 1, beta);
+        if (g >= beta)
             lo = g;
+        else
+            hi = g;
     }
-    return g;
+    return lo;
 }
 
 /* ---- Python glue -------------------------------------------------------------------- */
@@ -295,27 +452,28 @@ static void new_generation(void) {
     node_count = 0;
 }
 
-/* Parse (h0, h1, h2, declarer, leader, trick, trump, mok, casa, x[, y]). */
-static int parse_root(PyObject *args, int *leader, int *trump, int *mok, int *n, int *t, int *x,
-                      int *y, int want_y) {
+/* Parse (h0, h1, h2, declarer, leader, trick, trump, mok, casa[, alpha, beta]) into the
+ * globals and the root trick. */
+static int parse_root(PyObject *args, int *leader, int *trump, int *mok, int *n, int *t,
+                      int *alpha, int *beta, int want_window) {
     unsigned long h0, h1, h2;
     int decl, casa;
     PyObject *trick;
-    *y = 0;
-    if (want_y) {
+    if (want_window) {
         if (!PyArg_ParseTuple(args, "kkkiiOiiiii", &h0, &h1, &h2, &decl, leader, &trick, trump,
-                              mok, &casa, x, y))
+                              mok, &casa, alpha, beta))
             return -1;
     } else {
-        if (!PyArg_ParseTuple(args, "kkkiiOiiii", &h0, &h1, &h2, &decl, leader, &trick, trump,
-                              mok, &casa, x))
+        if (!PyArg_ParseTuple(args, "kkkiiOiii", &h0, &h1, &h2, &decl, leader, &trick, trump, mok,
+                              &casa))
             return -1;
     }
     PyObject *seq = PySequence_Fast(trick, "trick must be a sequence of cards");
     if (!seq) return -1;
     Py_ssize_t len = PySequence_Fast_GET_SIZE(seq);
     if (len > 2 || decl < 0 || decl > 2 || *leader < 0 || *leader > 2 || *trump < -1 ||
-        *trump > 3) {
+        *trump > 3 || ((h0 | h1 | h2) & 0x03030303ul) || (h0 & h1) || (h0 & h2) || (h1 & h2) ||
+        ((h0 | h1 | h2) >> 32)) {
         Py_DECREF(seq);
         PyErr_SetString(PyExc_ValueError, "invalid solver position");
         return -1;
@@ -343,10 +501,10 @@ static int parse_root(PyObject *args, int *leader, int *trump, int *mok, int *n,
     return 0;
 }
 
-static PyObject *py_mtdf(PyObject *self, PyObject *args) {
-    int leader, trump, mok, n, t[3], guess, unused;
-    if (parse_root(args, &leader, &trump, &mok, &n, t, &guess, &unused, 0) < 0) return NULL;
-    return PyLong_FromLong(mtdf(leader, trump, mok, n, t, guess));
+static PyObject *py_solve(PyObject *self, PyObject *args) {
+    int leader, trump, mok, n, t[3], alpha, beta;
+    if (parse_root(args, &leader, &trump, &mok, &n, t, &alpha, &beta, 0) < 0) return NULL;
+    return PyLong_FromLong(solve_exact(leader, trump, mok, n, t));
 }
 
 static PyObject *py_search(PyObject *self, PyObject *args) {
@@ -365,9 +523,9 @@ static PyObject *py_nodes(PyObject *self, PyObject *unused) {
 }
 
 static PyMethodDef methods[] = {
-    {"mtdf", py_mtdf, METH_VARARGS,
-     "mtdf(h0, h1, h2, declarer, leader, trick, trump, mok, casa, guess) -> points still to "
-     "gain (exact)"},
+    {"solve", py_solve, METH_VARARGS,
+     "solve(h0, h1, h2, declarer, leader, trick, trump, mok, casa) -> the declarer's points "
+     "still to gain (exact)"},
     {"search", py_search, METH_VARARGS,
      "search(h0, h1, h2, declarer, leader, trick, trump, mok, casa, alpha, beta) -> fail-soft "
      "alpha-beta value"},

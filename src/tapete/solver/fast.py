@@ -37,6 +37,8 @@ __all__ = ["BACKEND", "INF", "PySearch", "Session", "root_args"]
 BACKEND: Final = "c" if _core is not None else "python"
 
 INF: Final = 10_000
+#: no deal gives more: 120 card points and all four marriages (280)
+MAX_GAIN: Final = 400
 _POINTS: Final = tuple(mask_points(1 << c) for c in range(32))
 _PAIRS: Final = tuple((1 << (s * 8 + KING)) | (1 << (s * 8 + QUEEN)) for s in range(4))
 _MV: Final = MARRIAGE_VALUES
@@ -63,6 +65,82 @@ def _beats(c: int, best: int, trump: int) -> bool:
     return c >> 3 == trump
 
 
+_RANK_MASKS: Final = tuple(0x01010101 << r for r in range(8))
+_RANK_POINTS: Final = (0, 0, 0, 2, 3, 4, 10, 11)
+
+
+def _lowest_points(mask: int, j: int) -> int:
+    """Points of the ``j`` lowest cards of ``mask`` (card points grow with rank)."""
+    p = 0
+    while j > 0 and mask:
+        low = mask & -mask
+        p += _POINTS[low.bit_length() - 1]
+        mask ^= low
+        j -= 1
+    return p
+
+
+def _lowest_hand_points(hand: int, j: int) -> int:
+    """Points of the ``j`` lowest-scoring cards of ``hand``, any suits."""
+    p = 0
+    for r in range(2, 8):
+        if j <= 0:
+            break
+        cnt = min((hand & _RANK_MASKS[r]).bit_count(), j)
+        p += cnt * _RANK_POINTS[r]
+        j -= cnt
+    return p
+
+
+def sure_points(lead: int, others: tuple[int, int], trump: int) -> tuple[int, int, int]:
+    """``(points, tricks, cashed)``: what the leader's side is sure to take at a trick
+    boundary by cashing the leader's top cards while keeping the lead.
+
+    Per suit, the leader's cards above every card the others hold; in a side suit (when a
+    trump exists) no more of them than any other player holding a trump has cards of that
+    suit, so nobody can ruff. Side suits are cashed first, trumps last. The others' cards
+    count at their lowest: a trump holder follows suit in the side suits; anyone else may
+    discard, so counts as their lowest cards overall. ``cashed`` is the mask of the
+    leader's cards used.
+    """
+    has_trump = [trump >= 0 and bool(o & SUIT_MASKS[trump]) for o in others]
+    total = m_total = cashed = 0
+    m_suit = [0, 0, 0, 0]
+    both = others[0] | others[1]
+    for s in range(4):
+        lead_s = lead & SUIT_MASKS[s]
+        if not lead_s:
+            continue
+        other_s = both & SUIT_MASKS[s]
+        m = (
+            (lead_s & ABOVE[other_s.bit_length() - 1]).bit_count()
+            if other_s
+            else lead_s.bit_count()
+        )
+        if trump >= 0 and s != trump:
+            for i in range(2):
+                if has_trump[i]:
+                    m = min(m, (others[i] & SUIT_MASKS[s]).bit_count())
+        if m <= 0:
+            continue
+        m_suit[s] = m
+        m_total += m
+        for _ in range(m):
+            top = lead_s.bit_length() - 1
+            total += _POINTS[top]
+            cashed |= 1 << top
+            lead_s ^= 1 << top
+    if m_total:
+        for i in range(2):
+            if has_trump[i]:
+                for s in range(4):
+                    if m_suit[s]:
+                        total += _lowest_points(others[i] & SUIT_MASKS[s], m_suit[s])
+            else:
+                total += _lowest_hand_points(others[i], m_total)
+    return total, m_total, cashed
+
+
 def root_args(pos: MilPosition) -> tuple[int, int, int, int, int, tuple[int, ...], int, int, int]:
     """The flat arguments both searches take: h0, h1, h2, declarer, leader, trick, trump,
     marriages_allowed, casa."""
@@ -77,6 +155,26 @@ def root_args(pos: MilPosition) -> tuple[int, int, int, int, int, tuple[int, ...
         1 if pos.tricks_played >= 1 else 0,
         1 if is_casa(pos) else 0,
     )
+
+
+def _neighbour_bound(c: int, live: int, done: dict[int, int], maximize: bool) -> int | None:
+    """A bound on the value of playing ``c`` from an equivalent card searched before: the
+    nearest live card of the suit below or above ``c``, if it was searched from this node.
+    Two such cards differ only in card points, so the values differ by at most that."""
+    bounds = []
+    below = live & SUIT_MASKS[c >> 3] & ((1 << c) - 1)
+    if below:
+        x = below.bit_length() - 1
+        if x in done:
+            bounds.append(done[x] + abs(_POINTS[c] - _POINTS[x]) * (1 if maximize else -1))
+    above = live & ABOVE[c]
+    if above:
+        x = _low(above)
+        if x in done:
+            bounds.append(done[x] + abs(_POINTS[c] - _POINTS[x]) * (1 if maximize else -1))
+    if not bounds:
+        return None
+    return min(bounds) if maximize else max(bounds)
 
 
 class PySearch:
@@ -192,13 +290,47 @@ class PySearch:
             for s in range(4):
                 if dh & _PAIRS[s] == _PAIRS[s]:
                     ub += _MV[s]
+            sure, tricks, cashed = sure_points(
+                hand, (h[(leader + 1) % 3], h[(leader + 2) % 3]), trump
+            )
+            if leader == decl:
+                if mok or tricks:
+                    sure += max(
+                        (
+                            _MV[s]
+                            for s in range(4)
+                            if dh & _PAIRS[s] == _PAIRS[s] and not cashed & _PAIRS[s]
+                        ),
+                        default=0,
+                    )
+                if sure >= beta:
+                    return sure
+            else:
+                ub -= sure
             if ub <= alpha:
                 return ub
         maximize = seat == decl
         a0, b0 = alpha, beta
         best_value = -INF if maximize else INF
         best_card = -1
+        live = h[0] | h[1] | h[2]
+        for played in trick:
+            live |= 1 << played
+        paired = 0
+        for s in range(4):
+            if h[seat] & _PAIRS[s] == _PAIRS[s]:
+                paired |= _PAIRS[s]
+        # Equivalent cards (see the module docstring): bound found for each card searched,
+        # upper for the declarer, lower for a defender.
+        done: dict[int, int] = {}
         for c, announce in self._ordered(seat, leader, trump, mok, trick, tt_best):
+            if not announce and not paired >> c & 1 and done:
+                bound = _neighbour_bound(c, live, done, maximize)
+                if bound is not None and (bound <= alpha if maximize else bound >= beta):
+                    done[c] = bound
+                    if (bound > best_value) if maximize else (bound < best_value):
+                        best_value = bound
+                    continue
             h[seat] ^= 1 << c
             if n == 2:
                 t = (*trick, c)
@@ -217,6 +349,8 @@ class PySearch:
             else:
                 v = self.search(leader, trump, mok, (*trick, c), alpha, beta)
             h[seat] ^= 1 << c
+            if not announce and not paired >> c & 1:
+                done[c] = v
             if maximize:
                 if v > best_value:
                     best_value, best_card = v, c | (32 if announce else 0)
@@ -245,20 +379,18 @@ class PySearch:
             self.tt[key] = (lo, hi, best_card)
         return best_value
 
-    def mtdf(
-        self, leader: int, trump: int, mok: int, trick: tuple[int, ...], guess: int = 0
-    ) -> int:
-        """The exact value by a sequence of zero-window searches (MTD(f))."""
-        lo, hi = -INF, INF
-        g = guess
+    def solve(self, leader: int, trump: int, mok: int, trick: tuple[int, ...]) -> int:
+        """The exact value by zero-window searches: bisect the interval known to hold it,
+        narrowing it with the fail-soft value each search returns."""
+        lo, hi = 0, MAX_GAIN
         while lo < hi:
-            beta = g + 1 if g == lo else g
+            beta = (lo + hi + 1) // 2
             g = self.search(leader, trump, mok, trick, beta - 1, beta)
-            if g < beta:
-                hi = g
-            else:
+            if g >= beta:
                 lo = g
-        return g
+            else:
+                hi = g
+        return lo
 
 
 class Session:
@@ -289,15 +421,15 @@ class Session:
         assert _core is not None
         return int(_core.nodes())
 
-    def gain(self, pos: MilPosition, guess: int = 0) -> int:
+    def gain(self, pos: MilPosition) -> int:
         """The declarer's points still to gain from ``pos`` (exact)."""
         args = root_args(pos)
         if self._py is not None:
             py = self._py
             py.h = [args[0], args[1], args[2]]
-            return py.mtdf(args[4], args[6], args[7], args[5], guess)
+            return py.solve(args[4], args[6], args[7], args[5])
         assert _core is not None
-        return int(_core.mtdf(*args, guess))
+        return int(_core.solve(*args))
 
     def search(self, pos: MilPosition, alpha: int, beta: int) -> int:
         """Fail-soft alpha-beta on the points still to gain, window ``(alpha, beta)``."""
