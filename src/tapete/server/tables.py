@@ -488,8 +488,8 @@ class TableManager:
     async def _bot_loop(self, table: Table) -> None:
         try:
             while not table.broken and not table.game.over and table.is_bot(table.game.turn):
-                if self.delay_s:
-                    await asyncio.sleep(self.delay_s)
+                # pace the computer players (and always let other tables run first)
+                await asyncio.sleep(self.delay_s)
                 seat = table.game.turn
                 assert seat is not None
                 version = table.version
