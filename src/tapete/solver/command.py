@@ -1,0 +1,119 @@
+"""``tapete solve FILE.jsonl --game G --deal D [--trick T] [--json]``.
+
+Replays a record with the engine up to deal ``D``'s position after trick ``T`` (default:
+before the first lead) and prints the open-hand value: the declarer's final raw points with
+both sides playing optimally, everyone seeing every hand.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import TYPE_CHECKING
+
+from tapete.solver.position import MilPosition
+
+if TYPE_CHECKING:
+    from tapete.mil.state import State
+
+__all__ = ["SolveError", "position_at", "position_from_state", "run_solve"]
+
+
+class SolveError(ValueError):
+    """A ``tapete solve`` request that cannot be answered (the message says why)."""
+
+
+def position_from_state(st: State) -> MilPosition:
+    """The open-hand position of a Mil deal in its play phase (or just done)."""
+    if st.declarer < 0 or st.leader < 0:
+        raise SolveError("the deal has not reached the card play")
+    return MilPosition(
+        hands=(st.hands[0], st.hands[1], st.hands[2]),
+        declarer=st.declarer,
+        leader=st.leader,
+        trick=tuple(st.trick),
+        trump=None if st.trump < 0 else st.trump,
+        points=st.raw(),
+        tricks_played=len(st.tricks),
+        profile=st.profile.name,
+    )
+
+
+def position_at(path: str, game: int, deal: int, trick: int | None) -> MilPosition:
+    """Deal ``deal`` of game ``game`` of the record file ``path``, after ``trick`` tricks."""
+    from tapete.errors import RecordError
+    from tapete.mil.game import MilGame
+    from tapete.mil.state import Phase, State
+    from tapete.records import load, replay
+
+    try:
+        records = load(path)
+    except OSError as exc:
+        raise SolveError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except RecordError as exc:
+        raise SolveError(f"{path}: {exc}") from None
+    if not 0 <= game < len(records):
+        raise SolveError(
+            f"{path} holds {len(records)} game(s): --game must be in 0..{len(records) - 1}, "
+            f"not {game}"
+        )
+    record = records[game]
+    if record.get("game") != "mil":
+        raise SolveError(f"game {game} of {path} is {record.get('game')!r}, not a Mil game")
+    try:
+        replayed = replay(record, index=game)
+    except RecordError as exc:
+        raise SolveError(f"{path}: {exc}") from None
+    assert isinstance(replayed, MilGame)
+    deals = replayed.deals
+    if not 0 <= deal < len(deals):
+        raise SolveError(
+            f"game {game} has {len(deals)} deal(s): --deal must be in 0..{len(deals) - 1}, "
+            f"not {deal}"
+        )
+    done, _ = deals[deal]
+    if done.annulled:
+        raise SolveError(f"deal {deal} of game {game} was annulled (redeal): no card play")
+    if done.rospis:
+        raise SolveError(f"deal {deal} of game {game} was conceded (rospis): no card play")
+    want = 0 if trick is None else trick
+    if not 0 <= want <= 8:
+        raise SolveError(f"--trick must be in 0..8 (tricks already played), not {want}")
+    st = State(done.profile, done.dealer, done.dealt_hands, done.dealt_talon, done.in_barrel)
+    history = list(done.history)
+    i = 0
+    while not (st.phase in (Phase.PLAY, Phase.DONE) and len(st.tricks) == want and not st.trick):
+        if i >= len(history):  # pragma: no cover - a replayed deal always reaches its end
+            raise SolveError(f"deal {deal} of game {game} ends before trick {want}")
+        st.apply(history[i][1])
+        i += 1
+    return position_from_state(st)
+
+
+def run_solve(path: str, game: int, deal: int, trick: int | None, as_json: bool) -> int:
+    """The ``tapete solve`` command; returns the exit code (2 on a bad request)."""
+    from tapete.solver import BACKEND, solve
+
+    try:
+        pos = position_at(path, game, deal, trick)
+    except SolveError as exc:
+        print(f"tapete solve: {exc}", file=sys.stderr)
+        return 2
+    start = time.perf_counter()
+    value = solve(pos)
+    ms = (time.perf_counter() - start) * 1000
+    if as_json:
+        print(json.dumps({"value": value, "ms": round(ms, 3)}))
+    else:
+        after = (
+            "before the first lead"
+            if not pos.tricks_played
+            else (f"after trick {pos.tricks_played}")
+        )
+        print(
+            f"game {game} deal {deal} {after}: declarer seat {pos.declarer} "
+            f"(raw so far {pos.points[pos.declarer]}) ends with {value} raw points "
+            f"with open hands and best play ({ms:.1f} ms, {BACKEND} solver)"
+        )
+    return 0
