@@ -191,7 +191,9 @@ def main() -> int:
                 time.sleep(0.1)
         cpu0 = cpu_seconds(server.pid)
         wall0 = time.monotonic()
+        client0 = time.process_time()
         totals = asyncio.run(run(args, port, server.pid))
+        client_cpu = time.process_time() - client0
         wall = time.monotonic() - wall0
         cpu = cpu_seconds(server.pid) - cpu0
     finally:
@@ -218,6 +220,10 @@ def main() -> int:
         f"server CPU: {cpu:.2f} s = {cpu / args.tables:.3f} s per table, "
         f"{cpu / max(1, totals.actions) * 1000:.2f} ms per action; "
         f"{totals.actions / wall:.0f} actions/s; error messages {totals.errors}"
+    )
+    print(
+        f"benchmark client CPU: {client_cpu:.2f} s; load average {os.getloadavg()[0]:.1f} "
+        f"on {os.cpu_count()} cores (latency includes waiting for a core)"
     )
     return 0
 
