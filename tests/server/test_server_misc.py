@@ -235,3 +235,15 @@ def test_the_oracle_catches_a_leak(app: Starlette, client: TestClient) -> None:
     )
     with pytest.raises(AssertionError, match="give card leaked"):
         check_no_leak(app, table_id, [give], 0)
+
+
+def test_the_real_web_client_is_served(client: TestClient) -> None:
+    r = client.get("/")
+    assert r.status_code == 200 and "<html" in r.text.lower()
+    assert client.get("/static/app.js").status_code == 200
+    assert client.get("/static/i18n/es.json").status_code == 200
+    for profile in ("club", "casa", "casa-500", "mariage"):
+        for lang in ("es", "pt", "en"):
+            r = client.get(f"/rules/{profile}", params={"lang": lang})
+            assert r.status_code == 200, (profile, lang)
+            assert r.headers["content-type"].startswith("text/html")
