@@ -75,6 +75,7 @@ _GIVES: Final = {(c, t): Give(c, t) for c in range(32) for t in range(3)}
 _LOW_TALON: Final = Redeal("low_talon")
 #: (lowest, highest, step) -> pass and the bids in that range (a few hundred entries at most)
 _BID_LISTS: dict[tuple[int, int, int], tuple[MilAction, ...]] = {}
+_CONTRACT_LISTS: dict[tuple[int, int, int], tuple[Contract, ...]] = {}
 #: plays without a marriage for the cards of a mask restricted to spades+clubs (the low 16
 #: bits) or diamonds+hearts (the high 16 bits), weakest int first; filled on demand (at most
 #: 2 * 4096 entries for Mil cards)
@@ -228,8 +229,14 @@ class State:
         self.tricks: list[tuple[int, tuple[int, ...], int]] = []
         self._undo: list[tuple[Any, ...]] = []
         opener = (dealer + 1) % 3
+        below = profile.low_points_below
+        hs = self.hands
         self.offers = [
-            s for s in (opener, (opener + 1) % 3, dealer) if self._pre_auction_reasons(s)
+            s
+            for s in (opener, (opener + 1) % 3, dealer)
+            # a quick test first: four 9s or few points, then the exact reasons
+            if (hs[s] & NINES_MASK == NINES_MASK or mask_points(hs[s]) < below)
+            and self._pre_auction_reasons(s)
         ]
         if self.offers:
             self.phase = _PH_REDEAL_OFFER
@@ -391,7 +398,13 @@ class State:
             return out
         if phase is _PH_CONTRACT:
             low, high = self.contract_range()
-            return [_CONTRACTS[v] for v in range(low, high + 1, self.profile.step)]
+            key = (low, high, self.profile.step)
+            contracts = _CONTRACT_LISTS.get(key)
+            if contracts is None:
+                contracts = _CONTRACT_LISTS[key] = tuple(
+                    _CONTRACTS[v] for v in range(low, high + 1, key[2])
+                )
+            return list(contracts)
         if phase is _PH_REDEAL_OFFER or phase is _PH_NINES_OFFER:
             return [*(Redeal(r) for r in self._offer_reasons(self.turn)), _KEEP]
         return []
@@ -550,6 +563,18 @@ class State:
                         self.history.append((self.turn, action))
                         self.play_card(c, action.marriage)
                         return
+        elif self.phase is _PH_BIDDING and self.high:
+            # fast path for the auction after the opening: a pass, or a bid in range
+            cls = action.__class__
+            if cls is Pass:
+                self._do(action)
+                return
+            if cls is Bid:
+                low, high = self._bid_range(self.turn)
+                v = action.value  # type: ignore[union-attr]
+                if low <= v <= high and not v % self.profile.step:
+                    self._do(action)
+                    return
         why = self._why_illegal(action)
         if why is not None:
             raise IllegalActionError(f"seat {self.turn} cannot {action}: {why}")
