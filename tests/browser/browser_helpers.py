@@ -70,6 +70,7 @@ def start_game(
     choice: str,
     name: str = "Ana",
     levels: tuple[str, ...] = ("random", "random"),
+    seed: int | None = None,
 ) -> None:
     """Open the page, fill the Juegos window and start: choice is e.g. "mil-club", "mariage"."""
     page.goto(url)
@@ -78,6 +79,9 @@ def start_game(
     for i, level in enumerate(levels):
         page.click(tid(f"level-{i}-{level}"))
     page.fill(tid("name"), name)
+    if seed is not None:  # "More options": the game number deals the same cards again
+        page.click("details.more summary")
+        page.fill(tid("seed"), str(seed))
     page.click(tid("start"))
     page.wait_for_selector(f"{TABLE}[data-version]")
 

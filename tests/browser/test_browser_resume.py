@@ -13,7 +13,7 @@ def test_restart_and_resume(new_page, tmp_path, artifacts) -> None:
     first = LiveServer(db).start()
     try:
         page = new_page(locale=LOCALES["en"])
-        start_game(page, first.url, "mil-club")
+        start_game(page, first.url, "mil-club", seed=1)
         rng = random.Random(5)
         log: list[str] = []
         # play until the cards are on the table (a few tricks into the deal)

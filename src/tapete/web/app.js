@@ -107,9 +107,10 @@ function storeSession(sess) {
   else localStorage.removeItem(STORE_TABLE);
 }
 
-async function startTable(choice, name) {
+async function startTable(choice, name, seed = null) {
   const body = { game: choice.game, profile: choice.profile, name, language: S.lang,
     levels: choice.levels.slice(0, choice.game === "mil" ? 2 : 1) };
+  if (seed !== null) body.seed = seed;
   const res = await api("/api/tables", {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
   });
@@ -121,7 +122,7 @@ async function startTable(choice, name) {
 
 function resetTableState() {
   S.view = null; S.version = null; S.event = null; S.hint = null; S.error = null;
-  S.pending = false; S.log = []; S.overDismissed = false;
+  S.pending = false; S.log = []; S.overDismissed = false; S.finalTrick = null;
   Object.assign(S.ui, { bid: null, contract: null, giveCard: null, sing: true, showLast: false });
 }
 
@@ -163,8 +164,17 @@ function onMessage(msg) {
   if (msg.type === "view") {
     const newDeal = S.view && msg.view.deal_number !== S.view.deal_number;
     if (S.version !== null && msg.version < S.version) return; // an older view
-    S.version = msg.version; S.view = msg.view; S.pending = false; S.error = null;
-    if (msg.event) { S.event = msg.event; logEvent(msg.event); }
+    S.version = msg.version; S.pending = false; S.error = null;
+    const prev = S.view;
+    if (msg.event) {
+      S.event = msg.event; logEvent(msg.event);
+      // keep the trick that ended the deal: the next view already belongs to the new deal
+      const a = msg.event.action;
+      if (msg.event.deal_end && a && a.type === "play" && prev && Array.isArray(prev.trick)) {
+        S.finalTrick = [...prev.trick, { seat: msg.event.seat, card: a.card }];
+      } else if (msg.event.deal_end) S.finalTrick = null;
+    }
+    S.view = msg.view;
     if (msg.version !== S.lastHintVersion) S.hint = null;
     if (newDeal) Object.assign(S.ui, { bid: null, contract: null, giveCard: null });
     if (S.ui.giveCard && !S.view.hand.includes(S.ui.giveCard)) S.ui.giveCard = null;
@@ -212,7 +222,7 @@ function actionText(action, seat, who) {
 
 function eventText(ev) {
   if (!ev) return "";
-  if (ev.deal_end) return dealEndText(ev.deal_end);
+  if (ev.deal_end) return [ev.action ? `${actionText(ev.action, ev.seat, "ev")}.` : "", dealEndText(ev.deal_end)].filter(Boolean).join(" ");
   if (ev.action) return actionText(ev.action, ev.seat, "ev");
   return "";
 }
@@ -426,6 +436,10 @@ function centerTricks(v) {
     // the trick just taken stays visible, faded, until the next lead
     wrap.append(trickArea(last.cards, t("last_trick"), "last faded"));
     if (last.winner !== null && last.winner !== undefined) wrap.append(h("div", { class: "caption" }, t("trick_taken_by", { name: playerName(last.winner) })));
+  }
+  else if (!last && !current.length && S.finalTrick) {
+    wrap.append(trickArea(S.finalTrick, t("final_trick"), "last faded final"));
+    wrap.append(h("div", { class: "caption" }, t("final_trick")));
   }
   if (last) {
     wrap.append(h("button", { type: "button", class: "small", testid: "toggle-last", "aria-pressed": String(S.ui.showLast),
@@ -789,6 +803,7 @@ function renderNewGame() {
   const nameInput = h("input", { id: "player-name", testid: "name", type: "text", maxlength: "24", autocomplete: "nickname",
     value: localStorage.getItem(STORE_NAME) || "", placeholder: t("name_placeholder") });
   const err = h("p", { class: "error", testid: "newgame-error", role: "alert" });
+  const seedInput = h("input", { id: "game-seed", testid: "seed", type: "text", inputmode: "numeric", pattern: "[0-9]*", maxlength: "9" });
   const seatsLabel = ch.game === "mil" ? [t("left_player"), t("right_player")] : [t("opponent")];
   d.replaceChildren(h("form", { method: "dialog", class: "newgame", onsubmit: (e) => e.preventDefault() },
     h("h2", { id: "newgame-title" }, t("games")),
@@ -807,13 +822,18 @@ function renderNewGame() {
     h("fieldset", {}, h("legend", {}, t("you")),
       h("label", { for: "player-name" }, t("your_name")), nameInput),
     h("fieldset", {}, h("legend", {}, t("language")), langButtons("dlg-lang")),
+    h("details", { class: "more" }, h("summary", {}, t("more_options")),
+      h("label", { for: "game-seed" }, t("game_number")), seedInput,
+      h("p", { class: "note" }, t("game_number_note"))),
     err,
     h("div", { class: "dlgbuttons" },
       S.session ? h("button", { type: "button", testid: "newgame-cancel", onclick: () => hideDialog("newgame") }, t("cancel")) : null,
       h("button", { type: "submit", class: "primary", testid: "start", onclick: async () => {
         const name = nameInput.value.trim() || t("default_name");
         localStorage.setItem(STORE_NAME, name);
-        try { await startTable(ch, name); hideDialog("newgame"); renderTable(); } catch (e) { err.textContent = `${t("start_failed")} ${e.message}`; }
+        const seedText = seedInput.value.trim();
+        const seed = /^[0-9]{1,9}$/.test(seedText) ? Number(seedText) : null;
+        try { await startTable(ch, name, seed); hideDialog("newgame"); renderTable(); } catch (e) { err.textContent = `${t("start_failed")} ${e.message}`; }
       } }, t("start")))));
 }
 
