@@ -128,7 +128,8 @@ def _bid_choice(info: MilInfo, legal: list[MilAction], view: JSON) -> tuple[MilA
     step = info.profile.step
     ceiling = _round_down(bid_ceiling(info), step)
     if info.profile.barrel == "club" and view["in_barrel"][info.seat]:
-        ceiling = max(ceiling, 0) if ceiling >= 120 else min(ceiling, 115)
+        # in the club barrel the contract is at least 120: bid only for that
+        ceiling = ceiling if ceiling >= 120 else 0
     bids = sorted((a for a in legal if isinstance(a, Bid)), key=lambda a: a.value)
     ok = [b for b in bids if b.value <= ceiling]
     if ok:
