@@ -6,7 +6,11 @@ repository root::
 
     .venv/bin/python benchmarks/bench_mil.py            # about 30 s
     .venv/bin/python benchmarks/bench_mil.py --seconds 1 # a quick look
-    PYTHONPATH=/tmp/old/src .venv/bin/python benchmarks/bench_mil.py  # another engine copy
+
+    # before/after in one process: random deals/s of an older engine copy and of this one,
+    # measured in alternating rounds (so machine load hits both alike)
+    git archive <commit> src | tar -x -C /tmp/old
+    .venv/bin/python benchmarks/bench_mil.py --compare /tmp/old/src
 
 Measures, per profile:
 
@@ -23,8 +27,10 @@ The target (issue 2) is at least 10,000 random deals/s through the public API.
 from __future__ import annotations
 
 import argparse
+import importlib
 import platform
 import random
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -138,11 +144,62 @@ def bench_fast(profile: Profile, seconds: float, rng: random.Random) -> float:
     return n / t
 
 
+def load_engine_from(src: str) -> tuple[object, object]:
+    """Import ``tapete.mil`` from ``src`` under other module names; returns (old, new)."""
+    saved = {k: v for k, v in sys.modules.items() if k == "tapete" or k.startswith("tapete.")}
+    for k in saved:
+        del sys.modules[k]
+    sys.path.insert(0, src)
+    try:
+        old = importlib.import_module("tapete.mil")
+        for k in [k for k in sys.modules if k == "tapete" or k.startswith("tapete.")]:
+            sys.modules["old_" + k] = sys.modules.pop(k)
+    finally:
+        sys.path.remove(src)
+    sys.modules.update(saved)
+    new = importlib.import_module("tapete.mil")
+    return old, new
+
+
+def compare(src: str, seconds: float, seed: int) -> None:
+    old, new = load_engine_from(src)
+    print(f"random deals/s through the public API, {src} (before) vs this tree (after),")
+    print("alternating rounds of 0.5 s; median of the rounds")
+    for name in PROFILES:
+        rates: dict[str, list[float]] = {"before": [], "after": []}
+        rng = random.Random(seed)
+        spent = 0.0
+        while spent < 2 * seconds:
+            for label, mod in (("before", old), ("after", new)):
+                profile = mod.PROFILES[name]  # type: ignore[attr-defined]
+                state_cls = mod.State  # type: ignore[attr-defined]
+                n = 0
+                t0 = time.process_time()
+                while time.process_time() - t0 < 0.5:
+                    for _ in range(20):
+                        hands, talon = deal_cards(rng)
+                        st = state_cls(profile, rng.randrange(3), hands, talon)
+                        rand = rng.random
+                        while not st.done:
+                            legal = st.legal_actions()
+                            st.apply(legal[int(rand() * len(legal))])
+                    n += 20
+                dt = time.process_time() - t0
+                spent += dt
+                rates[label].append(n / dt)
+        b, a = statistics.median(rates["before"]), statistics.median(rates["after"])
+        print(f"{name:9} before {b:8,.0f}  after {a:8,.0f}  ratio {a / b:.2f}", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seconds", type=float, default=3.0, help="time per measure (default 3)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--compare", metavar="SRC", help="also time the engine found in SRC/tapete")
     args = ap.parse_args(argv)
+    if args.compare:
+        compare(args.compare, args.seconds, args.seed)
+        return 0
     rng = random.Random(args.seed)
     print(
         f"Mil engine benchmark: Python {platform.python_version()}, {platform.machine()}, "
