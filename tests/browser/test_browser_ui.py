@@ -55,6 +55,13 @@ def test_cards_are_named_buttons_in_every_language(new_page, live_server, artifa
     assert page.get_by_role("button", name="Pujar").count() == 1
     assert page.locator(tid("bid-range")).inner_text().startswith("De ")
     shot(page, artifacts, "ui-bidding-es")
+    # every button has an accessible name (its text or aria-label)
+    unnamed = page.eval_on_selector_all(
+        "button",
+        "els => els.filter(e => !(e.getAttribute('aria-label') || e.textContent).trim())"
+        ".map(e => e.outerHTML)",
+    )
+    assert unnamed == []
     # the rules pages exist in every language for every profile
     for profile in ("club", "casa", "casa-500", "mariage"):
         for lang in ("es", "pt", "en"):
@@ -93,6 +100,10 @@ def test_keyboard_only_play(new_page, live_server, artifacts) -> None:
     # number keys: "1" plays the first playable card
     wait_turn(page, int(state(page)["deals"]))
     if state(page)["deals"] == "0" and "play" in {a["type"] for a in view(page)["legal"]}:
+        # the focus came back to the table for the next move
+        page.wait_for_function(
+            "() => document.activeElement && document.activeElement.closest('#table')"
+        )
         first = enabled_cards(page)[0]
         before = state(page)["version"]
         page.keyboard.press("1")
@@ -157,6 +168,7 @@ def test_end_screen_record_stats_and_ranking(new_page, live_server, artifacts) -
     page.click(tid("open-stats"))
     page.wait_for_selector(tid("stats-body"))
     assert "Zoe" in page.inner_text(tid("stats"))
+    shot(page, artifacts, "ui-stats")
     page.click(tid("close-stats"))
     page.click(tid("open-ranking"))
     page.wait_for_selector(tid("ranking-body"))

@@ -344,6 +344,11 @@ function renderTable() {
     let el = main.querySelector(focusKey);
     if ((!el || el.disabled) && wasCard) el = main.querySelector('[data-testid="hand"] .card:not([disabled])');
     if (el && !el.disabled) el.focus();
+    else S.refocus = true; // the focused control went away (we acted): come back on our turn
+  }
+  if (S.refocus && myTurn() && !S.pending && (document.activeElement === document.body || !document.activeElement)) {
+    const el = main.querySelector('[data-testid="actions"] button:not([disabled]), [data-testid="hand"] .card:not([disabled])');
+    if (el) { el.focus(); S.refocus = false; }
   }
   const parts = [];
   if (S.error) parts.push(S.error);
@@ -840,7 +845,16 @@ function renderNewGame() {
 function dataTable(rows, cols) {
   return h("table", { class: "data" },
     h("thead", {}, h("tr", {}, cols.map((c) => h("th", { scope: "col" }, t(`col_${c}`))))),
-    h("tbody", {}, rows.map((r) => h("tr", {}, cols.map((c) => h("td", {}, typeof r[c] === "number" ? fmt(r[c]) : String(r[c] ?? "—")))))));
+    h("tbody", {}, rows.map((r) => h("tr", {}, cols.map((c) => h("td", {}, cellText(c, r[c])))))));
+}
+
+function cellText(col, x) {
+  if (typeof x === "number") return fmt(x);
+  if (x === null || x === undefined) return "—";
+  if (col === "profile" && S.dict[`profile_${x}`]) return t(`profile_${x}`);
+  if (col === "game" && S.dict[`col_${x}`]) return t(`col_${x}`);
+  if (col === "date" && /^\d{4}-\d\d-\d\dT/.test(String(x))) return new Date(x).toLocaleDateString(S.lang);
+  return String(x);
 }
 
 function renderAny(data) {
@@ -892,7 +906,7 @@ async function showRanking(target) {
   const res = await api(`/api/ranking?${q}`);
   const rows = Array.isArray(res.body) ? res.body : (res.body?.ranking || []);
   const body = res.ok
-    ? (rows.length ? dataTable(rows.map((r, i) => ({ pos: i + 1, ...r, profile: r.profile ? t(`profile_${r.profile}`) : "—" })), ["pos", "name", "score", "profile", "date"]) : h("p", {}, t("nothing_yet")))
+    ? (rows.length ? dataTable(rows.map((r, i) => ({ pos: i + 1, ...r })), ["pos", "name", "score", "profile", "date"]) : h("p", {}, t("nothing_yet")))
     : h("p", { class: "error" }, res.body?.error || t("unavailable"));
   d.replaceChildren(h("h2", {}, t("ranking")), tabs, h("div", { testid: "ranking-body" }, body), closeBtn);
 }
