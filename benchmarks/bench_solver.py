@@ -1,0 +1,124 @@
+"""Mil open-hand solver speed: whole 8-trick solves from the first lead.
+
+Run: ``.venv/bin/python benchmarks/bench_solver.py [--deals 1000] [--python-deals 60] [--seed 1]``
+
+Each deal is dealt as in a game (:func:`tapete.solver.samples.random_deal_position`): 7 cards
+each and a talon of 3 that a random declarer takes, then gives two random cards of the 10
+away, one to each opponent; profiles alternate club and casa (``--profile`` to fix one).
+Every deal is solved exactly (:func:`tapete.solver.solve_counting`) from the first lead.
+Reported: median and 95th percentile milliseconds per solve (wall clock,
+``time.perf_counter``; CPU time, ``time.process_time``, alongside since other work on the
+machine inflates the wall clock), nodes per CPU second; then the same for the pure Python
+search on the first ``--python-deals`` deals, the values checked equal, and the ratio.
+Not a test: it prints numbers for docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+
+import tapete.solver
+from tapete.solver import MilPosition, solve_counting
+from tapete.solver.samples import random_deal_position
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The ``q`` quantile (0..1) by the nearest-rank method."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered) + 0.5) - 1))]
+
+
+def run(positions: list[MilPosition], backend: str, label: str) -> dict[str, object]:
+    wall: list[float] = []
+    cpu: list[float] = []
+    nodes: list[int] = []
+    values: list[int] = []
+    step = max(1, len(positions) // 10)
+    for i, pos in enumerate(positions, 1):
+        w0, c0 = time.perf_counter(), time.process_time()
+        value, n = solve_counting(pos, backend=backend)
+        cpu.append((time.process_time() - c0) * 1000)
+        wall.append((time.perf_counter() - w0) * 1000)
+        nodes.append(n)
+        values.append(value)
+        if i % step == 0 or i == len(positions):
+            print(
+                f"  {label}: {i}/{len(positions)} deals, median {statistics.median(wall):.2f} ms "
+                f"so far",
+                file=sys.stderr,
+                flush=True,
+            )
+    return {
+        "deals": len(positions),
+        "median_ms": statistics.median(wall),
+        "p95_ms": percentile(wall, 0.95),
+        "max_ms": max(wall),
+        "median_cpu_ms": statistics.median(cpu),
+        "p95_cpu_ms": percentile(cpu, 0.95),
+        "median_nodes": statistics.median(nodes),
+        "p95_nodes": percentile([float(n) for n in nodes], 0.95),
+        "nodes_per_s": sum(nodes) / (sum(cpu) / 1000) if sum(cpu) else float("nan"),
+        "values": values,
+    }
+
+
+def show(label: str, r: dict[str, object]) -> None:
+    print(
+        f"{label:>7}: {r['deals']} deals  median {r['median_ms']:.2f} ms  "
+        f"p95 {r['p95_ms']:.2f} ms  max {r['max_ms']:.1f} ms  "
+        f"(CPU median {r['median_cpu_ms']:.2f} ms, p95 {r['p95_cpu_ms']:.2f} ms)  "
+        f"nodes median {r['median_nodes']:.0f} p95 {r['p95_nodes']:.0f}  "
+        f"{float(str(r['nodes_per_s'])) / 1e6:.2f} M nodes/s"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--deals", type=int, default=1000)
+    parser.add_argument("--python-deals", type=int, default=60)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--profile", choices=["club", "casa", "both"], default="both")
+    args = parser.parse_args(argv)
+
+    rng = random.Random(args.seed)
+    profiles = ["club", "casa"] if args.profile == "both" else [args.profile]
+    positions = [random_deal_position(rng, profiles[i % len(profiles)]) for i in range(args.deals)]
+    print(
+        f"Mil solver: {args.deals} deals (seed {args.seed}, profiles {'+'.join(profiles)}), "
+        f"default backend {tapete.solver.BACKEND}"
+    )
+    results: dict[str, dict[str, object]] = {}
+    if tapete.solver.BACKEND == "c":
+        results["c"] = run(positions, "c", "C core")
+        show("C core", results["c"])
+    else:
+        print("the C core is not built: only the pure Python search runs")
+    sample = positions[: args.python_deals]
+    if sample:
+        results["python"] = run(sample, "python", "Python")
+        show("Python", results["python"])
+    if "c" in results and "python" in results:
+        c_values = results["c"]["values"]
+        py_values = results["python"]["values"]
+        assert isinstance(c_values, list) and isinstance(py_values, list)
+        if c_values[: len(py_values)] != py_values:
+            print("ERROR: the C core and the Python search disagree", file=sys.stderr)
+            return 1
+        c_same = run(sample, "c", "C core, Python's sample")
+        ratio = float(str(results["python"]["median_ms"])) / float(str(c_same["median_ms"]))
+        cpu_ratio = float(str(results["python"]["median_cpu_ms"])) / float(
+            str(c_same["median_cpu_ms"])
+        )
+        print(
+            f"  ratio on the same {len(sample)} deals: Python / C = {ratio:.0f}x by median "
+            f"wall time ({cpu_ratio:.0f}x by median CPU time); values equal"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
