@@ -111,6 +111,8 @@ async def drive(
                     totals.finished += 1
                     break
                 if sent_at is None and view["turn"] == 0 and view["legal"]:
+                    if args.think_ms:
+                        await asyncio.sleep(rng.uniform(0.5, 1.5) * args.think_ms / 1000)
                     sent_at = time.perf_counter()
                     sent_version = version
                     await ws.send(
@@ -165,6 +167,9 @@ def main() -> int:
     p.add_argument("--deals", type=int, default=2, help="deals per table (max_deals)")
     p.add_argument("--levels", default="", help="computer levels, e.g. random,rules")
     p.add_argument("--delay-ms", type=int, default=0, help="the server's bot delay")
+    p.add_argument(
+        "--think-ms", type=int, default=0, help="seat 0 waits 0.5..1.5 times this before acting"
+    )
     p.add_argument("--time-limit", type=float, default=120.0, help="seconds")
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args()
@@ -208,7 +213,7 @@ def main() -> int:
     p99 = lat[min(len(lat) - 1, round(0.99 * (len(lat) - 1)))]
     print(
         f"{args.tables} {args.game} tables ({args.deals} deal(s) each, computer levels "
-        f"{args.levels or 'random'}, delay {args.delay_ms} ms): "
+        f"{args.levels or 'random'}, bot delay {args.delay_ms} ms, think {args.think_ms} ms): "
         f"{totals.finished} finished, {totals.actions} actions "
         f"({totals.sent} by the benchmark's seat 0) in {wall:.1f} s"
     )

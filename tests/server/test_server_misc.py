@@ -247,3 +247,34 @@ def test_the_real_web_client_is_served(client: TestClient) -> None:
             r = client.get(f"/rules/{profile}", params={"lang": lang})
             assert r.status_code == 200, (profile, lang)
             assert r.headers["content-type"].startswith("text/html")
+
+
+def test_a_failed_write_changes_nothing(
+    app: Starlette, client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from server_helpers import action_count
+    from starlette.websockets import WebSocketDisconnect
+
+    table_id, token = new_table(client, seed=5)
+    manager = app.state.manager
+    with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
+        me = Session(ws)
+        view = me.wait_turn()
+        version = me.version
+
+        def broken_disk(*args: Any, **kwargs: Any) -> Any:
+            raise OSError("disk full")
+
+        monkeypatch.setattr(manager.engine, "begin", broken_disk)
+        me.act(view["legal"][0])
+        with pytest.raises(WebSocketDisconnect):
+            while True:
+                me.receive()
+    monkeypatch.undo()
+    assert action_count(app, table_id) == version
+    with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
+        me = Session(ws, random.Random(3))
+        first = me.receive()
+        assert first["version"] == version and first["view"] == view
+        me.play(max_actions=5)
+    assert action_count(app, table_id) == me.version > version

@@ -11,7 +11,7 @@ import json
 import logging
 import time
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -139,7 +139,7 @@ class Connection:
     def __init__(self, websocket: WebSocket, max_queue: int) -> None:
         self.websocket = websocket
         self.seat: int | None = None
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.queue: asyncio.Queue[str | int] = asyncio.Queue()
         self.max_queue = max_queue
         self.window: deque[float] = deque()
         self.overflowed = False
@@ -150,9 +150,14 @@ class Connection:
         if self.queue.qsize() >= self.max_queue:
             # a client that does not read: stop writing to it and close
             self.overflowed = True
-            self.queue.put_nowait(None)
+            self.queue.put_nowait(1008)
             return
         self.queue.put_nowait(text)
+
+    def close(self, code: int = 1011) -> None:
+        """Close after the messages already queued (the server could not go on)."""
+        self.overflowed = True
+        self.queue.put_nowait(code)
 
     def push_json(self, message: dict[str, Any]) -> None:
         self.push(json.dumps(message, separators=(",", ":")))
@@ -162,12 +167,12 @@ class Connection:
 
     async def writer(self) -> None:
         while True:
-            text = await self.queue.get()
-            if text is None:
+            item = await self.queue.get()
+            if isinstance(item, int):
                 with contextlib.suppress(Exception):
-                    await self.websocket.close(code=1008)
+                    await self.websocket.close(code=item)
                 return
-            await self.websocket.send_text(text)
+            await self.websocket.send_text(item)
 
     def allow(self, limit: int, now: float) -> bool:
         """At most ``limit`` messages in any second."""
@@ -179,7 +184,7 @@ class Connection:
         return True
 
 
-def frame_text(message: dict[str, Any]) -> str:
+def frame_text(message: Mapping[str, Any]) -> str:
     """The text of a WebSocket frame (a binary frame must hold UTF-8 JSON)."""
     text = message.get("text")
     if isinstance(text, str):
@@ -266,7 +271,7 @@ class Server:
         raw = request.path_params["table_id"]
         if not raw.isdigit() or len(raw) > 18:
             return None
-        return self.manager.get(int(raw))
+        return self.manager.get(int(raw), keep=False)
 
     async def table_info(self, request: Request) -> Response:
         table = self._table(request)

@@ -84,6 +84,8 @@ class Listener(Protocol):
 
     def push(self, text: str) -> None: ...
 
+    def close(self) -> None: ...
+
 
 def check_action_fields(data: JSON, canonical: JSON) -> None:
     """Refuse fields the action does not have (``false`` flags such as
@@ -255,8 +257,9 @@ class TableManager:
                 table.rngs[seat] = random.Random()
         return table
 
-    def get(self, table_id: int) -> Table | None:
-        """The table, rebuilt from the database on first access; None if unknown."""
+    def get(self, table_id: int, *, keep: bool = True) -> Table | None:
+        """The table, rebuilt from the database on first access; None if unknown. With
+        ``keep=False`` a table that was not in memory is not kept there (HTTP look-ups)."""
         table = self.tables.get(table_id)
         if table is not None and not table.broken:
             return table
@@ -287,8 +290,17 @@ class TableManager:
                 )
                 return None
         table = self._make_table(table_id, row, game, len(actions))
-        self.tables[table_id] = table
+        if keep:
+            self.tables[table_id] = table
         return table
+
+    def _maybe_evict(self, table: Table) -> None:
+        """Forget a table nobody watches and no computer player is thinking at: the next
+        access rebuilds it from the database, so memory holds only the active tables."""
+        if table.listeners or (table.bot_task is not None and not table.bot_task.done()):
+            return
+        if self.tables.get(table.id) is table:
+            del self.tables[table.id]
 
     def playing_ids(self) -> list[int]:
         with self.sessions() as session:
@@ -305,6 +317,7 @@ class TableManager:
             table = self.get(table_id)
             if table is not None:
                 self.ensure_bots(table)
+                self._maybe_evict(table)
                 count += 1
         return count
 
@@ -398,10 +411,15 @@ class TableManager:
                         session.flush()
         except Exception:
             log.exception("table %s: could not store action %d %s", table.id, n, data)
+            # the game in memory is one action ahead of the database: drop it, and close the
+            # connections so that the clients reconnect to the table rebuilt from the log
             table.broken = True
-            self.tables.pop(table.id, None)
+            if self.tables.get(table.id) is table:
+                del self.tables[table.id]
+            for listener in list(table.listeners):
+                listener.close()
             raise TableError(
-                "unknown_table", "the server could not save this action: reconnect"
+                "stale_version", "the server could not save this action: reconnecting"
             ) from None
         table.version = n + 1
         if table.game.over:
@@ -470,8 +488,7 @@ class TableManager:
 
     def detach(self, table: Table, listener: Listener) -> None:
         table.listeners.discard(listener)
-        if not table.listeners and table.status == "finished" and table.bot_task is None:
-            self.tables.pop(table.id, None)
+        self._maybe_evict(table)
 
     # ------------------------------------------------------------------ computer players
 
@@ -520,6 +537,7 @@ class TableManager:
             log.exception("table %s: the computer players stopped", table.id)
         finally:
             table.bot_task = None
+            self._maybe_evict(table)
 
     async def _choose(self, table: Table, seat: int, view: JSON, version: int) -> Any:
         bot = table.bots[seat]
