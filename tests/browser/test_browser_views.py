@@ -87,6 +87,26 @@ def test_redeal_offer_and_keep(mil_page, artifacts) -> None:
     shot(mil_page, artifacts, "views-redeal-es")
     mil_page.click(tid("keep"))
     assert feed.sent()[-1] == {"type": "act", "version": feed.version, "action": {"type": "keep"}}
+    # someone else's redeal: the cards that justify it are shown when the event carries them
+    event = {
+        "seat": 1,
+        "action": {"type": "redeal", "reason": "four_nines"},
+        "shown": ["9S", "9C", "9D", "9H"],
+    }
+    mil_page.evaluate(
+        "([v, n, e]) => window.tapete.receive({type: 'view', version: n, view: v, event: e})",
+        [view, feed.version + 1, event],
+    )
+    shown = mil_page.eval_on_selector_all(
+        f"{tid('redeal-shown')} .card", "els => els.map(e => e.getAttribute('aria-label'))"
+    )
+    assert shown == [
+        "Nueve de picas",
+        "Nueve de tréboles",
+        "Nueve de diamantes",
+        "Nueve de corazones",
+    ]
+    assert "Bruno pide otro reparto: cuatro nueves" in mil_page.inner_text(tid("status"))
 
 
 def test_rospis_and_giving(mil_page, artifacts) -> None:

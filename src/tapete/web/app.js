@@ -533,6 +533,14 @@ function milCenter(v) {
     c.append(h("div", { class: "announced", testid: "marriages" },
       v.marriages.map((m) => h("span", { class: `chip marriage suit-${m.suit}` }, t("marriage_by", { name: playerName(m.seat), suit: suitLabel(m.suit), value: m.value })))));
   }
+  // a redeal asked by someone: the cards that justify it, when the server shows them
+  const ev = S.event;
+  const shownCards = ev && ev.action && ev.action.type === "redeal" ? (ev.shown || ev.action.shown) : null;
+  if (Array.isArray(shownCards) && shownCards.length && v.phase !== "play") {
+    c.append(h("div", { class: "dealresult", testid: "redeal-shown" },
+      h("div", { class: "label" }, actionText(ev.action, ev.seat, "ev")),
+      h("div", { class: "cards" }, shownCards.map((x) => shownCard(x, "justify")))));
+  }
   // the previous deal's result stays in the middle while the next auction runs
   const prevRow = (v.sheet || [])[v.sheet.length - 1];
   if (prevRow && (v.phase === "bidding" || v.phase === "redeal_offer")) c.append(dealResultBox(v, prevRow));
