@@ -122,13 +122,15 @@ def bench_fast(profile: Profile, seconds: float, rng: random.Random) -> float:
     pop() to go back to the lead (the only checked action of a play-out)."""
     starts = [to_first_lead(profile, rng) for _ in range(200)]
 
+    rand = rng.random
+
     def play_out(st: State) -> None:
         cards = list(bits(st.play_mask()))
-        st.push(Play(cards[rng.randrange(len(cards))]))
+        st.push(Play(cards[int(rand() * len(cards))]))
         while not st.done:
             cards = list(bits(st.play_mask()))
-            c = cards[rng.randrange(len(cards))]
-            st.play_card(c, st.can_announce(c) and rng.random() < 0.5)
+            c = cards[int(rand() * len(cards))]
+            st.play_card(c, not st.trick and st.can_announce(c) and rand() < 0.5)
         st.pop()
 
     i = 0
