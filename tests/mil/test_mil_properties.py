@@ -218,3 +218,66 @@ def test_an_illegal_push_leaves_nothing_to_pop() -> None:
     st.push(Bid(100))
     st.pop()
     assert snapshot(st) == before
+
+
+COMMON_VIEW_KEYS = {
+    "game", "profile", "seat", "players", "phase", "turn", "over", "winner", "legal", "hand",
+    "hand_counts", "deal_number",
+}  # fmt: skip
+MIL_VIEW_KEYS = {
+    "dealer", "scores", "bolts", "in_barrel", "barrel_attempts", "failed_visits", "bids",
+    "high_bid", "declarer", "bid", "contract", "talon", "talon_count", "given", "trump",
+    "marriages", "trick", "leader", "tricks", "tricks_won", "captured_points",
+    "held_marriages", "sheet", "target", "barrel_from",
+}  # fmt: skip
+
+
+@settings(max_examples=10, deadline=None)
+@given(profiles, seeds)
+def test_views_have_the_contract_keys_and_are_json(profile, seed) -> None:
+    import json
+
+    game = MilGame(profile, seed=seed, max_deals=2)
+    bot = RandomBot()
+    rng = random.Random(seed)
+    while True:
+        for s in (0, 1, 2, None):
+            view = game.view(s)
+            missing = (COMMON_VIEW_KEYS | MIL_VIEW_KEYS) - set(view)
+            assert not missing, missing
+            assert json.loads(json.dumps(view)) == view
+            if s is not None and not game.over:
+                assert len(view["hand"]) == view["hand_counts"][s]
+        if game.over:
+            break
+        game.apply(bot.act(game.view(game.turn), rng))
+
+
+@settings(max_examples=15, deadline=None)
+@given(profiles, seeds)
+def test_every_refusal_names_the_seat_the_action_and_a_reason(profile, seed) -> None:
+    from tapete.errors import IllegalActionError
+    from tapete.mil import NUM_ACTIONS, action_from_id
+
+    everything = [action_from_id(i) for i in range(NUM_ACTIONS)]
+    refused = 0
+
+    def each(st: State, legal, rng) -> None:
+        nonlocal refused
+        for a in rng.sample(everything, 25):
+            if a in legal:
+                assert st.can_apply(a)
+                continue
+            assert not st.can_apply(a)
+            try:
+                st.apply(a)
+            except IllegalActionError as exc:
+                msg = str(exc)
+                prefix = f"seat {st.turn} cannot {a}: "
+                assert msg.startswith(prefix) and len(msg) > len(prefix) + 5, msg
+                refused += 1
+            else:  # pragma: no cover
+                raise AssertionError(f"{a} was accepted but is not in legal_actions()")
+
+    random_deal(profile, seed, sink=each)
+    assert refused > 0
