@@ -441,8 +441,7 @@ function centerTricks(v) {
     // the trick just taken stays visible, faded, until the next lead
     wrap.append(trickArea(last.cards, t("last_trick"), "last faded"));
     if (last.winner !== null && last.winner !== undefined) wrap.append(h("div", { class: "caption" }, t("trick_taken_by", { name: playerName(last.winner) })));
-  }
-  else if (!last && !current.length && S.finalTrick) {
+  } else if (!last && !current.length && S.finalTrick && (v.game === "mariage" || ["bidding", "redeal_offer"].includes(v.phase))) {
     wrap.append(trickArea(S.finalTrick, t("final_trick"), "last faded final"));
     wrap.append(h("div", { class: "caption" }, t("final_trick")));
   }
