@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +15,9 @@ with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message=".*httpx2.*")
     from starlette.testclient import TestClient
 
-from tapete.server.app import create_app
+from server_helpers import MakeApp
 
-MakeApp = Callable[..., Starlette]
+from tapete.server.app import create_app
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +19,9 @@ from tapete.server.db import ActionRow, TableRow
 
 if TYPE_CHECKING:
     from starlette.testclient import TestClient
+
+#: the ``make_app`` fixture: ``make_app(**create_app_options) -> Starlette``
+MakeApp = Callable[..., Starlette]
 
 CARD_RE = re.compile(r"(?<![A-Za-z0-9_])[AKQJT987][SCDH](?![A-Za-z0-9_])")
 

@@ -9,8 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import MakeApp
-from server_helpers import Session, action_count, new_table
+from server_helpers import MakeApp, Session, action_count, new_table
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 

@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import MakeApp
-from server_helpers import Oracle, Received, Session, check_no_leak, new_table
+from server_helpers import MakeApp, Oracle, Received, Session, check_no_leak, new_table
 from sqlalchemy.orm import Session as DBSession
 from starlette.applications import Starlette
 from starlette.testclient import TestClient

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import random
 
-from conftest import MakeApp
-from server_helpers import Session, action_count, new_table
+from server_helpers import MakeApp, Session, action_count, new_table
 from starlette.testclient import TestClient
 
 from tapete.records import replay

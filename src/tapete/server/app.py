@@ -500,8 +500,14 @@ def run_serve(
     url = db or default_db_url()
     where = str(default_db_path()) if db is None else db
     app = create_app(url, delay_ms)
-    shown = f"[{host}]" if ":" in host else host
-    print(f"Tapete is running: open http://{shown}:{port}/ in your browser")
+    if host in ("0.0.0.0", "::", ""):
+        print(
+            f"Tapete is running: open http://127.0.0.1:{port}/ in your browser "
+            f"(from other machines: http://<this machine's address>:{port}/)"
+        )
+    else:
+        shown = f"[{host}]" if ":" in host else host
+        print(f"Tapete is running: open http://{shown}:{port}/ in your browser")
     print(f"Database: {where}")
     print("Press Ctrl-C to stop.")
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
