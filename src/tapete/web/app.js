@@ -347,7 +347,9 @@ function renderTable() {
     else S.refocus = true; // the focused control went away (we acted): come back on our turn
   }
   if (S.refocus && myTurn() && !S.pending && (document.activeElement === document.body || !document.activeElement)) {
-    const el = main.querySelector('[data-testid="actions"] button:not([disabled]), [data-testid="hand"] .card:not([disabled])');
+    const el = main.querySelector('[data-testid="hand"] .card:not([disabled])')
+      || main.querySelector('[data-testid="actions"] button.primary:not([disabled])')
+      || main.querySelector('[data-testid="actions"] button:not([disabled])');
     if (el) { el.focus(); S.refocus = false; }
   }
   const parts = [];
@@ -437,7 +439,7 @@ function centerTricks(v) {
     if (last.winner !== null && last.winner !== undefined) wrap.append(h("div", { class: "caption" }, t("trick_taken_by", { name: playerName(last.winner) })));
   } else if (current.length) {
     wrap.append(trickArea(current, t("current_trick")));
-  } else if (last && v.phase === "play") {
+  } else if (last && (v.game === "mariage" || v.phase === "play")) {
     // the trick just taken stays visible, faded, until the next lead
     wrap.append(trickArea(last.cards, t("last_trick"), "last faded"));
     if (last.winner !== null && last.winner !== undefined) wrap.append(h("div", { class: "caption" }, t("trick_taken_by", { name: playerName(last.winner) })));
