@@ -1,0 +1,59 @@
+"""The client's strings: the three languages have the same keys, and every key the code asks
+for exists (no browser needed)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+WEB = Path(__file__).resolve().parents[2] / "src" / "tapete" / "web"
+LANGS = ("es", "pt", "en")
+
+
+def load(lang: str) -> dict[str, str]:
+    return json.loads((WEB / "i18n" / f"{lang}.json").read_text(encoding="utf-8"))
+
+
+def test_same_keys_and_placeholders_in_every_language() -> None:
+    en = load("en")
+    for lang in ("es", "pt"):
+        other = load(lang)
+        assert set(other) == set(en), lang
+        for key, text in en.items():
+            wanted = set(re.findall(r"\{(\w+)\}", text))
+            assert set(re.findall(r"\{(\w+)\}", other[key])) == wanted, (lang, key)
+            assert other[key].strip(), (lang, key)
+
+
+def test_every_key_used_by_the_code_exists() -> None:
+    code = (WEB / "app.js").read_text(encoding="utf-8")
+    en = load("en")
+    used = set(re.findall(r'\bt\("([a-z0-9_]+)"', code))
+    missing = sorted(k for k in used if k not in en)
+    assert missing == []
+    # keys built from a prefix: every value the views can hold has its string
+    built = {
+        "rank_": "A T K Q J 9 8 7",
+        "suit_": "S C D H",
+        "profile_": "club casa casa-500 mariage",
+        "level_": "random rules search",
+        "lang_name_": "es pt en",
+        "reason_": "four_nines low_points low_talon",
+        "why_": "claim false_claim closer_failed opponent_claimed_after_close exhausted tie",
+        "ev_": "bid pass redeal keep rospis give contract play play_marriage exchange marriage"
+        " close claim decline",
+        "do_": "bid pass redeal keep rospis give contract play play_marriage exchange marriage"
+        " close claim decline",
+    }
+    for prefix, names in built.items():
+        for name in names.split():
+            assert f"{prefix}{name}" in en, f"{prefix}{name}"
+
+
+def test_rules_pages_exist_for_every_profile_and_language() -> None:
+    for profile in ("club", "casa", "casa-500", "mariage"):
+        for lang in LANGS:
+            text = (WEB / "rules" / f"{profile}.{lang}.html").read_text(encoding="utf-8")
+            assert f'<html lang="{lang}">' in text
+            assert 'class="decision"' in text  # our decisions are listed
