@@ -205,6 +205,14 @@ static int gen_moves(Move *mv, int seat, int leader, int trump, int mok, int n, 
             int s = c >> 3, r = c & 7;
             int top = !(others & ABOVE[c]);
             int base = top ? 200 + POINTS[c] : -POINTS[c] - r;
+            if (!top && !mine) {
+                /* a defender leads low towards the partner's winner */
+                uint32_t partner = H[3 - seat - DECL] & SUITM[s];
+                uint32_t dsuit = H[DECL] & SUITM[s];
+                if (partner && top_card(partner) > (dsuit ? top_card(dsuit) : -1) &&
+                    (dsuit || trump < 0 || !(H[DECL] & SUITM[trump])))
+                    base = 100 - POINTS[c] - r;
+            }
             uint32_t pm = pair_mask(s);
             if (mok && (r == KING || r == QUEEN) && (hand & pm) == pm) {
                 mv[k].move = (uint8_t)(c | 32);

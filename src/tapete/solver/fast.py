@@ -221,6 +221,16 @@ class PySearch:
                 can_announce = mok and (c & 7) in (KING, QUEEN) and hand & pair == pair
                 top = not (others & ABOVE[c])
                 base = 200 + _POINTS[c] if top else -_POINTS[c] - (c & 7)
+                if not top and not mine:
+                    # a defender leads low towards the partner's winner
+                    partner = h[3 - seat - self.declarer] & SUIT_MASKS[s]
+                    dsuit = h[self.declarer] & SUIT_MASKS[s]
+                    if (
+                        partner
+                        and partner.bit_length() > dsuit.bit_length()
+                        and (dsuit or trump < 0 or not h[self.declarer] & SUIT_MASKS[trump])
+                    ):
+                        base = 100 - _POINTS[c] - (c & 7)
                 if can_announce:
                     scored.append((100_000 if c | 32 == tt_best else 1000 + _MV[s], c, True))
                     if not self.casa:
