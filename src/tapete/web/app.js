@@ -316,7 +316,7 @@ function langButtons(prefix) {
   return h("div", { class: "langs", role: "group", "aria-label": t("language") },
     LANGS.map((l) => h("button", {
       type: "button", testid: `${prefix}-${l}`, lang: l, "aria-pressed": String(S.lang === l),
-      "aria-label": t(`lang_name_${l}`), onclick: () => setLang(l),
+      "aria-label": `${t(`lang_name_${l}`)} (${l.toUpperCase()})`, onclick: () => setLang(l),
     }, l.toUpperCase())));
 }
 
