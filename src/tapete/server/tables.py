@@ -367,7 +367,7 @@ class TableManager:
         check_action_fields(data, action.to_json())
         async with table.lock:
             if table.broken:
-                raise TableError("unknown_table", "this table must be reloaded: reconnect")
+                raise TableError("stale_version", "this table is being reloaded: reconnect")
             if seat is None:
                 raise TableError("not_your_turn", "spectators cannot act at this table")
             if table.game.over:
