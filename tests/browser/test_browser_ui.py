@@ -54,6 +54,16 @@ def test_cards_are_named_buttons_in_every_language(new_page, live_server, artifa
     assert page.get_attribute(tid("status"), "aria-live") == "polite"
     assert page.get_by_role("button", name="Pujar").count() == 1
     assert page.locator(tid("bid-range")).inner_text().startswith("De ")
+    # a hint puts the stepper on the suggested bid (or outlines Paso)
+    page.click(tid("hint"))
+    page.wait_for_selector(tid("hint-text"))
+    hint = page.evaluate("() => window.tapete.hint.action")
+    assert page.inner_text(tid("hint-text")).startswith("Pista:")
+    if hint["type"] == "bid":
+        assert page.inner_text(tid("bid-value")) == str(hint["value"])
+        assert "hinted" in page.get_attribute(tid("bid"), "class")
+    else:
+        assert "hinted" in page.get_attribute(tid(hint["type"]), "class")
     shot(page, artifacts, "ui-bidding-es")
     # every button has an accessible name (its text or aria-label)
     unnamed = page.eval_on_selector_all(

@@ -183,6 +183,10 @@ function onMessage(msg) {
   } else if (msg.type === "hint") {
     S.hint = { action: msg.action, reason: msg.reason };
     S.lastHintVersion = S.version;
+    // put the controls on the suggestion (the person still has to press)
+    const a = msg.action || {};
+    if (a.type === "bid" || a.type === "contract") S.ui[a.type] = a.value;
+    if (a.type === "give") S.ui.giveCard = a.card;
     renderTable();
   } else if (msg.type === "error") {
     S.pending = false;
@@ -499,7 +503,8 @@ function giveTarget(v, seat) {
   const ok = card && gives.some((a) => a.card === card && a.to === seat);
   const anyTo = gives.some((a) => a.to === seat);
   if (!anyTo) return null;
-  return h("button", { type: "button", class: "give-to primary", testid: `give-to-${seat}`, disabled: !ok,
+  const hinted = hintIs((a) => a.type === "give" && a.card === card && a.to === seat);
+  return h("button", { type: "button", class: `give-to primary ${hinted ? "hinted" : ""}`, testid: `give-to-${seat}`, disabled: !ok,
     onclick: () => { if (ok) { S.ui.giveCard = null; act({ type: "give", card, to: seat }); } } },
   card ? t("give_card_to", { card: cardShort(card), name: playerName(seat) }) : t("give_to", { name: playerName(seat) }));
 }
