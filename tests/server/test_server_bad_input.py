@@ -140,6 +140,7 @@ def test_bad_message(seated: Seated, me: Session, text: Any, code: str) -> None:
     err = me.error()
     assert err["code"] == code, err
     assert isinstance(err["message"], str) and len(err["message"]) > 10
+    assert isinstance(err["detail"], str) and len(err["detail"]) > 10
     _assert_unchanged(seated, me, version, stored)
 
 
@@ -338,3 +339,20 @@ def test_http_queries_rejected(client: TestClient, url: str, status: int) -> Non
     assert r.status_code == status, r.text
     if url.startswith("/api"):
         assert r.json()["error"]
+
+
+def test_error_messages_speak_the_tables_language(client: TestClient) -> None:
+    for language, words in [
+        ("es", "No es tu turno"),
+        ("pt", "Não é a sua vez"),
+        ("en", "not your turn"),
+    ]:
+        table_id, _ = new_table(client, seed=5, language=language)
+        with client.websocket_connect(f"/ws/{table_id}") as ws:
+            spectator = Session(ws)
+            spectator.receive()
+            spectator.act({"type": "pass"})
+            err = spectator.error()
+            assert err["code"] == "not_your_turn"
+            assert words.lower() in err["message"].lower(), err
+            assert err["detail"] == "spectators cannot act at this table"

@@ -25,6 +25,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from tapete.games import PROFILES
 from tapete.server import stats
 from tapete.server.db import default_db_url, make_engine, upgrade
+from tapete.server.i18n import LANGUAGES
 from tapete.server.tables import SEATS, Table, TableError, TableManager
 
 __all__ = ["LANGUAGES", "MAX_MESSAGE_BYTES", "create_app", "run_serve"]
@@ -32,7 +33,6 @@ __all__ = ["LANGUAGES", "MAX_MESSAGE_BYTES", "create_app", "run_serve"]
 log = logging.getLogger("tapete.server")
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
-LANGUAGES = ("es", "pt", "en")
 LEVELS = ("random", "rules", "search")
 MAX_MESSAGE_BYTES = 4096
 MAX_BODY_BYTES = 16384
@@ -136,8 +136,9 @@ class Connection:
     """One WebSocket at a table: an outbox queue drained by a writer task, so that
     broadcasts never wait for a slow client and messages keep their order."""
 
-    def __init__(self, websocket: WebSocket, max_queue: int) -> None:
+    def __init__(self, websocket: WebSocket, max_queue: int, language: str = "en") -> None:
         self.websocket = websocket
+        self.language = language
         self.seat: int | None = None
         self.queue: asyncio.Queue[str | int] = asyncio.Queue()
         self.max_queue = max_queue
@@ -163,7 +164,7 @@ class Connection:
         self.push(json.dumps(message, separators=(",", ":")))
 
     def error(self, code: str, message: str) -> None:
-        self.push_json({"type": "error", "code": code, "message": message})
+        self.push_json(TableError(code, message).to_json(self.language))
 
     async def writer(self) -> None:
         while True:
@@ -366,12 +367,12 @@ class Server:
         raw = websocket.path_params["table_id"]
         table = self.manager.get(int(raw)) if raw.isdigit() and len(raw) <= 18 else None
         if table is None:
-            await websocket.send_json(
-                {"type": "error", "code": "unknown_table", "message": "there is no such table"}
-            )
+            lang = websocket.query_params.get("lang", "en")
+            error = TableError("unknown_table", "there is no such table")
+            await websocket.send_json(error.to_json(lang if lang in LANGUAGES else "en"))
             await websocket.close(code=4404)
             return
-        conn = Connection(websocket, self.manager.max_queue)
+        conn = Connection(websocket, self.manager.max_queue, table.language)
         token = websocket.query_params.get("token")
         conn.seat = table.seat_for_token(token)
         if token and conn.seat is None:
@@ -393,7 +394,7 @@ class Server:
                 try:
                     await self._handle(table, conn, frame_text(message))
                 except TableError as exc:
-                    conn.push_json(exc.to_json())
+                    conn.push_json(exc.to_json(conn.language))
                 if writer.done():
                     break
         except WebSocketDisconnect:

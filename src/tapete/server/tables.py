@@ -34,6 +34,7 @@ from tapete.game import JSON, Game
 from tapete.games import PROFILES, new_game
 from tapete.server import stats
 from tapete.server.db import ActionRow, TableRow, utcnow
+from tapete.server.i18n import error_text
 
 __all__ = [
     "SEATS",
@@ -73,8 +74,15 @@ class TableError(Exception):
         self.code = code
         self.message = message
 
-    def to_json(self) -> JSON:
-        return {"type": "error", "code": self.code, "message": self.message}
+    def to_json(self, language: str = "en") -> JSON:
+        """The error message: ``message`` for a person in ``language``, ``detail`` the
+        precise English sentence."""
+        return {
+            "type": "error",
+            "code": self.code,
+            "message": error_text(self.code, language, self.message),
+            "detail": self.message,
+        }
 
 
 class Listener(Protocol):

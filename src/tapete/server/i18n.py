@@ -1,0 +1,68 @@
+"""The server's few sentences for people, in the languages of the web client.
+
+Error messages on the WebSocket carry ``message`` in the table's language and ``detail``, the
+precise English sentence (for developers and logs). An ``illegal`` error keeps the engine's
+own sentence as its message: it names the card and the rule.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+__all__ = ["ERRORS", "LANGUAGES", "error_text"]
+
+LANGUAGES: Final = ("es", "pt", "en")
+
+ERRORS: Final[dict[str, dict[str, str]]] = {
+    "bad_json": {
+        "es": "El mensaje no es JSON válido.",
+        "pt": "A mensagem não é JSON válido.",
+        "en": "The message is not valid JSON.",
+    },
+    "bad_message": {
+        "es": "El mensaje no tiene la forma esperada.",
+        "pt": "A mensagem não tem a forma esperada.",
+        "en": "The message does not have the expected form.",
+    },
+    "too_large": {
+        "es": "El mensaje es demasiado grande.",
+        "pt": "A mensagem é grande demais.",
+        "en": "The message is too large.",
+    },
+    "rate_limited": {
+        "es": "Demasiados mensajes seguidos: espera un momento.",
+        "pt": "Mensagens demais seguidas: espere um momento.",
+        "en": "Too many messages in a row: wait a moment.",
+    },
+    "not_your_turn": {
+        "es": "Ahora no es tu turno.",
+        "pt": "Agora não é a sua vez.",
+        "en": "It is not your turn now.",
+    },
+    "stale_version": {
+        "es": "La mesa ha cambiado: mira de nuevo y vuelve a elegir.",
+        "pt": "A mesa mudou: veja de novo e escolha outra vez.",
+        "en": "The table has changed: look again and choose again.",
+    },
+    "unknown_table": {
+        "es": "Esa mesa no existe.",
+        "pt": "Essa mesa não existe.",
+        "en": "There is no such table.",
+    },
+    "bad_token": {
+        "es": "Esta clave no es de esta mesa: solo puedes mirar.",
+        "pt": "Esta chave não é desta mesa: só pode assistir.",
+        "en": "This key does not belong to this table: you can only watch.",
+    },
+}
+
+
+def error_text(code: str, language: str, detail: str) -> str:
+    """The sentence a person reads for an error ``code`` (``detail`` for ``illegal`` and
+    unknown codes)."""
+    if code == "illegal":
+        return detail
+    texts = ERRORS.get(code)
+    if texts is None:
+        return detail
+    return texts.get(language) or texts["en"]
