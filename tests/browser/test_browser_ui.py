@@ -202,3 +202,28 @@ def test_phone_width(new_page, live_server, artifacts) -> None:
     overflow = page.evaluate("() => document.documentElement.scrollWidth")
     assert overflow <= 392, f"the page is {overflow}px wide on a 390px phone"
     shot(page, artifacts, "ui-phone-mil")
+
+
+def test_switch_between_saved_games(new_page, live_server) -> None:
+    page = new_page(locale="pt-PT")
+    start_game(page, live_server.url, "mariage", name="Rui", levels=("random",))
+    wait_turn(page)
+    first = page.evaluate("() => window.tapete.session.table")
+    hand = view(page)["hand"]
+    # a second game from the Games window
+    page.click(tid("open-newgame"))
+    page.click(tid("choose-mil-casa"))
+    page.click(tid("level-0-random"))
+    page.click(tid("level-1-random"))
+    page.click(tid("start"))
+    page.wait_for_function("() => window.tapete.view && window.tapete.view.game === 'mil'")
+    # the first one is still there, and comes back as it was
+    page.click(tid("open-newgame"))
+    page.wait_for_selector(f"{tid('saved-games')} >> text=a decorrer")
+    page.click(tid(f"resume-{first}"))
+    page.wait_for_function("() => window.tapete.view && window.tapete.view.game === 'mariage'")
+    assert view(page)["hand"] == hand
+    page.reload()  # and the choice survives a reload
+    page.wait_for_function("() => window.tapete.view && window.tapete.view.game === 'mariage'")
+    assert page.evaluate("() => window.tapete.session.table") == first
+    assert page.js_errors == []

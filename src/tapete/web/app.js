@@ -7,6 +7,7 @@ const STORE_TABLE = "tapete.table";
 const STORE_LANG = "tapete.lang";
 const STORE_NAME = "tapete.name";
 const STORE_POINTS = "tapete.showPoints";
+const STORE_TABLES = "tapete.tables";
 const SUIT_SYMBOL = { S: "♠", C: "♣", D: "♦", H: "♥" };
 const RANK_SHOWN = { A: "A", T: "10", K: "K", Q: "Q", J: "J", 9: "9", 8: "8", 7: "7" };
 const CARD_POINTS = { A: 11, T: 10, K: 4, Q: 3, J: 2 }; // shown next to a redeal offer only
@@ -116,8 +117,46 @@ async function startTable(choice, name, seed = null) {
   });
   if (!res.ok) throw new Error(res.body?.error || `HTTP ${res.status}`);
   storeSession({ table: res.body.table, token: res.body.token, seat: res.body.seat ?? 0 });
+  rememberTable({ ...S.session, game: choice.game, profile: choice.profile, name, started: Date.now() });
   resetTableState();
   connect();
+}
+
+// every table this browser started, newest first (the token is the seat's secret: it stays here)
+function savedTables() {
+  try { const l = JSON.parse(localStorage.getItem(STORE_TABLES) || "[]"); return Array.isArray(l) ? l : []; } catch { return []; }
+}
+function rememberTable(entry) {
+  const list = [entry, ...savedTables().filter((e) => e.table !== entry.table)].slice(0, 12);
+  localStorage.setItem(STORE_TABLES, JSON.stringify(list));
+}
+function forgetTable(table) {
+  localStorage.setItem(STORE_TABLES, JSON.stringify(savedTables().filter((e) => e.table !== table)));
+}
+function resumeTable(entry) {
+  storeSession({ table: entry.table, token: entry.token, seat: entry.seat ?? 0 });
+  resetTableState();
+  hideDialog("newgame");
+  renderTable();
+  connect();
+}
+
+function savedGamesBox() {
+  const others = savedTables().filter((e) => !S.session || e.table !== S.session.table);
+  if (!others.length) return null;
+  const list = h("ul", { class: "saved", testid: "saved-games" });
+  for (const e of others) {
+    const when = new Date(e.started || 0).toLocaleString(S.lang, { dateStyle: "short", timeStyle: "short" });
+    const status = h("span", { class: "note" });
+    const li = h("li", {}, h("button", { type: "button", testid: `resume-${e.table}`, onclick: () => resumeTable(e) },
+      `${t(`profile_${e.profile}`)} · ${e.name || ""} · ${when}`), " ", status);
+    list.append(li);
+    api(`/api/tables/${encodeURIComponent(e.table)}?token=${encodeURIComponent(e.token)}`).then((res) => {
+      if (res.status === 404 || res.status === 403) { forgetTable(e.table); li.remove(); return; }
+      if (res.ok) status.textContent = res.body.status === "finished" ? t("finished") : t("in_progress");
+    }).catch(() => {});
+  }
+  return h("fieldset", {}, h("legend", {}, t("your_games")), list);
 }
 
 function resetTableState() {
@@ -826,6 +865,7 @@ function renderNewGame() {
   const seatsLabel = ch.game === "mil" ? [t("left_player"), t("right_player")] : [t("opponent")];
   d.replaceChildren(h("form", { method: "dialog", class: "newgame", onsubmit: (e) => e.preventDefault() },
     h("h2", { id: "newgame-title" }, t("games")),
+    savedGamesBox(),
     h("fieldset", {}, h("legend", {}, t("choose_game")),
       h("div", { class: "choices" }, options.map((o) => h("button", {
         type: "button", testid: `choose-${o.game === "mil" ? `mil-${o.profile}` : "mariage"}`,
