@@ -7,13 +7,11 @@ message saying so. No network beyond 127.0.0.1.
 from __future__ import annotations
 
 import os
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from browser_server import LiveServer
 
 CHROMIUM = os.environ.get("TAPETE_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -33,53 +31,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "tests/browser/" in str(item.fspath).replace(os.sep, "/"):
             item.add_marker(pytest.mark.browser)
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class LiveServer:
-    """create_app(db_url, delay_ms=0) served by uvicorn on 127.0.0.1:port in a thread."""
-
-    def __init__(self, db_path: Path, port: int | None = None) -> None:
-        self.db_path = db_path
-        self.port = port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self._server = None
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> LiveServer:
-        import uvicorn
-
-        from tapete.server.app import create_app
-
-        app = create_app(db_url=f"sqlite:///{self.db_path}", delay_ms=0)
-        config = uvicorn.Config(
-            app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on"
-        )
-        server = uvicorn.Server(config)
-        self._server = server
-        self._thread = threading.Thread(target=server.run, name=f"uvicorn-{self.port}", daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + 20
-        while not server.started:
-            if not self._thread.is_alive():
-                raise RuntimeError(f"the test server on port {self.port} did not start")
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"the test server on port {self.port} took over 20 s to start")
-            time.sleep(0.02)
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=15)
-        self._server = None
-        self._thread = None
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from browser_helpers import LOCALES, shot, start_game, state, take_turn, tid, view, wait_turn
-from conftest import LiveServer
+from browser_server import LiveServer
 
 
 def test_restart_and_resume(new_page, tmp_path, artifacts) -> None:
