@@ -452,6 +452,7 @@ function playCard(c) {
   let chosen = variants[0];
   if (variants.length > 1) chosen = variants.find((a) => Boolean(a.marriage) === S.ui.sing) || variants[0];
   act(chosen);
+  S.ui.sing = true; // each lead of a pair offers the announcement again
 }
 
 function trickArea(trick, label, cls = "") {
