@@ -16,7 +16,7 @@
 
 #define INF 10000
 #define MAX_GAIN 400 /* 120 card points + 280 in marriages */
-#define TT_BITS 18
+#define TT_BITS 16
 #define TT_SIZE (1u << TT_BITS)
 #define MAX_MOVES 16
 
@@ -46,6 +46,14 @@ static const int RANK_POINTS[8] = {0, 0, 0, 2, 3, 4, 10, 11};
 static uint32_t H[3];
 static int DECL;
 static int CASA;
+
+/* Bit count without depending on a popcnt instruction (portable builds, no -m flags). */
+static inline int popcount32(uint32_t x) {
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    x = (x + (x >> 4)) & 0x0F0F0F0Fu;
+    return (int)((x * 0x01010101u) >> 24);
+}
 
 static inline int mask_points(uint32_t m) {
     return BYTE_POINTS[m & 0xFF] + BYTE_POINTS[(m >> 8) & 0xFF] + BYTE_POINTS[(m >> 16) & 0xFF] +
@@ -128,7 +136,7 @@ static inline int highest_points(uint32_t m, int j, uint32_t *used) {
 static inline int lowest_hand_points(uint32_t h, int j) {
     int p = 0;
     for (int r = 2; r < 8 && j > 0; r++) {
-        int cnt = __builtin_popcount(h & (0x01010101u << r));
+        int cnt = popcount32(h & (0x01010101u << r));
         if (cnt > j) cnt = j;
         p += cnt * RANK_POINTS[r];
         j -= cnt;
@@ -154,11 +162,11 @@ static int sure_points(int leader, int trump, uint32_t *cashed, int *tricks) {
         uint32_t L = lh & SUITM[s];
         if (!L) continue;
         uint32_t O = (oh[0] | oh[1]) & SUITM[s];
-        int m = O ? __builtin_popcount(L & ABOVE[top_card(O)]) : __builtin_popcount(L);
+        int m = O ? popcount32(L & ABOVE[top_card(O)]) : popcount32(L);
         if (trump >= 0 && s != trump) {
             for (int i = 0; i < 2; i++) {
                 if (has_trump[i]) {
-                    int cnt = __builtin_popcount(oh[i] & SUITM[s]);
+                    int cnt = popcount32(oh[i] & SUITM[s]);
                     if (cnt < m) m = cnt;
                 }
             }
