@@ -2,11 +2,14 @@
  * tapete.solver._core: the C core of the Mil open-hand solver.
  *
  * The same search as tapete.solver.fast.PySearch (read that file first): fail-soft
- * alpha-beta on the declarer's points still to gain, a transposition table of bounds at
- * trick boundaries, a "cannot reach" cut-off, move ordering, MTD(f) for exact values.
+ * alpha-beta on the declarer's points still to gain; a transposition table of bounds at
+ * trick boundaries; quick cut-offs from the points left and from the points the side on
+ * lead is sure to cash; bounds from equivalent cards; move ordering; exact values by
+ * bisection over zero-window searches.
  *
  * Cards are ints suit*8+rank (rank 2..7 = 9 J Q K T A), hands are 32-bit masks.
- * Not thread-safe: one global table and context, used with the GIL held.
+ * Not thread-safe: one global table and context, used with the GIL held. Portable C99 plus
+ * the GCC/Clang builtins __builtin_ctz/__builtin_clz; no machine-specific flags.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -20,7 +23,7 @@
 #define TT_SIZE (1u << TT_BITS)
 #define MAX_MOVES 16
 
-
+/* A table entry: bounds on the declarer's points still to gain at a trick boundary. */
 typedef struct {
     uint64_t k1;
     uint32_t k2;
@@ -32,7 +35,6 @@ typedef struct {
 static Entry *tt = NULL;
 static uint16_t tt_gen = 0;
 static unsigned long long node_count = 0;
-
 
 static int POINTS[32];
 static int BYTE_POINTS[256];
@@ -109,7 +111,6 @@ typedef struct {
 
 static int search(int leader, int trump, int mok, int n, const int *t, int alpha, int beta);
 
-
 /* Sum of the points of the j lowest cards of mask m. */
 static inline int lowest_points(uint32_t m, int j) {
     int p = 0;
@@ -120,6 +121,7 @@ static inline int lowest_points(uint32_t m, int j) {
     return p;
 }
 
+/* Sum of the points of the j highest cards of mask m, added to *used. */
 static inline int highest_points(uint32_t m, int j, uint32_t *used) {
     int p = 0;
     while (j-- > 0 && m) {
@@ -552,6 +554,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_core", "C core of the Mil open-hand solver.", -1, methods,
+    NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__core(void) {
