@@ -444,17 +444,20 @@ static int search(int leader, int trump, int mok, int n, const int *t, int alpha
 }
 
 
-/* The exact value by zero-window searches: bisect the interval [lo, hi] known to hold it,
- * narrowing it with the fail-soft value each search returns. */
+/* The exact value by zero-window searches, narrowing the interval [lo, hi] that holds it
+ * with the fail-soft value each search returns. A search below the value is cheap (one good
+ * line for the declarer proves it), one above it is not (every try must be refuted), so the
+ * first search asks for 1 point and the next ones for a quarter of the interval until it is
+ * small; then bisection. */
 static int solve_exact(int leader, int trump, int mok, int n, const int *t) {
-    int lo = 0, hi = MAX_GAIN;
+    int lo = 0, hi = MAX_GAIN, beta = 1;
     while (lo < hi) {
-        int beta = (lo + hi + 1) / 2;
         int g = search(leader, trump, mok, n, t, beta - 1, beta);
         if (g >= beta)
             lo = g;
         else
             hi = g;
+        beta = hi - lo > 8 ? lo + (hi - lo) / 4 : (lo + hi + 1) / 2;
     }
     return lo;
 }

@@ -7,8 +7,9 @@ algorithm:
 
 - values are the declarer's points *still to gain*, so a position's value does not depend on
   how it was reached and can be stored and reused;
-- exact values by bisection: zero-window searches on ``[0, 400]``, each narrowing the
-  interval by the fail-soft value it returns (about 8 searches a deal);
+- exact values by zero-window searches on ``[0, 400]``, each narrowing the interval by the
+  fail-soft value it returns: first 1 point, then a quarter of the interval, then bisection
+  (searches below the value are the cheap ones);
 - a transposition table at trick boundaries, keyed by the three hands, the leader, the
   trump, whether marriages may be announced, the declarer and the profile; it holds a lower
   and an upper bound and the best lead;
@@ -398,16 +399,19 @@ class PySearch:
         return best_value
 
     def solve(self, leader: int, trump: int, mok: int, trick: tuple[int, ...]) -> int:
-        """The exact value by zero-window searches: bisect the interval known to hold it,
-        narrowing it with the fail-soft value each search returns."""
-        lo, hi = 0, MAX_GAIN
+        """The exact value by zero-window searches, narrowing the interval that holds it
+        with the fail-soft value each search returns. A search below the value is cheap (one
+        good line proves it), one above it is not (every try must be refuted): the first
+        search asks for 1 point, the next ones for a quarter of the interval until it is
+        small, then bisection."""
+        lo, hi, beta = 0, MAX_GAIN, 1
         while lo < hi:
-            beta = (lo + hi + 1) // 2
             g = self.search(leader, trump, mok, trick, beta - 1, beta)
             if g >= beta:
                 lo = g
             else:
                 hi = g
+            beta = lo + (hi - lo) // 4 if hi - lo > 8 else (lo + hi + 1) // 2
         return lo
 
 
