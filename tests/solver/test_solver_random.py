@@ -17,6 +17,7 @@ from tapete.solver import (
     solve,
     solve_counting,
 )
+from tapete.solver.fast import PySearch, root_args
 from tapete.solver.samples import random_deal_position, random_play_position
 
 BACKENDS = ["c", "python"] if tapete.solver.BACKEND == "c" else ["python"]
@@ -80,3 +81,15 @@ def test_results_do_not_depend_on_what_was_solved_before() -> None:
     positions = [random_play_position(rng, 4) for _ in range(30)]
     first = [solve(p) for p in positions]
     assert [solve(p) for p in reversed(positions)] == first[::-1]
+
+
+def test_shortcuts_agree_with_plain_alpha_beta_on_whole_deals() -> None:
+    """The sure-points and equivalent-card bounds against a plain alpha-beta (table and
+    points-left cut-off only) on whole deals, where the reference is too slow."""
+    rng = random.Random(15)
+    for i in range(5):
+        pos = random_deal_position(rng, ("club", "casa")[i % 2])
+        args = root_args(pos)
+        plain = PySearch(pos.declarer, pos.profile != "club", plain=True)
+        plain.h = [args[0], args[1], args[2]]
+        assert plain.solve(args[4], args[6], args[7], args[5]) == solve(pos), pos

@@ -189,9 +189,12 @@ def _neighbour_bound(c: int, live: int, done: dict[int, int], maximize: bool) ->
 class PySearch:
     """Pure Python alpha-beta over a mutable open-hand position (the C core's twin)."""
 
-    def __init__(self, declarer: int, casa: bool) -> None:
+    def __init__(self, declarer: int, casa: bool, *, plain: bool = False) -> None:
         self.declarer = declarer
         self.casa = casa
+        #: plain alpha-beta: no sure-points bounds, no equivalent-card bounds (only the table
+        #: and the points-left cut-off), to check those shortcuts on whole deals
+        self.plain = plain
         self.h = [0, 0, 0]
         self.tt: dict[tuple[int, int, int, int, int, int], tuple[int, int, int]] = {}
         self.nodes = 0
@@ -309,10 +312,14 @@ class PySearch:
             for s in range(4):
                 if dh & _PAIRS[s] == _PAIRS[s]:
                     ub += _MV[s]
-            sure, tricks, cashed = sure_points(
-                hand, (h[(leader + 1) % 3], h[(leader + 2) % 3]), trump
+            sure, tricks, cashed = (
+                (0, 0, 0)
+                if self.plain
+                else sure_points(hand, (h[(leader + 1) % 3], h[(leader + 2) % 3]), trump)
             )
-            if leader == decl:
+            if self.plain:
+                pass
+            elif leader == decl:
                 if mok or tricks:
                     sure += max(
                         (
@@ -343,7 +350,7 @@ class PySearch:
         # upper for the declarer, lower for a defender.
         done: dict[int, int] = {}
         for c, announce in self._ordered(seat, leader, trump, mok, trick, tt_best):
-            if not announce and not paired >> c & 1 and done:
+            if not announce and not paired >> c & 1 and done and not self.plain:
                 bound = _neighbour_bound(c, live, done, maximize)
                 if bound is not None and (bound <= alpha if maximize else bound >= beta):
                     done[c] = bound
