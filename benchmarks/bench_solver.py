@@ -1,6 +1,10 @@
 """Mil open-hand solver speed: whole 8-trick solves from the first lead.
 
 Run: ``.venv/bin/python benchmarks/bench_solver.py [--deals 1000] [--python-deals 60] [--seed 1]``
+Larger correctness run (what the tests do, bigger): ``--verify 20000`` compares the C core
+and the Python search with the reference minimax on that many random play positions (1 to 4
+cards left, profiles at random) and with a plain alpha-beta on ``--verify // 200`` whole
+deals, then stops.
 
 Each deal is dealt as in a game (:func:`tapete.solver.samples.random_deal_position`): 7 cards
 each and a talon of 3 that a random declarer takes, then gives two random cards of the 10
@@ -22,8 +26,9 @@ import sys
 import time
 
 import tapete.solver
-from tapete.solver import MilPosition, solve_counting
-from tapete.solver.samples import random_deal_position
+from tapete.solver import MilPosition, reference_solve, solve, solve_counting
+from tapete.solver.fast import PySearch, root_args
+from tapete.solver.samples import random_deal_position, random_play_position
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -76,13 +81,51 @@ def show(label: str, r: dict[str, object]) -> None:
     )
 
 
+def verify(count: int, seed: int) -> int:
+    """Fast solvers against the reference (positions) and plain alpha-beta (whole deals)."""
+    rng = random.Random(seed)
+    backends = ["c", "python"] if tapete.solver.BACKEND == "c" else ["python"]
+    start = time.perf_counter()
+    for i in range(1, count + 1):
+        pos = random_play_position(rng, rng.randint(1, 4))
+        want = reference_solve(pos)
+        for backend in backends:
+            got = solve(pos, backend=backend)
+            if got != want:
+                print(f"MISMATCH {backend}: {got} != {want} for {pos!r}")
+                return 1
+        if i % max(1, count // 10) == 0:
+            print(f"  verify: {i}/{count} positions agree", file=sys.stderr, flush=True)
+    deals = count // 200
+    for i in range(1, deals + 1):
+        pos = random_deal_position(rng, ("club", "casa")[i % 2])
+        args = root_args(pos)
+        plain = PySearch(pos.declarer, pos.profile != "club", plain=True)
+        plain.h = [args[0], args[1], args[2]]
+        want = plain.solve(args[4], args[6], args[7], args[5])
+        for backend in backends:
+            if solve(pos, backend=backend) != want:
+                print(f"MISMATCH {backend} vs plain alpha-beta: {pos!r}")
+                return 1
+        if i % max(1, deals // 10) == 0:
+            print(f"  verify: {i}/{deals} whole deals agree", file=sys.stderr, flush=True)
+    print(
+        f"verify: {count} positions equal to the reference and {deals} whole deals equal to "
+        f"plain alpha-beta ({'+'.join(backends)}), {time.perf_counter() - start:.0f} s"
+    )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--deals", type=int, default=1000)
     parser.add_argument("--python-deals", type=int, default=60)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--profile", choices=["club", "casa", "both"], default="both")
+    parser.add_argument("--verify", type=int, default=0, metavar="N")
     args = parser.parse_args(argv)
+    if args.verify:
+        return verify(args.verify, args.seed)
 
     rng = random.Random(args.seed)
     profiles = ["club", "casa"] if args.profile == "both" else [args.profile]
