@@ -40,7 +40,7 @@ try:
 except ImportError:  # not built: the pure Python search does the work, slower
     _core = None
 
-__all__ = ["BACKEND", "INF", "PySearch", "Session", "root_args"]
+__all__ = ["BACKEND", "INF", "MAX_GAIN", "PySearch", "Session", "root_args", "sure_points"]
 
 #: the backend used by default: "c" when the extension is built, else "python"
 BACKEND: Final = "c" if _core is not None else "python"
