@@ -125,7 +125,10 @@ def _open_lead(info: MariageInfo, plays: list[Play]) -> tuple[Action, str]:
         )
 
     a = min(plays, key=cost)
-    return a, f"Lead the {card_label_any(a.card)}: a cheap card that keeps your winners."
+    return (
+        a,
+        f"Lead the {card_label_any(a.card)}: the card you can best spare, keeping your winners.",
+    )
 
 
 def _beats(lead: int, c: int, trump: int) -> bool:

@@ -296,7 +296,7 @@ def _lead(info: MilInfo, plays: list[Play], out: int) -> tuple[Play, str]:
         return (is_trump, card_points(a.card) * 2 + n, a.card)
 
     a = min(safe, key=cost)
-    return a, f"Lead the {card_label(a.card)}: a cheap card that keeps your winners."
+    return a, f"Lead the {card_label(a.card)}: the card you can best spare, keeping your winners."
 
 
 def _follow(info: MilInfo, plays: list[Play], out: int) -> tuple[Play, str]:
