@@ -39,7 +39,24 @@ class BotStats:
     rospis: int = 0
     ms: list[float] = field(default_factory=list)
     game_points: float = 0.0
+    #: Mariage, per game: (this bot's game points, both seats' game points)
+    gp_units: list[tuple[float, float]] = field(default_factory=list)
     faults: int = 0
+
+    def game_point_share(self) -> tuple[float, float, float]:
+        """Share of all game points won, with a 95% interval clustered by game."""
+        mine = sum(a for a, _ in self.gp_units)
+        total = sum(b for _, b in self.gp_units)
+        if not total:
+            return 0.0, 0.0, 0.0
+        r = mine / total
+        k = len(self.gp_units)
+        if k < 2:
+            return r, r, r
+        mean_t = total / k
+        var = sum((a - r * b) ** 2 for a, b in self.gp_units) / (k * (k - 1))
+        se = math.sqrt(var) / mean_t
+        return r, max(0.0, r - 1.96 * se), min(1.0, r + 1.96 * se)
 
     def points_per_deal(self) -> tuple[float, float, float]:
         pts = sum(p for p, _ in self.units)
@@ -131,6 +148,8 @@ def _play_game(
         shares = [1.0 if s == winner else 0.0 for s in range(len(names))]
     for seat, n in enumerate(names):
         stats[n].units.append((seat_pts[seat], deals_done))
+        if game_name == "mariage":
+            stats[n].gp_units.append((seat_pts[seat], sum(seat_pts)))
         stats[n].faults += getattr(bots[seat], "faults", 0)
     for n in set(names):
         stats[n].wins.append(sum(shares[s] for s in range(len(names)) if names[s] == n))
@@ -276,7 +295,9 @@ def _summary(game: str, profile: str, played: int, stats: dict[str, BotStats]) -
         }
         if game == "mariage":
             entry["game_points"] = s.game_points
+            _, glo, ghi = s.game_point_share()
             entry["game_point_share"] = round(s.game_points / total_gp, 3) if total_gp else None
+            entry["game_point_share_ci95"] = [round(glo, 3), round(ghi, 3)]
         bots.append(entry)
     return {"game": game, "profile": profile, "deals": played, "bots": bots}
 
@@ -287,7 +308,7 @@ def _table(game: str, summary: dict[str, Any]) -> str:
         f"{'decl ok':>7} {'made/failed':>11} {'ms p50':>7} {'ms p95':>7}"
     )
     if game == "mariage":
-        head += f" {'gp share':>8}"
+        head += f" {'gp share':>8} {'95% CI':>13}"
     lines = [f"{summary['game']} / {summary['profile']}: {summary['deals']} deals", head]
     for b in summary["bots"]:
         p = b["points_per_deal"]
@@ -302,6 +323,7 @@ def _table(game: str, summary: dict[str, Any]) -> str:
         )
         if game == "mariage":
             share = b.get("game_point_share")
-            line += f" {'-' if share is None else f'{share:.3f}':>8}"
+            lo, hi = b["game_point_share_ci95"]
+            line += f" {'-' if share is None else f'{share:.3f}':>8} [{lo:.3f},{hi:.3f}]"
         lines.append(line)
     return "\n".join(lines)
