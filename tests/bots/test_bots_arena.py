@@ -33,6 +33,11 @@ def test_mariage_arena_summary(tmp_path: Path, capsys: Any) -> None:
         lo, hi = b["points_per_deal"]["ci95"]
         assert lo <= b["points_per_deal"]["mean"] <= hi
         assert set(b["ms_per_decision"]) == {"p50", "p95"}
+    gp = [b["game_point_share"] for b in data["bots"]]
+    assert abs(sum(gp) - 1) < 1e-6
+    for b in data["bots"]:
+        lo, hi = b["game_point_share_ci95"]
+        assert lo <= b["game_point_share"] <= hi
     # duplicate: each match is played with the seats swapped, so shares add up to 1
     shares = [b["match_share"]["mean"] for b in data["bots"]]
     assert abs(sum(shares) - 1) < 1e-6
