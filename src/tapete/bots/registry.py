@@ -125,16 +125,12 @@ class SafeBot:
         return self.act(view, rng), "A safe legal move."
 
 
-def make_strong_bot(
-    game: str, name: str, *, profile: str | None = None, **options: Any
-) -> Bot:
+def make_strong_bot(game: str, name: str, *, profile: str | None = None, **options: Any) -> Bot:
     """The ``rules`` or ``search`` player of ``game`` (see :func:`make_safe_bot`)."""
     return make_safe_bot(game, name, profile=profile, **options)
 
 
-def make_safe_bot(
-    game: str, name: str, *, profile: str | None = None, **options: Any
-) -> SafeBot:
+def make_safe_bot(game: str, name: str, *, profile: str | None = None, **options: Any) -> SafeBot:
     """The ``rules`` or ``search`` player of ``game`` (``"mil"`` or ``"mariage"``).
 
     Options: ``budget`` (seconds per decision for ``search``), ``samples`` (hidden deals per
