@@ -9,11 +9,13 @@ from tapete.bots import make_bot
 from tapete.games import new_game
 
 FAST = {"budget": 0.05, "samples": 4, "bid_samples": 4}
+#: few samples and a budget that never runs out: the work done does not depend on the clock
+STEADY = {"budget": 30.0, "samples": 4, "bid_samples": 4}
 
 
-def strong(game: str, name: str, profile: str | None = None) -> Any:
+def strong(game: str, name: str, profile: str | None = None, *, steady: bool = False) -> Any:
     """The bot without its safety wrapper, so that a fault fails the test."""
-    opts = FAST if name == "search" else {}
+    opts = (STEADY if steady else FAST) if name == "search" else {}
     return make_bot(game, name, profile=profile, **opts).inner
 
 

@@ -190,7 +190,7 @@ class MariageRulesBot:
             raise ValueError("no legal action in this view")
         info = self.tracker.update(view)
         return mariage_rules_decision(
-            info, legal, lambda i, p: strict_choice(i, p, rng, samples=6, budget=0.3)
+            info, legal, lambda i, p: strict_choice(i, p, rng, samples=4, budget=1.0)
         )
 
     def act(self, view: JSON, rng: random.Random) -> Action:
