@@ -167,6 +167,8 @@ class Oracle:
         self.version = 0
         self.state = self.game.state
         self.seen_indicators: set[str] = set()
+        #: version -> the cards a redeal applied to reach it showed to everyone
+        self.redeal_shown: dict[int, set[str]] = {}
         self._note()
         self.cache: dict[int, set[str]] = {0: self._forbidden()}
 
@@ -205,11 +207,35 @@ class Oracle:
                 shown |= {"K" + letter, "Q" + letter}
         return names - shown
 
+    def _redeal_justification(self, data: dict[str, Any]) -> set[str] | None:
+        """The cards a Mil redeal about to be applied may show to everyone (computed from
+        the rules, not from the server): the four 9s, the asking seat's dealt hand, or the
+        dealt talon."""
+        if self.game.name != "mil" or data.get("type") != "redeal":
+            return None
+        st = self.state
+        reason = data.get("reason")
+        if reason == "four_nines":
+            return {"9S", "9C", "9D", "9H"}
+        if reason == "low_points":
+            return _names(mask_of(st.dealt_hands[st.turn]))
+        if reason == "low_talon":
+            return _names(mask_of(st.dealt_talon))
+        return set()
+
+    def shown_by_redeal(self, version: int) -> set[str]:
+        """Cards shown to everyone by the redeal that led to ``version`` (none otherwise)."""
+        self.forbidden(version)
+        return self.redeal_shown.get(version, set())
+
     def forbidden(self, version: int) -> set[str]:
         while self.version < version:
             data = self.actions[self.version]
+            shown = self._redeal_justification(data)
             self.game.apply(self.game.parse_action(data))
             self.version += 1
+            if shown is not None:
+                self.redeal_shown[self.version] = shown
             self._note()
             self.cache[self.version] = self._forbidden()
         return self.cache[version]
@@ -232,6 +258,14 @@ def check_no_leak(app: Starlette, table_id: int, log: list[Received], seat: int 
                     assert action["card"] is None, f"give card leaked to seat {seat}: {event}"
                 if "deal_end" in event:
                     body["deal_end"] = event["deal_end"]
+                if "shown" in event:
+                    # cards a redeal shows are public from then on: exactly the ones that
+                    # justify it, taken from the deal it ended
+                    shown = set(event["shown"])
+                    allowed = oracle.shown_by_redeal(item.version)
+                    assert action.get("type") == "redeal", f"cards shown by a {action}: {event}"
+                    assert shown == allowed, f"redeal showed {sorted(shown)}: {event}"
+                    checked += len(shown)
         else:
             body = m
         cards = CARD_RE.findall(json.dumps(body))

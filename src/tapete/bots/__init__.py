@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
 from tapete.bots.base import Bot, parse_action
@@ -25,8 +26,11 @@ def make_bot(game: str, name: str, *, profile: str | None = None, **options: Any
     raise ValueError(f"unknown bot {name!r} (expected one of: {', '.join(BOT_NAMES)})")
 
 
-def suggest(game: str, view: dict[str, Any]) -> tuple[Any, str]:
-    """The best available bot's action for this view, with a one-line reason for a person."""
+def suggest(game: str, view: dict[str, Any], *, key: Hashable | None = None) -> tuple[Any, str]:
+    """The best available bot's action for this view, with a one-line reason for a person.
+
+    ``key`` (e.g. the table id) keeps one suggesting bot per table: see
+    :func:`tapete.bots.registry.suggest`."""
     try:
         from tapete.bots.registry import suggest as strong_suggest
     except ImportError:
@@ -34,5 +38,5 @@ def suggest(game: str, view: dict[str, Any]) -> tuple[Any, str]:
 
         action = RandomBot().act(view, random.Random(0))
         return action, "Any legal move (no stronger computer player is installed)."
-    result: tuple[Any, str] = strong_suggest(game, view)
+    result: tuple[Any, str] = strong_suggest(game, view, key=key)
     return result

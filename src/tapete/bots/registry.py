@@ -13,7 +13,8 @@ import random
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
 
@@ -166,19 +167,36 @@ def make_safe_bot(game: str, name: str, *, profile: str | None = None, **options
     return SafeBot(game, inner, hard_limit=None if hard is None else float(hard))
 
 
-#: one suggesting bot per (game, players, seat): a Mariage bot remembers the tricks it saw
-_SUGGESTERS: dict[tuple[Any, ...], SafeBot] = {}
+#: one suggesting bot per (game, table, seat), least recently used first: a Mariage bot
+#: remembers the tricks it saw, so two tables must never share one
+_SUGGESTERS: OrderedDict[tuple[Any, ...], SafeBot] = OrderedDict()
+_SUGGESTERS_MAX = 256
+_SUGGESTERS_LOCK = threading.Lock()
 
 
-def suggest(game: str, view: JSON) -> tuple[Any, str]:
-    """The ``search`` player's action for ``view`` and a one-line reason for a person."""
-    key = (game, view.get("profile"), tuple(view.get("players") or ()), view.get("seat"))
-    bot = _SUGGESTERS.get(key)
-    if bot is None:
-        if len(_SUGGESTERS) > 256:
-            _SUGGESTERS.clear()
+def _suggester(game: str, view: JSON, key: Hashable | None) -> SafeBot:
+    table = ("players", tuple(view.get("players") or ())) if key is None else ("key", key)
+    k = (game, view.get("profile"), table, view.get("seat"))
+    with _SUGGESTERS_LOCK:
+        bot = _SUGGESTERS.get(k)
+        if bot is not None:
+            _SUGGESTERS.move_to_end(k)
+            return bot
         bot = make_safe_bot(game, "search", profile=view.get("profile"))
-        _SUGGESTERS[key] = bot
+        _SUGGESTERS[k] = bot
+        while len(_SUGGESTERS) > _SUGGESTERS_MAX:
+            _SUGGESTERS.popitem(last=False)
+        return bot
+
+
+def suggest(game: str, view: JSON, *, key: Hashable | None = None) -> tuple[Any, str]:
+    """The ``search`` player's action for ``view`` and a one-line reason for a person.
+
+    ``key`` (any hashable, e.g. the table id) names the table asking: the suggesting bot is
+    kept per (game, profile, key, seat), so tables never share one. Without it the players'
+    names stand in for the table (two tables with the same names would share a bot).
+    """
+    bot = _suggester(game, view, key)
     seed = hash((view.get("seat"), view.get("deal_number"), len(view.get("legal") or ()))) & 0xFFFF
     t0 = time.perf_counter()
     action, reason = bot.explain(view, random.Random(seed))

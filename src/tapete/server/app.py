@@ -418,6 +418,7 @@ class Server:
 
     async def _hint(self, table: Table, conn: Connection) -> None:
         from tapete.bots import suggest
+        from tapete.bots.reasons import reason_i18n
 
         seat = conn.seat
         if seat is None or table.game.over or table.game.turn != seat:
@@ -426,7 +427,8 @@ class Server:
         view = table.game.view(seat)
         try:
             action, reason = await asyncio.wait_for(
-                asyncio.to_thread(suggest, table.game_name, view), timeout=self.hint_timeout_s
+                asyncio.to_thread(suggest, table.game_name, view, key=table.id),
+                timeout=self.hint_timeout_s,
             )
             data = action if isinstance(action, dict) else action.to_json()
         except asyncio.CancelledError:
@@ -434,7 +436,16 @@ class Server:
         except Exception:
             log.exception("table %s: no hint for seat %d", table.id, seat)
             data, reason = view["legal"][0], "No suggestion is available: this move is legal."
-        conn.push_json({"type": "hint", "version": version, "action": data, "reason": reason})
+        message: dict[str, Any] = {
+            "type": "hint",
+            "version": version,
+            "action": data,
+            "reason": reason,
+        }
+        neutral = reason_i18n(reason)
+        if neutral is not None:
+            message["reason_key"], message["reason_args"] = neutral
+        conn.push_json(message)
 
 
 def create_app(

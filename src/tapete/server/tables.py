@@ -171,13 +171,39 @@ class Table:
         return out
 
 
-def _public_event(seat: int, action: JSON, viewer: int | None) -> JSON:
+def _public_event(
+    seat: int, action: JSON, viewer: int | None, revealed: list[str] | None = None
+) -> JSON:
     """The event of ``seat``'s action as ``viewer`` may see it (a give shows its card only
-    to the giver and the receiver)."""
+    to the giver and the receiver; a redeal carries the cards that justify it)."""
     shown = dict(action)
     if action.get("type") == "give" and viewer not in (seat, action.get("to")):
         shown["card"] = None
-    return {"seat": seat, "action": shown}
+    event: JSON = {"seat": seat, "action": shown}
+    if revealed is not None:
+        event["shown"] = list(revealed)
+    return event
+
+
+def redeal_shown(game: Game, seat: int, action: JSON) -> list[str] | None:
+    """The cards a Mil ``redeal`` by ``seat`` shows to everyone, read from the deal *before*
+    the action is applied: the four 9s, the asking seat's 7 dealt cards (``low_points``) or
+    the talon (``low_talon``, already public). ``None`` for any other action."""
+    if action.get("type") != "redeal" or game.name != "mil":
+        return None
+    from tapete.cards import card_name
+
+    reason = action.get("reason")
+    if reason == "four_nines":
+        return ["9S", "9C", "9D", "9H"]
+    st = getattr(game, "state", None)
+    if st is None:
+        return None
+    if reason == "low_points":
+        return [card_name(c) for c in st.dealt_hands[seat]]
+    if reason == "low_talon":
+        return [card_name(c) for c in st.dealt_talon]
+    return None
 
 
 class TableManager:
@@ -388,14 +414,17 @@ class TableManager:
                     f"your view is version {version} but the table is at version "
                     f"{table.version}: look at the new view and choose again",
                 )
+            revealed = redeal_shown(table.game, seat, action.to_json())
             try:
                 table.game.apply(action)
             except IllegalActionError as exc:
                 raise TableError("illegal", str(exc)) from None
-            self._commit(table, seat, action)
+            self._commit(table, seat, action, revealed)
         self.ensure_bots(table)
 
-    def _commit(self, table: Table, seat: int, action: Any) -> None:
+    def _commit(
+        self, table: Table, seat: int, action: Any, revealed: list[str] | None = None
+    ) -> None:
         """Store an applied action (and the end of the game) in one transaction, then tell
         the listeners. On a failed write the table is dropped from memory so that the next
         access rebuilds it from what the database holds."""
@@ -432,7 +461,7 @@ class TableManager:
         table.version = n + 1
         if table.game.over:
             table.status = "finished"
-        self._broadcast(table, seat, data)
+        self._broadcast(table, seat, data, revealed)
 
     def _finish(self, session: Session, table: Table) -> None:
         record = table.game.to_record()
@@ -461,7 +490,9 @@ class TableManager:
                     ranked=table.max_deals is None,
                 )
 
-    def _broadcast(self, table: Table, seat: int, action: JSON) -> None:
+    def _broadcast(
+        self, table: Table, seat: int, action: JSON, revealed: list[str] | None = None
+    ) -> None:
         if not table.listeners:
             table.sheet_len = None
             return
@@ -476,7 +507,7 @@ class TableManager:
         table.sheet_len = len(sheet)
         texts: dict[int | None, str] = {}
         for viewer, view in views.items():
-            event = _public_event(seat, action, viewer)
+            event = _public_event(seat, action, viewer, revealed)
             if deal_end is not None:
                 event["deal_end"] = deal_end
             texts[viewer] = json.dumps(
@@ -523,6 +554,7 @@ class TableManager:
                 async with table.lock:
                     if table.broken or table.version != version:
                         continue
+                    revealed = redeal_shown(table.game, seat, action.to_json())
                     try:
                         table.game.apply(action)
                     except IllegalActionError as exc:
@@ -534,9 +566,10 @@ class TableManager:
                             exc,
                         )
                         action = table.game.legal_actions()[0]
+                        revealed = redeal_shown(table.game, seat, action.to_json())
                         table.game.apply(action)
                     try:
-                        self._commit(table, seat, action)
+                        self._commit(table, seat, action, revealed)
                     except TableError:
                         return
         except asyncio.CancelledError:

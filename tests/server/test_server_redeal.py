@@ -1,0 +1,98 @@
+"""A Mil redeal's event shows the cards that justify it (issue 5), and nothing else hidden."""
+
+from __future__ import annotations
+
+import random
+
+from server_helpers import Session, check_no_leak, new_table
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
+
+from tapete.cards import card_name
+from tapete.games import new_game
+from tapete.server.tables import redeal_shown
+
+# seeds whose first turn is seat 0's (club profile), with that redeal legal
+SEED_LOW_POINTS = 18
+SEED_FOUR_NINES = 179
+
+
+def _redeal_event(session: Session) -> dict:
+    while True:
+        m = session.receive()
+        if m["type"] == "view" and (m["event"] or {}).get("action", {}).get("type") == "redeal":
+            return m["event"]
+
+
+def _play_redeal(client: TestClient, seed: int, reason: str) -> tuple[int, Session, Session, list]:
+    table_id, token = new_table(client, game="mil", profile="club", seed=seed, max_deals=1)
+    with client.websocket_connect(f"/ws/{table_id}") as spec_ws:
+        spectator = Session(spec_ws)
+        with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
+            me = Session(ws, random.Random(1))
+            v = me.wait_turn()
+            hand = list(v["hand"])
+            action = {"type": "redeal", "reason": reason}
+            assert action in v["legal"]
+            me.act(action)
+            event = _redeal_event(me)
+            assert event["seat"] == 0
+            spec_event = _redeal_event(spectator)
+            assert spec_event["shown"] == event["shown"]
+            me.play()
+        while spectator.version < me.version:
+            spectator.receive()
+    return table_id, me, spectator, [event, hand]
+
+
+def test_low_points_redeal_shows_the_askers_dealt_hand(app: Starlette, client: TestClient) -> None:
+    table_id, me, spectator, (event, hand) = _play_redeal(client, SEED_LOW_POINTS, "low_points")
+    assert sorted(event["shown"]) == sorted(hand) and len(hand) == 7
+    assert check_no_leak(app, table_id, me.log, 0) > 0
+    assert check_no_leak(app, table_id, spectator.log, None) > 0
+
+
+def test_four_nines_redeal_shows_the_nines(app: Starlette, client: TestClient) -> None:
+    table_id, me, spectator, (event, _hand) = _play_redeal(client, SEED_FOUR_NINES, "four_nines")
+    assert event["shown"] == ["9S", "9C", "9D", "9H"]
+    assert check_no_leak(app, table_id, me.log, 0) > 0
+    assert check_no_leak(app, table_id, spectator.log, None) > 0
+
+
+def test_other_actions_show_nothing_and_low_talon_shows_the_talon() -> None:
+    rng = random.Random(3)
+    seen_talon = False
+    for seed in range(400):
+        game = new_game("mil", "club", seed=seed, players=["a", "b", "c"])
+        while not game.over and game.state is not None and not seen_talon:
+            seat = game.turn
+            assert seat is not None
+            legal = game.legal_actions()
+            for a in legal:
+                data = a.to_json()
+                shown = redeal_shown(game, seat, data)
+                if data["type"] != "redeal":
+                    assert shown is None
+                elif data["reason"] == "low_talon":
+                    st = game.state
+                    assert shown == [card_name(c) for c in st.dealt_talon]
+                    seen_talon = True
+            game.apply(rng.choice(legal))
+        if seen_talon:
+            break
+    assert seen_talon
+
+
+def test_the_oracle_rejects_a_redeal_showing_more(app: Starlette, client: TestClient) -> None:
+    table_id, me, _spectator, _ = _play_redeal(client, SEED_FOUR_NINES, "four_nines")
+    for item in me.log:
+        ev = item.message.get("event") if item.message["type"] == "view" else None
+        if ev and ev["action"]["type"] == "redeal":
+            ev["shown"] = [*ev["shown"], "AS"]
+            break
+    try:
+        check_no_leak(app, table_id, me.log, 0)
+    except AssertionError as exc:
+        assert "redeal showed" in str(exc)
+    else:
+        raise AssertionError("the oracle let an extra shown card through")
