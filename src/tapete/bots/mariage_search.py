@@ -319,7 +319,7 @@ class MariageSearchBot:
 
     name = "search"
 
-    def __init__(self, *, budget: float = 0.5, samples: int = 48, **options: Any) -> None:
+    def __init__(self, *, budget: float = 0.5, samples: int = 150, **options: Any) -> None:
         self.budget = float(budget)
         self.samples = int(samples)
         self.margin = float(options.get("margin", 0.15))
