@@ -18,10 +18,8 @@ def make_bot(game: str, name: str, *, profile: str | None = None, **options: Any
     if name == "random":
         return RandomBot()
     if name in ("rules", "search"):
-        try:
-            from tapete.bots.registry import make_strong_bot
-        except ImportError:  # the stronger levels are not installed in this build
-            return RandomBot()
+        from tapete.bots.registry import make_strong_bot
+
         return make_strong_bot(game, name, profile=profile, **options)
     raise ValueError(f"unknown bot {name!r} (expected one of: {', '.join(BOT_NAMES)})")
 
@@ -31,12 +29,7 @@ def suggest(game: str, view: dict[str, Any], *, key: Hashable | None = None) -> 
 
     ``key`` (e.g. the table id) keeps one suggesting bot per table: see
     :func:`tapete.bots.registry.suggest`."""
-    try:
-        from tapete.bots.registry import suggest as strong_suggest
-    except ImportError:
-        import random
+    from tapete.bots.registry import suggest as strong_suggest
 
-        action = RandomBot().act(view, random.Random(0))
-        return action, "Any legal move (no stronger computer player is installed)."
     result: tuple[Any, str] = strong_suggest(game, view, key=key)
     return result
