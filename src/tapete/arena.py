@@ -28,6 +28,23 @@ __all__ = ["BotStats", "run_arena"]
 MAX_DEALS_PER_GAME = {"mil": 80, "mariage": 60}
 
 
+def _ratio_ci(
+    units: list[tuple[float, float]] | list[tuple[float, int]],
+) -> tuple[float, float, float]:
+    """Ratio sum(a) / sum(b) over clusters (a, b) with a 95% interval (cluster-robust SE)."""
+    num = sum(a for a, _ in units)
+    den = sum(b for _, b in units)
+    if not den:
+        return 0.0, 0.0, 0.0
+    r = num / den
+    k = len(units)
+    if k < 2:
+        return r, r, r
+    var = sum((a - r * b) ** 2 for a, b in units) / (k * (k - 1))
+    se = math.sqrt(var) / (den / k)
+    return r, r - 1.96 * se, r + 1.96 * se
+
+
 @dataclass
 class BotStats:
     name: str
@@ -45,32 +62,11 @@ class BotStats:
 
     def game_point_share(self) -> tuple[float, float, float]:
         """Share of all game points won, with a 95% interval clustered by game."""
-        mine = sum(a for a, _ in self.gp_units)
-        total = sum(b for _, b in self.gp_units)
-        if not total:
-            return 0.0, 0.0, 0.0
-        r = mine / total
-        k = len(self.gp_units)
-        if k < 2:
-            return r, r, r
-        mean_t = total / k
-        var = sum((a - r * b) ** 2 for a, b in self.gp_units) / (k * (k - 1))
-        se = math.sqrt(var) / mean_t
-        return r, max(0.0, r - 1.96 * se), min(1.0, r + 1.96 * se)
+        r, lo, hi = _ratio_ci(self.gp_units)
+        return r, max(0.0, lo), min(1.0, hi)
 
     def points_per_deal(self) -> tuple[float, float, float]:
-        pts = sum(p for p, _ in self.units)
-        n = sum(d for _, d in self.units)
-        if not n:
-            return 0.0, 0.0, 0.0
-        r = pts / n
-        k = len(self.units)
-        if k < 2:
-            return r, r, r
-        mean_n = n / k
-        var = sum((p - r * d) ** 2 for p, d in self.units) / (k * (k - 1))
-        se = math.sqrt(var) / mean_n
-        return r, r - 1.96 * se, r + 1.96 * se
+        return _ratio_ci(self.units)
 
     def match_share(self) -> tuple[float, float, float]:
         """Share of games won, with a 95% Wilson score interval (sound for small counts and
