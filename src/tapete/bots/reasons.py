@@ -29,7 +29,6 @@ REASONS: Final[dict[str, str]] = {
     "only_legal": "The only legal move.",
     "first_legal": "The first legal move.",
     "safe_legal": "A safe legal move.",
-    "any_legal": "Any legal move (no stronger computer player is installed).",
     "no_suggestion": "No suggestion is available: this move is legal.",
     # Mil: auction
     "bid_justifies": "Bid {value}: your hand justifies up to {ceiling}.",
