@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import func, select
 from starlette.applications import Starlette
 
-from tapete.cards import CARD_NAMES, bits, mask_of
+from tapete.cards import CARD_NAMES, bits, mask_of, mask_points, parse_card
 from tapete.games import new_game
 from tapete.server.db import ActionRow, TableRow
 
@@ -241,6 +241,40 @@ class Oracle:
         return self.cache[version]
 
 
+def _points(cards: list[str]) -> int:
+    return mask_points(mask_of(parse_card(c) for c in cards))
+
+
+def check_view_numbers(view: dict[str, Any], seat: int | None) -> None:
+    """The numbers a view adds for display (no client computes them) are the ones ``seat``
+    may know: points of its own hand and of the revealed talon only, and each sheet row's
+    changes agree with its totals."""
+    if view["game"] != "mil":
+        return
+    if seat is None:
+        assert view["hand_points"] is None and view["redeal_cards"] == {}, view
+    elif view["over"]:
+        assert view["hand_points"] is None
+    else:
+        assert view["hand_points"] == _points(view["hand"]), view
+    if view["talon"] is None:
+        assert view["talon_points"] is None, view
+    else:
+        assert view["talon_points"] == _points(view["talon"]), view
+    for reason, cards in view["redeal_cards"].items():
+        assert reason in view["redeal_reasons"] and seat == view["turn"], view
+        assert set(cards) <= set(view["hand"]) | set(view["talon"] or ()), view
+    assert set(view["pair_cards"]) <= set(view["hand"])
+    before: list[float] = [0, 0, 0]
+    for row in view["sheet"]:
+        assert row["deltas"] == [a - b for a, b in zip(row["scores"], before, strict=True)]
+        if row["annulled"] or row["rospis"]:
+            assert row["made"] is None
+        else:
+            assert row["made"] == (row["raw"][row["declarer"]] >= row["contract"])
+        before = row["scores"]
+
+
 def check_no_leak(app: Starlette, table_id: int, log: list[Received], seat: int | None) -> int:
     """Every card string in every message of ``log`` is one ``seat`` may know; returns the
     number of card strings checked."""
@@ -250,6 +284,7 @@ def check_no_leak(app: Starlette, table_id: int, log: list[Received], seat: int 
         m = item.message
         forbidden = oracle.forbidden(item.version)
         if m["type"] == "view":
+            check_view_numbers(m["view"], seat)
             event = m.get("event")
             body = {k: v for k, v in m.items() if k != "event"}
             if event is not None:

@@ -6,12 +6,12 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tapete.cards import MIL_DECK, bits, card_name
+from tapete.cards import MIL_DECK, NINE, bits, card_name, mask_of, mask_points
 from tapete.errors import IllegalActionError
 from tapete.mil.actions import KeepDeal, MilAction, action_from_json
 from tapete.mil.profiles import Profile, get_profile
 from tapete.mil.scoring import DealResult, Standing, settle
-from tapete.mil.state import MARRIAGE_VALUES, Phase, State, held_marriages
+from tapete.mil.state import MARRIAGE_VALUES, PAIR_MASKS, Phase, State, held_marriages
 
 __all__ = ["DealSource", "MilGame", "deal_cards"]
 
@@ -20,6 +20,8 @@ DealSource = Callable[[int], tuple[list[list[int]], list[int]]]
 
 _MIL_CARDS = sorted(bits(MIL_DECK))
 _SUITS = "SCDH"
+#: the club barrel's attempts (the rule itself lives in tapete.mil.scoring)
+_BARREL_ATTEMPTS = 3
 
 
 def deal_cards(rng: random.Random) -> tuple[list[list[int]], list[int]]:
@@ -119,10 +121,22 @@ class MilGame:
     def _finish_deal(self) -> DealResult:
         st = self.state
         assert st is not None
+        from tapete.records import score_json
+
+        before = self.standing.scores
         result = settle(self.profile, self.standing, st)
         self.deals.append((st, result))
         self._sheet.append(
-            {"dealer": st.dealer, **result.to_json(self.profile), "notes": list(result.notes)}
+            {
+                "dealer": st.dealer,
+                **result.to_json(self.profile),
+                "notes": list(result.notes),
+                # for the views: what the deal changed, so that no client works it out
+                "deltas": [
+                    score_json(a - b) for a, b in zip(result.standing.scores, before, strict=True)
+                ],
+                "made": _made(result),
+            }
         )
         self.standing = result.standing
         if result.winner is not None:
@@ -186,6 +200,8 @@ class MilGame:
             "dealer": self.dealer,
             "target": p.target,
             "barrel_from": p.barrel_from,
+            # club: a player in the barrel has this many deals to get out (scoring.py)
+            "barrel_attempts_max": _BARREL_ATTEMPTS if p.barrel == "club" else None,
             **standing,
             "sheet": list(self._sheet),
         }
@@ -210,6 +226,11 @@ class MilGame:
                 tricks_won=[0, 0, 0],
                 captured_points=[0, 0, 0],
                 held_marriages=[],
+                pair_cards=[],
+                redeal_reasons=[],
+                redeal_cards={},
+                hand_points=None,
+                talon_points=None,
             )
             return v
         own = st.hands[seat] if seat is not None else 0
@@ -260,9 +281,24 @@ class MilGame:
             tricks_won=list(st.tricks_won),
             captured_points=list(st.captured),
             held_marriages=[_SUITS[s] for s in held_marriages(own)],
+            pair_cards=[
+                card_name(c)
+                for c in sorted(bits(own), key=_hand_order)
+                if any(PAIR_MASKS[s] >> c & 1 for s in held_marriages(own))
+            ],
+            hand_points=mask_points(own) if seat is not None else None,
+            talon_points=mask_points(mask_of(st.dealt_talon)) if revealed else None,
             redeal_reasons=_redeal_reasons(st, seat),
+            redeal_cards=_redeal_cards(st, seat),
         )
         return v
+
+
+def _made(res: DealResult) -> bool | None:
+    """Whether the declarer made the contract (None for an annulled deal or a rospis)."""
+    if res.annulled or res.rospis or res.raw is None or res.declarer is None:
+        return None
+    return res.contract is not None and res.raw[res.declarer] >= res.contract
 
 
 def _hand_order(c: int) -> tuple[int, int]:
@@ -274,3 +310,21 @@ def _redeal_reasons(st: State, seat: int | None) -> list[str]:
     if seat is None or seat != st.turn:
         return []
     return [a.to_json()["reason"] for a in st.legal_actions() if a.to_json()["type"] == "redeal"]
+
+
+def _redeal_cards(st: State, seat: int | None) -> dict[str, list[str]]:
+    """For each redeal ``seat`` may ask for now, the cards that justify it (the four 9s in
+    its hand, its dealt hand for low points, the talon for a poor talon): cards it knows."""
+    out: dict[str, list[str]] = {}
+    for reason in _redeal_reasons(st, seat):
+        assert seat is not None
+        if reason == "four_nines":
+            cards = [c for c in bits(st.hands[seat]) if c & 7 == NINE]
+        elif reason == "low_points":
+            cards = list(st.dealt_hands[seat])
+        elif reason == "low_talon":
+            cards = list(st.dealt_talon)
+        else:
+            cards = []
+        out[reason] = [card_name(c) for c in sorted(cards, key=_hand_order)]
+    return out

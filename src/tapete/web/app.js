@@ -10,7 +10,6 @@ const STORE_POINTS = "tapete.showPoints";
 const STORE_TABLES = "tapete.tables";
 const SUIT_SYMBOL = { S: "♠", C: "♣", D: "♦", H: "♥" };
 const RANK_SHOWN = { A: "A", T: "10", K: "K", Q: "Q", J: "J", 9: "9", 8: "8", 7: "7" };
-const CARD_POINTS = { A: 11, T: 10, K: 4, Q: 3, J: 2 }; // shown next to a redeal offer only
 
 const S = {
   config: null,
@@ -419,7 +418,7 @@ function relPos(seat) {
 function renderHand(v) {
   const plays = legalOf("play");
   const gives = legalOf("give");
-  const pairs = new Set(v.held_marriages || []);
+  const pairs = new Set(v.pair_cards || []);
   const choosing = myTurn() && (plays.length > 0 || gives.length > 0);
   const hand = h("div", { class: `hand ${choosing ? "choosing" : "idle"}`, testid: "hand", role: "group", "aria-label": t("your_hand") });
   v.hand.forEach((c) => {
@@ -435,7 +434,7 @@ function renderHand(v) {
       onclick = () => { S.ui.giveCard = S.ui.giveCard === c ? null : c; renderTable(); };
     }
     let cls = "";
-    if (v.game === "mil" && pairs.has(suitOf(c)) && (rankOf(c) === "K" || rankOf(c) === "Q")) cls += " pair";
+    if (pairs.has(c)) cls += " pair";
     if (S.redealJustify && S.redealJustify(c)) cls += " justify";
     if (hintIs((a) => a.card === c)) cls += " hinted";
     if (pressed) cls += " selected";
@@ -501,11 +500,9 @@ function centerTricks(v) {
 // ---- Mil
 function renderMil(v) {
   const root = h("div", { class: `board mil profile-${v.profile}` });
-  S.redealJustify = null;
-  const redeals = legalOf("redeal");
-  if (redeals.some((a) => a.reason === "four_nines")) S.redealJustify = (c) => rankOf(c) === "9";
-  else if (redeals.some((a) => a.reason === "low_points")) S.redealJustify = () => true;
-  S.redealLowTalon = redeals.some((a) => a.reason === "low_talon");
+  // the cards that justify a redeal this seat may ask for come with the view
+  const justify = new Set(legalOf("redeal").flatMap((a) => v.redeal_cards?.[a.reason] || []));
+  S.redealJustify = justify.size ? (c) => justify.has(c) : null;
 
   for (const seat of [1, 2].map((d) => (v.seat + d) % 3)) root.append(milOpponent(v, seat));
   root.append(milCenter(v));
@@ -518,7 +515,7 @@ function seatBadges(v, seat) {
   const b = [];
   if (v.dealer === seat) b.push(h("span", { class: "badge dealer", title: t("dealer") }, t("dealer_short")));
   if (v.declarer === seat) b.push(h("span", { class: "badge declarer" }, t("declarer")));
-  if (v.in_barrel?.[seat]) b.push(h("span", { class: "badge barrel", title: t("barrel") }, `${t("barrel")} ${v.barrel_attempts?.[seat] ?? 0}/3`));
+  if (v.in_barrel?.[seat]) b.push(h("span", { class: "badge barrel", title: t("barrel") }, v.barrel_attempts_max ? `${t("barrel")} ${v.barrel_attempts?.[seat] ?? 0}/${v.barrel_attempts_max}` : t("barrel")));
   if (v.bolts?.[seat]) b.push(h("span", { class: "badge bolt", title: t("bolts") }, `⚡ ${v.bolts[seat]}`));
   if (v.turn === seat && !v.over) b.push(h("span", { class: "badge turn" }, t("turn_badge")));
   return b;
@@ -593,7 +590,7 @@ function milCenter(v) {
   // talon: face down until revealed, then shown to everyone for the rest of the deal
   const talon = h("div", { class: `talon ${v.phase === "play" ? "small" : ""}`, testid: "talon", role: "group", "aria-label": t("talon") },
     h("div", { class: "label" }, v.talon && v.declarer !== null && v.declarer !== undefined ? t("talon_of", { name: playerName(v.declarer) }) : t("talon")));
-  if (v.talon) talon.append(h("div", { class: "cards" }, v.talon.map((x) => shownCard(x, S.redealLowTalon ? "justify" : ""))));
+  if (v.talon) talon.append(h("div", { class: "cards" }, v.talon.map((x) => shownCard(x, S.redealJustify && S.redealJustify(x) ? "justify" : ""))));
   else if (v.talon_count) talon.append(backs(v.talon_count));
   if (v.talon || v.talon_count) c.append(talon);
   c.append(centerTricks(v));
@@ -602,19 +599,15 @@ function milCenter(v) {
 
 function dealResultBox(v, r) {
   const n = v.sheet.length;
-  const before = n > 1 ? (v.sheet[n - 2].scores || []) : v.players.map(() => 0);
   let head;
   if (r.annulled) head = t("annulled");
   else if (r.rospis) head = `${playerName(r.declarer)}: ${t("rospis")} (${r.bid})`;
-  else {
-    const made = r.raw && r.raw[r.declarer] >= r.contract;
-    head = t(made ? "contract_made" : "contract_failed", { name: playerName(r.declarer), value: r.contract });
-  }
+  else head = t(r.made ? "contract_made" : "contract_failed", { name: playerName(r.declarer), value: r.contract });
   return h("div", { class: "dealresult", testid: "last-deal" },
     h("div", { class: "label" }, t("previous_deal", { n })),
     h("strong", {}, head),
     r.annulled ? null : h("ul", {}, v.players.map((name, s) => {
-      const d = (r.scores?.[s] ?? 0) - (before[s] ?? 0);
+      const d = r.deltas?.[s] ?? 0;
       const raw = r.raw ? ` ${t("raw_points", { n: fmt(r.raw[s]) })} →` : "";
       return h("li", {}, `${name}:${raw} ${d >= 0 ? "+" : ""}${fmt(d)}`);
     })));
@@ -661,8 +654,9 @@ function milActions(v) {
     const box = h("div", { class: "panel redeal", testid: "redeal-panel" });
     for (const r of redeals) {
       let why = t(`reason_${r.reason}`);
-      if (r.reason === "low_points") why += ` (${t("hand_points", { n: v.hand.reduce((s, c) => s + (CARD_POINTS[rankOf(c)] || 0), 0) })})`;
-      if (r.reason === "low_talon" && v.talon) why += ` (${t("talon_points", { n: v.talon.reduce((s, c) => s + (CARD_POINTS[rankOf(c)] || 0), 0) })})`;
+      // the points come from the view (the client knows no card values)
+      if (r.reason === "low_points" && typeof v.hand_points === "number") why += ` (${t("hand_points", { n: v.hand_points })})`;
+      if (r.reason === "low_talon" && typeof v.talon_points === "number") why += ` (${t("talon_points", { n: v.talon_points })})`;
       box.append(h("p", {}, t("redeal_offer", { reason: why })));
       box.append(actionButton(r, t("redeal_btn"), `redeal-${r.reason}`, "primary"));
     }
@@ -739,18 +733,17 @@ function milSide(v) {
     h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, t("contract")),
       names.map((n) => h("th", { scope: "col" }, n)))));
   const body = h("tbody");
-  let prev = names.map(() => 0);
   (v.sheet || []).forEach((row, i) => {
     const r = row.result || row;
     let what;
     if (r.annulled) what = t("annulled");
     else if (r.rospis) what = `${playerName(r.declarer)} ${r.bid} · ${t("rospis")}`;
     else what = `${playerName(r.declarer)} ${r.contract}`;
-    const scores = r.scores || prev;
+    const scores = r.scores || [];
     body.append(h("tr", { testid: "sheet-row" },
       h("td", {}, String(i + 1)), h("td", {}, what),
       names.map((_, s) => {
-        const d = (scores[s] ?? 0) - (prev[s] ?? 0);
+        const d = r.deltas?.[s] ?? 0;
         const marks = [];
         if (r.in_barrel?.[s]) marks.push(`${t("barrel_mark")}${r.barrel_attempts?.[s] ?? 0}`);
         if (r.bolts?.[s]) marks.push(`⚡${r.bolts[s]}`);
@@ -758,11 +751,10 @@ function milSide(v) {
           r.annulled ? null : h("span", { class: `delta ${d < 0 ? "neg" : ""}` }, ` (${d >= 0 ? "+" : ""}${fmt(d)})`),
           marks.length ? h("span", { class: "marks" }, ` ${marks.join(" ")}`) : null);
       })));
-    prev = scores;
   });
   table.append(body);
   side.append(table);
-  side.append(h("p", { class: "legend" }, t("sheet_legend", { target: v.target ?? 1000, barrel: v.barrel_from ?? 880 })));
+  side.append(h("p", { class: "legend" }, t("sheet_legend", { target: v.target, barrel: v.barrel_from })));
   side.append(logBox());
   return side;
 }
@@ -780,7 +772,7 @@ function renderMariage(v) {
   const root = h("div", { class: "board mariage" });
   root.append(h("section", { class: `seat opp top ${v.turn === opp ? "active" : ""}`, testid: `seat-${opp}`, "aria-label": playerName(opp) },
     h("div", { class: "who" }, h("span", { class: "name" }, playerName(opp)),
-      h("span", { class: "score", title: t("game_points") }, `${v.match?.[opp] ?? 0}/${v.target ?? 7}`)),
+      h("span", { class: "score", title: t("game_points") }, `${v.match?.[opp] ?? 0}/${v.target}`)),
     h("div", { class: "badges" }, v.dealer === opp ? h("span", { class: "badge dealer" }, t("dealer_short")) : null,
       v.turn === opp && !v.over ? h("span", { class: "badge turn" }, t("turn_badge")) : null),
     backs(v.hand_counts?.[opp] ?? 0, "fan"),
@@ -826,7 +818,7 @@ function renderMariage(v) {
   }
   root.append(h("section", { class: `seat me bottom ${v.turn === me ? "active" : ""}`, testid: `seat-${me}`, "aria-label": t("you") },
     h("div", { class: "who" }, h("span", { class: "name" }, playerName(me)),
-      h("span", { class: "score", title: t("game_points") }, `${v.match?.[me] ?? 0}/${v.target ?? 7}`),
+      h("span", { class: "score", title: t("game_points") }, `${v.match?.[me] ?? 0}/${v.target}`),
       v.dealer === me ? h("span", { class: "badge dealer" }, t("dealer_short")) : null,
       h("span", { class: "meta" }, t("tricks_count", { n: v.tricks_won?.[me] ?? 0 })),
       h("span", { class: "meta points", testid: "my-points" }, S.ui.showPoints ? t("points_n", { n: v.points?.[me] ?? 0 }) : ""),
@@ -837,7 +829,7 @@ function renderMariage(v) {
     actions, hintBox(), renderHand(v)));
 
   const side = h("aside", { class: "side" });
-  side.append(h("h2", {}, t("match_to", { n: v.target ?? 7 })));
+  side.append(h("h2", {}, t("match_to", { n: v.target })));
   side.append(h("div", { class: "matchscore", testid: "match" }, `${playerName(0)} ${v.match?.[0] ?? 0} – ${v.match?.[1] ?? 0} ${playerName(1)}`));
   const table = h("table", { class: "sheet", testid: "sheet" },
     h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, t("hand_winner")), h("th", { scope: "col" }, t("game_points")), h("th", { scope: "col" }, t("card_points")))));
