@@ -14,8 +14,8 @@ from sqlalchemy import func, select
 from starlette.applications import Starlette
 
 from tapete.cards import CARD_NAMES, bits, mask_of, mask_points, parse_card
-from tapete.games import new_game
 from tapete.server.db import ActionRow, TableRow
+from tapete.server.tables import build_game
 
 if TYPE_CHECKING:
     from starlette.testclient import TestClient
@@ -155,12 +155,13 @@ class Oracle:
         with app.state.manager.sessions() as s:
             row = s.get(TableRow, table_id)
             assert row is not None
-            self.game = new_game(
+            self.game = build_game(
                 row.game,
                 row.profile,
                 seed=row.seed,
                 players=list(row.players),
                 max_deals=row.max_deals,
+                start=row.start,
             )
         self.actions = stored_actions(app, table_id)
         self.seat = seat
@@ -265,9 +266,11 @@ def check_view_numbers(view: dict[str, Any], seat: int | None) -> None:
         assert reason in view["redeal_reasons"] and seat == view["turn"], view
         assert set(cards) <= set(view["hand"]) | set(view["talon"] or ()), view
     assert set(view["pair_cards"]) <= set(view["hand"])
-    before: list[float] = [0, 0, 0]
+    # (the first row's totals before it are the start position's, which the view omits)
+    before: list[float] | None = None
     for row in view["sheet"]:
-        assert row["deltas"] == [a - b for a, b in zip(row["scores"], before, strict=True)]
+        if before is not None:
+            assert row["deltas"] == [a - b for a, b in zip(row["scores"], before, strict=True)]
         if row["annulled"] or row["rospis"]:
             assert row["made"] is None
         else:

@@ -290,6 +290,8 @@ HTTP_CASES += [
     ("seed negative", _body(seed=-1), 400, "'seed'"),
     ("max_deals zero", _body(max_deals=0), 400, "'max_deals'"),
     ("max_deals bool", _body(max_deals=True), 400, "'max_deals'"),
+    # a start position is for tests and administrators (TableManager.create), not clients
+    ("start position", _body(start={"scores": [990, 0, 0]}), 400, "unknown field"),
 ]
 
 

@@ -71,6 +71,8 @@ class TableRow(Base):
     owner: Mapped[str] = mapped_column(String(64), index=True)
     #: a limit on the number of deals (tests, benchmarks); such games are not ranked
     max_deals: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    #: the position the game starts from (a record's ``start``); None for a new game
+    start: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
 
 
 class ActionRow(Base):

@@ -43,7 +43,9 @@ __all__ = [
     "TableError",
     "TableManager",
     "bot_names",
+    "build_game",
     "check_action_fields",
+    "rebuild_memory",
 ]
 
 log = logging.getLogger("tapete.server")
@@ -58,6 +60,43 @@ _INSERT_ACTION = insert(ActionRow)
 _INLINE_BOTS = frozenset({"random"})
 
 _BOT_NAMES = ("Bruno", "Carla", "Dora", "Emil")
+
+
+def build_game(
+    game: str,
+    profile: str,
+    *,
+    seed: int,
+    players: list[str],
+    max_deals: int | None,
+    start: JSON | None = None,
+) -> Game:
+    """A table's game: new from ``seed``, or from a position (a record's ``start``: Mil
+    ``scores``, ``bolts``, ``in_barrel``, ``barrel_attempts``, ``failed_visits``, ``dealer``;
+    Mariage ``game_points``, ``dealer``). Raises ``ValueError`` for a bad position."""
+    if start is None:
+        return new_game(game, profile, seed=seed, players=players, max_deals=max_deals)
+    if not isinstance(start, dict):
+        raise ValueError(f"start must be an object, got {start!r}")
+    if game == "mil":
+        from tapete.mil.game import MilGame
+        from tapete.mil.record import standing_from_start
+
+        dealer = start.get("dealer")
+        if dealer is not None and (type(dealer) is not int or dealer not in (0, 1, 2)):
+            raise ValueError(f"start.dealer must be 0, 1 or 2, got {dealer!r}")
+        return MilGame(
+            profile,
+            seed=seed,
+            players=players,
+            max_deals=max_deals,
+            start=start,
+            standing=standing_from_start(start),
+            dealer=dealer,
+        )
+    from tapete.mariage.game import MariageGame
+
+    return MariageGame(seed=seed, players=players, max_deals=max_deals, start=start)
 
 
 def bot_names(person: str, count: int) -> list[str]:
@@ -123,6 +162,7 @@ class Table:
     language: str
     max_deals: int | None
     game: Game
+    start: JSON | None = None
     version: int = 0
     status: str = "playing"
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -134,6 +174,9 @@ class Table:
     sheet_len: int | None = None
     #: set when the in-memory game can no longer be trusted (a failed write)
     broken: bool = False
+    #: after a rebuild from the database: the stored actions and the index of the current
+    #: hand's first one, from which the computer seats' memory is rebuilt before they act
+    memory: tuple[list[JSON], int] | None = None
 
     def is_bot(self, seat: int | None) -> bool:
         return seat is not None and self.levels[seat] is not None
@@ -206,6 +249,40 @@ def redeal_shown(game: Game, seat: int, action: JSON) -> list[str] | None:
     return None
 
 
+def rebuild_memory(table: Table, actions: list[JSON], hand_start: int) -> None:
+    """Give the computer seats back what they saw of the current hand before a restart.
+
+    The hand is replayed through the engine from the stored actions; at every action that a
+    computer seat made, that seat is shown the view it decided on then (``game.view(seat)``,
+    nothing more), so that its memory (the Mariage players' record of the tricks seen) is
+    what it would be had the server never stopped. A bot with ``remember(view)`` takes the
+    view in without deciding; any other bot decides again with the same random numbers as
+    the first time (``act``) and the decision is dropped."""
+    game = build_game(
+        table.game_name,
+        table.profile,
+        seed=table.seed,
+        players=list(table.players),
+        max_deals=table.max_deals,
+        start=table.start,
+    )
+    for data in actions[:hand_start]:
+        game.apply(game.parse_action(data))
+    rng = random.Random()
+    for n in range(hand_start, len(actions)):
+        seat = game.turn
+        bot = table.bots.get(seat) if seat is not None else None
+        if bot is not None and getattr(bot, "name", None) not in _INLINE_BOTS:
+            view = game.view(seat)
+            remember = getattr(bot, "remember", None)
+            if callable(remember):
+                remember(view)
+            else:
+                rng.seed(f"{table.seed}:{seat}:{n}")
+                bot.act(view, rng)
+        game.apply(game.parse_action(actions[n]))
+
+
 class TableManager:
     """Owns the tables of one server process: creation, loading, actions and bots."""
 
@@ -236,15 +313,19 @@ class TableManager:
         levels: list[str],
         seed: int | None = None,
         max_deals: int | None = None,
+        start: JSON | None = None,
     ) -> Table:
-        """A new table with the person at seat 0 and computer players at the other seats."""
+        """A new table with the person at seat 0 and computer players at the other seats.
+
+        ``start`` (a record's start position) is for tests and administrators only: the
+        HTTP API does not accept it. Such a table is not ranked and adds no statistics."""
         seats = SEATS[game]
         if len(levels) != seats - 1:
             raise ValueError(f"{game} needs {seats - 1} computer level(s), got {len(levels)}")
         players = [name, *bot_names(name, seats - 1)]
         if seed is None:
             seed = secrets.randbits(62)
-        g = new_game(game, profile, seed=seed, players=players, max_deals=max_deals)
+        g = build_game(game, profile, seed=seed, players=players, max_deals=max_deals, start=start)
         token = secrets.token_urlsafe(24)
         seat_levels: list[str | None] = [None, *levels]
         with self.sessions.begin() as session:
@@ -260,6 +341,7 @@ class TableManager:
                 created_at=utcnow(),
                 owner=name,
                 max_deals=max_deals,
+                start=start,
             )
             session.add(row)
             session.flush()
@@ -284,6 +366,7 @@ class TableManager:
             game=game,
             version=version,
             status=row.status,
+            start=row.start,
         )
         for seat, level in enumerate(table.levels):
             if level is not None:
@@ -308,13 +391,20 @@ class TableManager:
                     .order_by(ActionRow.n)
                 )
             )
-        game = new_game(
-            row.game,
-            row.profile,
-            seed=row.seed,
-            players=list(row.players),
-            max_deals=row.max_deals,
-        )
+        try:
+            game = build_game(
+                row.game,
+                row.profile,
+                seed=row.seed,
+                players=list(row.players),
+                max_deals=row.max_deals,
+                start=row.start,
+            )
+        except ValueError as exc:
+            log.error("table %s: its start position is refused: %s", table_id, exc)
+            return None
+        hand_start = 0
+        state = getattr(game, "state", None)
         for n, data in enumerate(actions):
             try:
                 game.apply(game.parse_action(data))
@@ -323,7 +413,12 @@ class TableManager:
                     "table %s: stored action %d %s does not replay: %s", table_id, n, data, exc
                 )
                 return None
+            if getattr(game, "state", None) is not state:
+                state = getattr(game, "state", None)
+                hand_start = n + 1
         table = self._make_table(table_id, row, game, len(actions))
+        if hand_start < len(actions) and not game.over:
+            table.memory = (actions, hand_start)
         if keep:
             self.tables[table_id] = table
         return table
@@ -478,6 +573,8 @@ class TableManager:
                 final_scores=scores,
             )
         )
+        if table.start is not None:
+            return  # a game begun from a position: no statistics, no Ranking
         for seat, level in enumerate(table.levels):
             if level is None:
                 stats.record_game(
@@ -543,6 +640,13 @@ class TableManager:
 
     async def _bot_loop(self, table: Table) -> None:
         try:
+            if table.memory is not None:
+                actions, hand_start = table.memory
+                table.memory = None
+                try:
+                    await asyncio.to_thread(rebuild_memory, table, actions, hand_start)
+                except Exception:
+                    log.exception("table %s: the bots' memory was not rebuilt", table.id)
             while not table.broken and not table.game.over and table.is_bot(table.game.turn):
                 # pace the computer players (and always let other tables run first)
                 await asyncio.sleep(self.delay_s)

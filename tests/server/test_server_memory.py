@@ -1,0 +1,104 @@
+"""Computer players keep their memory of the current hand across a restart: the server
+replays the hand's views to them, so a resumed game is played exactly as an uninterrupted
+one (same seeds, same decisions)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from server_helpers import Session, new_table, stored_actions
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
+
+from tapete.bots import make_bot
+from tapete.mariage.game import MariageGame
+from tapete.server.app import create_app
+from tapete.server.tables import rebuild_memory
+
+SEED = 37  # a deal where a bot that forgot the tricks it saw plays differently
+
+
+def _app(path: Path) -> Starlette:
+    return create_app(f"sqlite:///{path}", delay_ms=0, rate_limit=10_000)
+
+
+def _choice(view: dict[str, Any], version: int) -> dict[str, Any]:
+    """The person's move: a fixed function of the view's version, so both runs agree."""
+    legal: list[dict[str, Any]] = view["legal"]
+    return random.Random(f"person:{version}").choice(legal)
+
+
+def _drive(me: Session, stop: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    while True:
+        v = me.wait_turn()
+        if v["over"] or stop(v):
+            return v
+        me.act(_choice(v, me.version))
+
+
+def _mid_hand(v: dict[str, Any]) -> bool:
+    """The second hand with three tricks played (so the bot has seen some go by)."""
+    return v["deal_number"] == 2 and sum(v["tricks_won"]) >= 3 and not v["trick"]
+
+
+def _play(path: Path, *, interrupt: bool) -> list[dict[str, Any]]:
+    app = _app(path)
+    with TestClient(app) as client:
+        table_id, token = new_table(
+            client, game="mariage", seed=SEED, levels=["rules"], max_deals=3
+        )
+        with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
+            last = _drive(Session(ws), _mid_hand if interrupt else lambda v: False)
+    if interrupt:
+        assert not last["over"] and _mid_hand(last)
+        app = _app(path)  # a restart: the table is rebuilt from the database
+        with (
+            TestClient(app) as client,
+            client.websocket_connect(f"/ws/{table_id}?token={token}") as ws,
+        ):
+            last = _drive(Session(ws), lambda v: False)
+    assert last["over"]
+    return stored_actions(app, table_id)
+
+
+def test_a_resumed_mariage_game_is_played_like_an_uninterrupted_one(tmp_path: Path) -> None:
+    straight = _play(tmp_path / "a.sqlite3", interrupt=False)
+    resumed = _play(tmp_path / "b.sqlite3", interrupt=True)
+    assert resumed == straight
+
+
+def test_the_rebuilt_memory_equals_the_memory_of_a_bot_that_never_stopped(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "c.sqlite3"
+    app = _app(path)
+    with TestClient(app) as client:
+        table_id, token = new_table(
+            client, game="mariage", seed=SEED, levels=["rules"], max_deals=3
+        )
+        with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
+            _drive(Session(ws), _mid_hand)
+    actions = stored_actions(app, table_id)
+
+    # a bot that saw every view of the hand it decided on, as the server showed them
+    manager = _app(path).state.manager
+    table = manager.get(table_id, keep=False)
+    assert table is not None and table.memory is not None
+    stored, hand_start = table.memory
+    assert stored == actions and 0 < hand_start < len(actions)
+    witness = make_bot("mariage", "rules")
+    ref = MariageGame(seed=SEED, players=list(table.players), max_deals=3)
+    for n, data in enumerate(actions):
+        if ref.turn == 1 and n >= hand_start:
+            witness.act(ref.view(1), random.Random(f"{SEED}:1:{n}"))
+        ref.apply(ref.parse_action(data))
+
+    # (the tracker is the Mariage players' memory: tapete.bots.sampling.MariageTracker)
+    fresh = vars(table.bots[1].inner.tracker).copy()
+    rebuild_memory(table, stored, hand_start)
+    rebuilt = vars(table.bots[1].inner.tracker)
+    assert rebuilt == vars(witness.inner.tracker)  # type: ignore[attr-defined]
+    assert rebuilt["played"] and rebuilt != fresh  # the tricks seen before the restart
