@@ -15,7 +15,7 @@ from starlette.applications import Starlette
 
 from tapete.cards import CARD_NAMES, bits, mask_of, mask_points, parse_card
 from tapete.server.db import ActionRow, TableRow
-from tapete.server.tables import build_game
+from tapete.server.tables import game_of
 
 if TYPE_CHECKING:
     from starlette.testclient import TestClient
@@ -155,14 +155,7 @@ class Oracle:
         with app.state.manager.sessions() as s:
             row = s.get(TableRow, table_id)
             assert row is not None
-            self.game = build_game(
-                row.game,
-                row.profile,
-                seed=row.seed,
-                players=list(row.players),
-                max_deals=row.max_deals,
-                start=row.start,
-            )
+            self.game = game_of(row)
         self.actions = stored_actions(app, table_id)
         self.seat = seat
         self.version = 0
@@ -250,7 +243,7 @@ def check_view_numbers(view: dict[str, Any], seat: int | None) -> None:
     """The numbers a view adds for display (no client computes them) are the ones ``seat``
     may know: points of its own hand and of the revealed talon only, and each sheet row's
     changes agree with its totals."""
-    if view["game"] != "mil":
+    if view.get("game") != "mil":  # (Mariage's numbers are its points, public already)
         return
     if seat is None:
         assert view["hand_points"] is None and view["redeal_cards"] == {}, view

@@ -87,7 +87,7 @@ def test_the_rebuilt_memory_equals_the_memory_of_a_bot_that_never_stopped(
     manager = _app(path).state.manager
     table = manager.get(table_id, keep=False)
     assert table is not None and table.memory is not None
-    stored, hand_start = table.memory
+    fresh_game, stored, hand_start = table.memory
     assert stored == actions and 0 < hand_start < len(actions)
     witness = make_bot("mariage", "rules")
     ref = MariageGame(seed=SEED, players=list(table.players), max_deals=3)
@@ -98,7 +98,7 @@ def test_the_rebuilt_memory_equals_the_memory_of_a_bot_that_never_stopped(
 
     # (the tracker is the Mariage players' memory: tapete.bots.sampling.MariageTracker)
     fresh = vars(table.bots[1].inner.tracker).copy()
-    rebuild_memory(table, stored, hand_start)
+    rebuild_memory(table, fresh_game, stored, hand_start)
     rebuilt = vars(table.bots[1].inner.tracker)
     assert rebuilt == vars(witness.inner.tracker)  # type: ignore[attr-defined]
     assert rebuilt["played"] and rebuilt != fresh  # the tricks seen before the restart

@@ -45,6 +45,7 @@ __all__ = [
     "bot_names",
     "build_game",
     "check_action_fields",
+    "game_of",
     "rebuild_memory",
 ]
 
@@ -97,6 +98,18 @@ def build_game(
     from tapete.mariage.game import MariageGame
 
     return MariageGame(seed=seed, players=players, max_deals=max_deals, start=start)
+
+
+def game_of(row: TableRow) -> Game:
+    """A stored table's game before any action (its seed, players and start position)."""
+    return build_game(
+        row.game,
+        row.profile,
+        seed=row.seed,
+        players=list(row.players),
+        max_deals=row.max_deals,
+        start=row.start,
+    )
 
 
 def bot_names(person: str, count: int) -> list[str]:
@@ -176,7 +189,7 @@ class Table:
     broken: bool = False
     #: after a rebuild from the database: the stored actions and the index of the current
     #: hand's first one, from which the computer seats' memory is rebuilt before they act
-    memory: tuple[list[JSON], int] | None = None
+    memory: tuple[Game, list[JSON], int] | None = None
 
     def is_bot(self, seat: int | None) -> bool:
         return seat is not None and self.levels[seat] is not None
@@ -249,7 +262,7 @@ def redeal_shown(game: Game, seat: int, action: JSON) -> list[str] | None:
     return None
 
 
-def rebuild_memory(table: Table, actions: list[JSON], hand_start: int) -> None:
+def rebuild_memory(table: Table, game: Game, actions: list[JSON], hand_start: int) -> None:
     """Give the computer seats back what they saw of the current hand before a restart.
 
     The hand is replayed through the engine from the stored actions; at every action that a
@@ -257,15 +270,8 @@ def rebuild_memory(table: Table, actions: list[JSON], hand_start: int) -> None:
     nothing more), so that its memory (the Mariage players' record of the tricks seen) is
     what it would be had the server never stopped. A bot with ``remember(view)`` takes the
     view in without deciding; any other bot decides again with the same random numbers as
-    the first time (``act``) and the decision is dropped."""
-    game = build_game(
-        table.game_name,
-        table.profile,
-        seed=table.seed,
-        players=list(table.players),
-        max_deals=table.max_deals,
-        start=table.start,
-    )
+    the first time (``act``) and the decision is dropped. ``game``: the table's game before
+    its first action (:func:`game_of`); ``actions``: the stored ones."""
     for data in actions[:hand_start]:
         game.apply(game.parse_action(data))
     rng = random.Random()
@@ -392,14 +398,7 @@ class TableManager:
                 )
             )
         try:
-            game = build_game(
-                row.game,
-                row.profile,
-                seed=row.seed,
-                players=list(row.players),
-                max_deals=row.max_deals,
-                start=row.start,
-            )
+            game = game_of(row)
         except ValueError as exc:
             log.error("table %s: its start position is refused: %s", table_id, exc)
             return None
@@ -418,7 +417,7 @@ class TableManager:
                 hand_start = n + 1
         table = self._make_table(table_id, row, game, len(actions))
         if hand_start < len(actions) and not game.over:
-            table.memory = (actions, hand_start)
+            table.memory = (game_of(row), actions, hand_start)
         if keep:
             self.tables[table_id] = table
         return table
@@ -641,10 +640,10 @@ class TableManager:
     async def _bot_loop(self, table: Table) -> None:
         try:
             if table.memory is not None:
-                actions, hand_start = table.memory
+                fresh, actions, hand_start = table.memory
                 table.memory = None
                 try:
-                    await asyncio.to_thread(rebuild_memory, table, actions, hand_start)
+                    await asyncio.to_thread(rebuild_memory, table, fresh, actions, hand_start)
                 except Exception:
                     log.exception("table %s: the bots' memory was not rebuilt", table.id)
             while not table.broken and not table.game.over and table.is_bot(table.game.turn):
