@@ -82,9 +82,11 @@ def test_replay_rejects_altered_records(
         ('{"format": "tapete/9", "game": "mil"}\n', "unknown format"),
         ('{"format": "tapete/1", "game": "chess"}\n', "unknown game"),
         (
-            '{"format": "tapete/1", "game": "mil", "profile": "x", "deals": []}\n',
+            '{"format": "tapete/1", "game": "mil", "profile": "x", "seed": 1, '
+            '"players": ["a", "b", "c"], "deals": [], "scores": [0, 0, 0], "winner": null}\n',
             "unknown Mil profile",
         ),
+        ('{"format": "tapete/1", "game": "mil", "profile": "club"}\n', "no 'seed' field"),
         ("[1, 2]\n", "must be a JSON object"),
     ],
 )
@@ -109,3 +111,125 @@ def test_simulate_rejects_unknown_player(
     code = main(["simulate", "--players", "random,random,genius", "--out", str(tmp_path / "x")])
     assert code == 2
     assert "unknown player 'genius'" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- newcomer mistakes
+def test_replay_of_an_empty_file_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "empty.jsonl"
+    path.write_text("\n\n")
+    assert main(["replay", str(path)]) == 1
+    assert "holds no record" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["simulate", "--games", "0"], "--games: must be at least 1, got 0"),
+        (["simulate", "--games", "-2"], "--games: must be at least 1"),
+        (["simulate", "--max-deals", "0"], "--max-deals: must be at least 1"),
+        (["simulate", "--game", "mariage", "--max-deals", "0"], "--max-deals: must be at least"),
+        (["arena", "--players", "rules,rules,rules", "--deals", "0"], "--deals: must be at least"),
+        (["simulate", "--games", "x"], "expected a whole number, got 'x'"),
+    ],
+)
+def test_counts_must_be_positive(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], expected: str
+) -> None:
+    if args[0] == "simulate":
+        args = [*args, "--out", str(tmp_path / "x.jsonl")]
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert expected in err and "Traceback" not in err
+    assert not (tmp_path / "x.jsonl").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["simulate", "--out", "{tmp}/no/such/folder/x.jsonl"], "does not exist"),
+        (["simulate", "--out", "{tmp}"], "is a folder, not a file"),
+        (["simulate", "--game", "mariage", "--players", "random"], "needs 2 names for mariage"),
+        (["arena", "--players", "rules,rules,genius", "--deals", "1"], "unknown player 'genius'"),
+        (["arena", "--players", "rules", "--deals", "1"], "needs 3 names for mil, got 1"),
+        (
+            ["arena", "--players", "random,random,random", "--json", "{tmp}/no/x.json"],
+            "--json {tmp}/no/x.json: the folder {tmp}/no does not exist",
+        ),
+        (["play", "mariage", "--profile", "casa"], "--profile is for mil"),
+        (["play", "mil", "--hide-points"], "--hide-points is for mariage"),
+    ],
+)
+def test_bad_arguments_give_one_clear_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], expected: str
+) -> None:
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    if args[0] == "simulate" and "--out" not in args:
+        args += ["--out", str(tmp_path / "x.jsonl")]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and expected.replace("{tmp}", str(tmp_path)) in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "records"
+
+
+def _reference_mil(with_start: bool) -> dict:  # type: ignore[type-arg]
+    lines = (REFERENCE / "mil-club.jsonl").read_text(encoding="utf-8").splitlines()
+    return next(r for r in map(json.loads, lines) if ("start" in r) == with_start)
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (lambda r: r.pop("winner"), "game 0: the record has no 'winner' field"),
+        (lambda r: r.pop("scores"), "game 0: the record has no 'scores' field"),
+        (lambda r: r["deals"][0]["actions"][0].update(seat="0"), "seat must be 0, 1 or 2, got '0'"),
+        (lambda r: r["deals"][0]["actions"][0].pop("seat"), "action 0: the action has no 'seat'"),
+        (lambda r: r["deals"][0].update(result=5), "deal 0: result must be an object, got 5"),
+        (lambda r: r["deals"][0].pop("result"), "deal 0: the deal has no 'result'"),
+        (lambda r: r.update(start={"bolts": [3, 0, 0]}), "start.bolts must be 0, 1 or 2"),
+        (
+            lambda r: r.update(start={"scores": [900, 0, 0]}),
+            "seat 0 has 900 but is not in the barrel",
+        ),
+        (
+            lambda r: r.update(start={"scores": [870, 0, 0], "in_barrel": [True, False, False]}),
+            "seat 0 is in the barrel, so its score must be 880, got 870",
+        ),
+        (
+            lambda r: r.update(start={"barrel_attempts": [1, 0, 0]}),
+            "seat 0 has barrel attempts but is not in the barrel",
+        ),
+        (
+            lambda r: r.update(start={"scores": [880] * 3, "in_barrel": [True] * 3}),
+            "at most two players can be in the barrel",
+        ),
+    ],
+)
+def test_replay_names_what_is_wrong_in_a_mil_record(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], change, expected: str
+) -> None:
+    rec = _reference_mil(with_start=False)
+    change(rec)
+    path = tmp_path / "altered.jsonl"
+    path.write_text(json.dumps(rec) + "\n")
+    assert main(["replay", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {path}: game 0") and expected in err, err
+
+
+def test_replay_checks_casa_start_positions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = (REFERENCE / "mil-casa.jsonl").read_text(encoding="utf-8").splitlines()
+    rec = next(r for r in map(json.loads, lines) if "start" in r)
+    rec["start"]["in_barrel"] = [True, True, True]
+    path = tmp_path / "altered.jsonl"
+    path.write_text(json.dumps(rec) + "\n")
+    assert main(["replay", str(path)]) == 1
+    assert "in the barrel means 800 <= score < 1000" in capsys.readouterr().err

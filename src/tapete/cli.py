@@ -21,6 +21,40 @@ from tapete.games import PROFILES, new_game
 __all__ = ["main", "play_game", "seat_rng"]
 
 
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _check_players(game: str, names: Sequence[str]) -> str | None:
+    """Why a comma-separated list of bot names cannot play ``game`` (None: it can)."""
+    from tapete.bots import BOT_NAMES
+
+    need = 3 if game == "mil" else 2
+    if len(names) != need:
+        return f"--players needs {need} names for {game}, got {len(names)}"
+    for b in names:
+        if b not in BOT_NAMES:
+            return f"unknown player {b!r} (expected {', '.join(BOT_NAMES)})"
+    return None
+
+
+def _check_output(path: Path, flag: str) -> str | None:
+    """Why ``path`` cannot be written (None: its folder exists and it is not a folder)."""
+    if path.is_dir():
+        return f"{flag} {path} is a folder, not a file"
+    folder = path.parent
+    if not folder.is_dir():
+        return f"{flag} {path}: the folder {folder} does not exist"
+    return None
+
+
 def seat_rng(seed: int | None, game_index: int, seat: int) -> random.Random:
     """The private random stream of one bot seat (independent of the dealing stream)."""
     base = 0 if seed is None else seed
@@ -82,22 +116,21 @@ def play_game(
 # ---------------------------------------------------------------------- simulate
 def cmd_simulate(args: argparse.Namespace) -> int:
     bots = [b.strip() for b in args.players.split(",")]
-    need = 3 if args.game == "mil" else 2
-    if len(bots) != need:
-        print(f"error: --players needs {need} names for {args.game}", file=sys.stderr)
-        return 2
-    from tapete.bots import BOT_NAMES
-
-    for b in bots:
-        if b not in BOT_NAMES:
-            print(f"error: unknown player {b!r} (expected {', '.join(BOT_NAMES)})", file=sys.stderr)
-            return 2
     out = Path(args.out)
+    problem = _check_players(args.game, bots) or _check_output(out, "--out")
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     tmp = out.with_name(out.name + ".tmp")
     progress = Progress(args.games, "simulate")
     deals = finished = 0
     t0 = time.perf_counter()
-    with tmp.open("w", encoding="utf-8") as fp:
+    try:
+        fp = tmp.open("w", encoding="utf-8")
+    except OSError as exc:
+        print(f"error: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    with fp:
         for i in range(args.games):
             game = play_game(
                 args.game,
@@ -112,7 +145,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             deals += len(rec["deals"])
             finished += rec["winner"] is not None
             progress.update(i + 1, f"deals={deals}")
-    tmp.replace(out)
+    try:
+        tmp.replace(out)
+    except OSError as exc:
+        print(f"error: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     secs = time.perf_counter() - t0
     print(
         f"simulated {args.games} {args.game} games ({args.profile or PROFILES[args.game][0]}), "
@@ -133,6 +170,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print(f"error: cannot read {path}: {exc}", file=sys.stderr)
         return 2
     lines = [ln for ln in text.splitlines() if ln.strip()]
+    if not lines:
+        print(f"error: {path}: the file holds no record", file=sys.stderr)
+        return 1
     games = deals = finished = 0
     kinds: dict[str, int] = {}
     progress = Progress(len(lines), "replay")
@@ -164,6 +204,12 @@ def cmd_play(args: argparse.Namespace) -> int:
     from tapete.bots import make_bot
 
     seed = args.seed if args.seed is not None else random.randrange(1 << 30)
+    if args.game == "mariage" and args.profile is not None:
+        print("error: --profile is for mil (Mariage has one rule set)", file=sys.stderr)
+        return 2
+    if args.game == "mil" and args.hide_points:
+        print("error: --hide-points is for mariage", file=sys.stderr)
+        return 2
     if args.game == "mariage":
         from tapete.mariage.terminal import play_terminal
 
@@ -190,6 +236,12 @@ def cmd_arena(args: argparse.Namespace) -> int:
     from tapete.arena import run_arena
 
     players = [p.strip() for p in args.players.split(",")]
+    problem = _check_players(args.game, players)
+    if problem is None and args.json is not None:
+        problem = _check_output(Path(args.json), "--json")
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     return run_arena(
         args.game, args.profile, players, args.deals, args.seed, args.duplicate, args.json
     )
@@ -228,12 +280,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("simulate", help="play many games between bots and write their records")
     p.add_argument("--game", choices=list(PROFILES), default="mil")
     p.add_argument("--profile", default=None)
-    p.add_argument("--games", type=int, default=10)
+    p.add_argument("--games", type=positive_int, default=10)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--players", default=None, help="comma-separated bot names, one per seat")
     p.add_argument("--out", required=True)
     p.add_argument(
-        "--max-deals", type=int, default=1000, help="end a game after K deals (winner null)"
+        "--max-deals",
+        type=positive_int,
+        default=1000,
+        help="end a game after K deals (winner null)",
     )
     p.set_defaults(func=cmd_simulate)
 
@@ -253,7 +308,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", choices=list(PROFILES), default="mil")
     p.add_argument("--profile", default=None)
     p.add_argument("--players", required=True)
-    p.add_argument("--deals", type=int, default=100)
+    p.add_argument("--deals", type=positive_int, default=100)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--duplicate", action="store_true")
     p.add_argument("--json", default=None)

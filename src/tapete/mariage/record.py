@@ -108,8 +108,9 @@ def _parse_deal(deal: Any, k: int) -> DealSpec:
 def _action_text(a: Any) -> str:
     if isinstance(a, dict):
         seat = a.get("seat")
+        shown = seat if _is_int(seat) else repr(seat)  # a string "0" must not read as 0
         rest = " ".join(str(v) for key, v in a.items() if key != "seat")
-        return f"{{seat {seat} {rest}}}"
+        return f"{{seat {shown} {rest}}}"
     return repr(a)
 
 
@@ -176,9 +177,7 @@ def replay_mariage(record: JSON, *, check_results: bool = True) -> MariageGame:
         last = k == len(raw_deals) - 1
         if not state.done:
             if "result" in deal or not last:
-                raise RecordError(
-                    f"the hand is not over after its {len(actions)} actions", deal=k
-                )
+                raise RecordError(f"the hand is not over after its {len(actions)} actions", deal=k)
             break
         if "result" not in deal:
             raise RecordError("the hand is over but the deal has no 'result'", deal=k)
@@ -189,9 +188,7 @@ def replay_mariage(record: JSON, *, check_results: bool = True) -> MariageGame:
         if record["match"] != game.match:
             mismatches.append(f"recorded match {record['match']!r}, replay gives {game.match!r}")
         if record["winner"] != game.winner:
-            mismatches.append(
-                f"recorded winner {record['winner']!r}, replay gives {game.winner!r}"
-            )
+            mismatches.append(f"recorded winner {record['winner']!r}, replay gives {game.winner!r}")
         if mismatches:
             raise RecordError("final score differs: " + "; ".join(mismatches))
     return game

@@ -8,7 +8,7 @@ from tapete.cards import MIL_DECK, InvalidNotationError, card_name, parse_card
 from tapete.errors import IllegalActionError, RecordError
 from tapete.mil.actions import KeepDeal, Redeal, action_from_json
 from tapete.mil.game import MilGame
-from tapete.mil.profiles import PROFILES
+from tapete.mil.profiles import PROFILES, Profile
 from tapete.mil.scoring import Standing
 from tapete.mil.state import Phase
 
@@ -34,8 +34,13 @@ def _half_points(x: Any, where: str) -> int:
     return int(2 * x)
 
 
-def standing_from_start(start: dict[str, Any]) -> Standing:
-    """The standing a record's ``start`` describes (missing fields: a new game)."""
+def standing_from_start(start: dict[str, Any], profile: Profile | None = None) -> Standing:
+    """The standing a record's ``start`` describes (missing fields: a new game).
+
+    Each count must be 0, 1 or 2 (a third bolt, attempt or failed visit is settled in the
+    deal that brings it). With ``profile``, the position must also be one that profile can
+    reach (see :func:`_check_start`).
+    """
     if not isinstance(start, dict):
         raise RecordError(f"start must be an object, got {start!r}")
     scores = start.get("scores", [0, 0, 0])
@@ -46,13 +51,57 @@ def standing_from_start(start: dict[str, Any]) -> Standing:
     barrel = _seats3(start, "in_barrel", bool, False)
     attempts = _seats3(start, "barrel_attempts", int, 0)
     failed = _seats3(start, "failed_visits", int, 0)
-    return Standing(
+    for key, counts in (("bolts", bolts), ("barrel_attempts", attempts), ("failed_visits", failed)):
+        if not all(0 <= n <= 2 for n in counts):
+            raise RecordError(f"start.{key} must be 0, 1 or 2 for each seat, got {list(counts)!r}")
+    standing = Standing(
         scores=(half[0], half[1], half[2]),
         bolts=(bolts[0], bolts[1], bolts[2]),
         in_barrel=(barrel[0], barrel[1], barrel[2]),
         barrel_attempts=(attempts[0], attempts[1], attempts[2]),
         failed_visits=(failed[0], failed[1], failed[2]),
     )
+    if profile is not None:
+        _check_start(profile, standing, "in_barrel" in start)
+    return standing
+
+
+def _check_start(profile: Profile, st: Standing, barrel_given: bool) -> None:
+    """Refuse a start position that ``profile`` cannot reach (RecordError names the seat)."""
+    target = 2 * profile.target
+    for s in range(3):
+        if st.scores[s] >= target:
+            raise RecordError(
+                f"start: seat {s} already has {st.scores[s] / 2:g}, the target "
+                f"({profile.target}): the game would be over"
+            )
+    if profile.barrel != "club":
+        for key in ("bolts", "barrel_attempts", "failed_visits"):
+            if any(getattr(st, key)):
+                raise RecordError(f"start.{key} must be 0 in {profile.name}")
+        if barrel_given and st.in_barrel != st.barrel_flags(profile):
+            raise RecordError(
+                f"start.in_barrel must be {list(st.barrel_flags(profile))} in {profile.name} "
+                f"(in the barrel means {profile.barrel_from} <= score < {profile.target})"
+            )
+        return
+    cap = 2 * profile.barrel_from
+    for s in range(3):
+        score = st.scores[s] / 2
+        if st.in_barrel[s] and st.scores[s] != cap:
+            raise RecordError(
+                f"start: seat {s} is in the barrel, so its score must be "
+                f"{profile.barrel_from}, got {score:g}"
+            )
+        if not st.in_barrel[s] and st.scores[s] >= cap:
+            raise RecordError(
+                f"start: seat {s} has {score:g} but is not in the barrel "
+                f"(a score reaching {profile.barrel_from} enters it)"
+            )
+        if st.barrel_attempts[s] and not st.in_barrel[s]:
+            raise RecordError(f"start: seat {s} has barrel attempts but is not in the barrel")
+    if sum(st.in_barrel) > 2:
+        raise RecordError("start: at most two players can be in the barrel")
 
 
 def _parse_deal(deal: Any, i: int) -> tuple[int, list[list[int]], list[int], list[Any]]:
@@ -101,8 +150,20 @@ def _same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
+_HEADER = ("format", "game", "profile", "seed", "players", "deals", "scores", "winner")
+
+
 def replay_mil(record: dict[str, Any], *, check_results: bool = True) -> MilGame:
     """Rebuild a Mil game from its record; raise :class:`RecordError` at the first problem."""
+    if not isinstance(record, dict):
+        raise RecordError(f"a record must be a JSON object, not {type(record).__name__}")
+    for key in _HEADER:
+        if key not in record:
+            raise RecordError(f"the record has no {key!r} field")
+    if record["format"] != "tapete/1":
+        raise RecordError(f"unknown format {record['format']!r} (expected 'tapete/1')")
+    if record["game"] != "mil":
+        raise RecordError(f"game is {record['game']!r}, not 'mil'")
     profile = record.get("profile")
     if profile not in PROFILES:
         raise RecordError(
@@ -121,7 +182,7 @@ def replay_mil(record: dict[str, Any], *, check_results: bool = True) -> MilGame
         raise RecordError("deals must be a list")
     deals = [_parse_deal(d, i) for i, d in enumerate(raw_deals)]
     start = record.get("start")
-    standing = standing_from_start(start) if start is not None else Standing()
+    standing = standing_from_start(start, PROFILES[profile]) if start is not None else Standing()
     first_dealer: Any = (start or {}).get("dealer", deals[0][0] if deals else 0)
     if first_dealer not in (0, 1, 2) or isinstance(first_dealer, bool):
         raise RecordError(f"start.dealer must be 0, 1 or 2, got {first_dealer!r}")
@@ -161,6 +222,10 @@ def replay_mil(record: dict[str, Any], *, check_results: bool = True) -> MilGame
             if not isinstance(entry, dict):
                 raise RecordError(f"an action must be an object, got {entry!r}", deal=i, action=j)
             seat = entry.get("seat")
+            if "seat" not in entry:
+                raise RecordError(f"the action has no 'seat': {entry!r}", deal=i, action=j)
+            if seat not in (0, 1, 2) or isinstance(seat, bool):
+                raise RecordError(f"seat must be 0, 1 or 2, got {seat!r}", deal=i, action=j)
             try:
                 action = action_from_json(entry)
             except InvalidNotationError as exc:
@@ -191,10 +256,12 @@ def replay_mil(record: dict[str, Any], *, check_results: bool = True) -> MilGame
             phase = st.phase.value if st is not None else "over"
             raise RecordError(f"the deal's actions stop before its end (phase {phase})", deal=i)
         if check_results:
-            want = raw_deals[i].get("result")
+            if "result" not in raw_deals[i]:
+                raise RecordError("the deal has no 'result'", deal=i)
+            want = raw_deals[i]["result"]
             got = game.deals[i][1].to_json(game.profile)
             if not isinstance(want, dict):
-                raise RecordError("missing result", deal=i)
+                raise RecordError(f"result must be an object, got {want!r}", deal=i)
             for key, value in got.items():
                 if key not in want or not _same(want[key], value):
                     raise RecordError(
