@@ -21,7 +21,11 @@ WINS = {
     "pt": "{name} ganha o jogo",
     "en": "{name} wins the game",
 }
-DOWNLOAD = {"es": "Descargar la partida", "pt": "Descarregar o registo", "en": "Download the record"}
+DOWNLOAD = {
+    "es": "Descargar la partida",
+    "pt": "Descarregar o registo",
+    "en": "Download the record",
+}
 
 #: Mil club: both computer players in the barrel, the person with two bolts
 MIL_START = {"scores": [500, 880, 880], "in_barrel": [False, True, True], "bolts": [2, 0, 0]}
