@@ -54,3 +54,59 @@ def test_parse_command_announces_automatically_when_the_only_choice() -> None:
     assert parse_command("play kh", legal) == {"type": "play", "card": "KH", "marriage": True}
     assert parse_command("give 9c 2", []) == {"type": "give", "card": "9C", "to": 2}
     assert parse_command("bid 120", []) == {"type": "bid", "value": 120}
+
+
+def test_the_deal_that_ends_the_game_is_shown_before_the_winner(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import tapete.terminal_mil as terminal
+    from tapete.mil.game import MilGame
+    from tapete.mil.scoring import Standing
+
+    def near_the_end(profile: str, *, seed: int, players: list[str]) -> MilGame:
+        # casa-500 with everybody at 490: the first made contract wins
+        start = Standing(scores=(980, 980, 980))
+        return MilGame(profile, seed=seed, players=players, standing=start)
+
+    monkeypatch.setattr(terminal, "MilGame", near_the_end)
+    out: list[str] = []
+    answer = _scripted(random.Random(2), out, 5000)
+    assert play_mil_terminal("casa-500", "rules", 3, input_fn=answer, output_fn=out.append) == 0
+    assert "wins with" in out[-1] and out[-1].endswith("!")
+    overs = [i for i, line in enumerate(out) if " over: " in line and line.startswith("deal ")]
+    assert overs and out[overs[-1]].startswith(f"deal {len(overs)} over: raw ")
+    assert overs[-1] > max(i for i, line in enumerate(out) if line.startswith("legal: "))
+
+
+def test_half_typed_commands_get_a_hint() -> None:
+    assert (
+        parse_command("contract abc", []) == "contract needs a number: for example 'contract 120'"
+    )
+    assert parse_command("bid", []) == "bid needs a number: for example 'bid 120'"
+    assert parse_command("give 9C", []).startswith("give needs a card and a seat")
+    assert parse_command("play", []).startswith("play needs a card")
+    assert parse_command("play KH please", []).startswith("after the card only 'marriage'")
+    assert parse_command("dance", []) == "unknown"
+
+
+def test_a_card_alone_plays_it_in_any_notation() -> None:
+    legal = [{"type": "play", "card": "KH", "marriage": True}]
+    for text in ("KH", "kh", "K♥", "play k♥"):
+        assert parse_command(text, legal) == {"type": "play", "card": "KH", "marriage": True}
+    assert parse_command("10d", []) == {"type": "play", "card": "TD"}
+    assert parse_command("give q♠ 2", []) == {"type": "give", "card": "QS", "to": 2}
+
+
+def test_another_command_while_the_cards_are_played_is_refused_clearly() -> None:
+    out: list[str] = []
+    pick = _scripted(random.Random(5), out, 400)
+    typed: list[str] = []
+
+    def answer(prompt: str) -> str:
+        legal = next((ln for ln in reversed(out) if ln.startswith("legal: ")), "")
+        if legal.startswith("legal: play") and "rospis" not in typed:
+            typed.append("rospis")
+            return "rospis"
+        return pick(prompt)
+
+    play_mil_terminal("club", "random", 6, input_fn=answer, output_fn=out.append)
+    assert typed == ["rospis"]
+    assert "not now: the cards are being played; type 'play' and a card" in out

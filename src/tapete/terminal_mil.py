@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tapete.bots import make_bot
-from tapete.cards import InvalidNotationError
+from tapete.cards import InvalidNotationError, card_name, parse_card
 from tapete.errors import IllegalActionError
 from tapete.mil.game import MilGame
 
@@ -24,7 +24,8 @@ HELP = """commands:
   rospis                         concede (club, before giving)
   give 9C 1                      give a card to seat 1 (or 2)
   contract 140                   fix the contract
-  play KH | play KH marriage     play a card (announce the marriage when leading K or Q)
+  play KH | play KH marriage     play a card (announce the marriage when leading K or Q);
+                                 a card alone (KH, 10H, K♥) plays it too
   help | quit"""
 
 
@@ -91,8 +92,29 @@ def format_view(v: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+_MARRIAGE_WORDS = ("marriage", "m", "cante")
+
+
+def _card_text(word: str) -> str:
+    """``kh``, ``10h``, ``K♥`` -> ``KH``; text that is not a card is passed on as typed (the
+    engine's reader then says what is wrong with it)."""
+    try:
+        return card_name(parse_card(word))
+    except InvalidNotationError:
+        return word.upper().replace("10", "T")
+
+
+def _is_card(word: str) -> bool:
+    try:
+        parse_card(word)
+    except InvalidNotationError:
+        return False
+    return True
+
+
 def parse_command(text: str, legal: list[dict[str, Any]]) -> dict[str, Any] | str:
-    """A typed command as an action dict, or a help text / "quit"."""
+    """A typed command as an action dict; else "help", "quit", "empty", "unknown" or a hint
+    saying how to complete a half-typed command."""
     words = text.strip().split()
     if not words:
         return "empty"
@@ -110,14 +132,24 @@ def parse_command(text: str, legal: list[dict[str, Any]]) -> dict[str, Any] | st
         reason = words[1] if len(words) > 1 else (reasons[0] if reasons else "low_points")
         return {"type": "redeal", "reason": reason}
     if head == "give" and len(words) == 3 and words[2].isdigit():
-        return {"type": "give", "card": words[1].upper(), "to": int(words[2])}
-    if head == "play" and len(words) in (2, 3):
-        action: dict[str, Any] = {"type": "play", "card": words[1].upper().replace("10", "T")}
-        if len(words) == 3 and words[2].lower() in ("marriage", "m", "cante"):
+        return {"type": "give", "card": _card_text(words[1]), "to": int(words[2])}
+    if len(words) == 1 and _is_card(head):
+        words = ["play", head]  # a card alone plays it, as in the Mariage terminal
+    if head == "play" and len(words) == 3 and words[2].lower() not in _MARRIAGE_WORDS:
+        return f"after the card only 'marriage' may follow: 'play {words[1].upper()} marriage'"
+    if words[0].lower() == "play" and len(words) in (2, 3):
+        action: dict[str, Any] = {"type": "play", "card": _card_text(words[1])}
+        if len(words) == 3:
             action["marriage"] = True
         elif {**action, "marriage": True} in legal and action not in legal:
             action["marriage"] = True  # casa announces by itself
         return action
+    if head == "play":
+        return "play needs a card: for example 'play KH' (or 'play KH marriage')"
+    if head in ("bid", "contract"):
+        return f"{head} needs a number: for example '{head} 120'"
+    if head == "give":
+        return "give needs a card and a seat: for example 'give 9C 1'"
     return "unknown"
 
 
@@ -135,11 +167,12 @@ def play_mil_terminal(
     bots = {s: make_bot("mil", level, profile=profile) for s in (1, 2)}
     rngs = {s: random.Random(seed * 7 + s) for s in (1, 2)}
     output_fn(f"Mil, profile {profile}, seed {seed}. Type 'help' for the commands.")
-    shown_deals = 0
-    while not game.over:
-        while len(game.deals) > shown_deals:
-            _, res = game.deals[shown_deals]
-            shown_deals += 1
+    reported = [0]
+
+    def report_deals() -> None:
+        while len(game.deals) > reported[0]:
+            _, res = game.deals[reported[0]]
+            reported[0] += 1
             row = res.to_json(game.profile)
             what = (
                 "annulled"
@@ -148,9 +181,12 @@ def play_mil_terminal(
                     "rospis" if row["rospis"] else f"raw {row['raw']}, contract {row['contract']}"
                 )
             )
-            output_fn(f"deal {shown_deals} over: {what}; scores {row['scores']}")
+            output_fn(f"deal {reported[0]} over: {what}; scores {row['scores']}")
             for note in res.notes:
                 output_fn("  " + note)
+
+    while not game.over:
+        report_deals()
         seat = game.turn
         if seat is None:
             break
@@ -178,8 +214,14 @@ def play_mil_terminal(
             if cmd == "help":
                 output_fn(HELP)
                 continue
-            if isinstance(cmd, str):
+            if cmd in ("unknown", "empty"):
                 output_fn("I did not understand that; type 'help'.")
+                continue
+            if isinstance(cmd, str):
+                output_fn(cmd)
+                continue
+            if view["phase"] == "play" and cmd["type"] != "play":
+                output_fn("not now: the cards are being played; type 'play' and a card")
                 continue
             try:
                 game.apply(game.parse_action(cmd))
@@ -187,6 +229,7 @@ def play_mil_terminal(
                 output_fn(f"not allowed: {exc}")
                 continue
             break
+    report_deals()  # the deal that ended the game
     if game.winner is not None:
         output_fn(f"{game.players[game.winner]} wins with {game.scores[game.winner]:g}!")
     else:
