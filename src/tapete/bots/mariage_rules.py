@@ -15,11 +15,11 @@ from typing import Any, Final
 from tapete.bots.base import parse_action
 from tapete.bots.mil_rules import card_label_any
 from tapete.bots.sampling import MariageInfo, MariageTracker
-from tapete.cards import ACE, KING, QUEEN, SUIT_MASKS, TEN, Suit, bits, card_points
+from tapete.cards import ABOVE, ACE, KING, QUEEN, SUIT_MASKS, TEN, Suit, bits, card_points
 from tapete.game import JSON
 from tapete.mariage.actions import Action, Claim, Close, Decline, Exchange, Marriage, Play
 
-__all__ = ["MariageRulesBot", "mariage_rules_decision"]
+__all__ = ["MariageRulesBot", "mariage_rules_decision", "sure_points", "sure_points_of"]
 
 PAIR_MASKS: Final = tuple((1 << (s * 8 + KING)) | (1 << (s * 8 + QUEEN)) for s in range(4))
 WIN: Final = 66
@@ -44,19 +44,19 @@ def _out(info: MariageInfo) -> int:
 
 def sure_points(info: MariageInfo) -> int:
     """Points the hand's top trumps take for sure in strict play (each with a little loot)."""
-    out = _out(info)
-    t = info.trump
-    hand_t = info.hand & SUIT_MASKS[t]
+    return sure_points_of(info.hand, info.trump, _out(info))
+
+
+def sure_points_of(hand: int, t: int, out: int) -> int:
+    """:func:`sure_points` of ``hand`` with trump ``t`` when the cards ``out`` are unseen."""
     total = 0
-    for c in sorted(bits(hand_t), reverse=True):
-        higher_out = out & SUIT_MASKS[t] & ~((1 << (c + 1)) - 1)
-        if higher_out:
+    for c in sorted(bits(hand & SUIT_MASKS[t]), reverse=True):
+        if out & ABOVE[c]:
             break
         total += card_points(c) + 3
-        out &= ~(1 << c)
     # aces of other suits that the opponent must follow are likely winners too
     for s in range(4):
-        if s != t and info.hand >> (s * 8 + ACE) & 1 and out & SUIT_MASKS[s]:
+        if s != t and hand >> (s * 8 + ACE) & 1 and out & SUIT_MASKS[s]:
             total += 11 + 2
     return total
 

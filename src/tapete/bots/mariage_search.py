@@ -23,13 +23,28 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from tapete.bots.base import parse_action
+from tapete.bots.mariage_rules import mariage_rules_decision, sure_points_of
 from tapete.bots.mil_rules import card_label
 from tapete.bots.sampling import MariageInfo, MariageTracker, sample_mariage
-from tapete.cards import ACE, KING, QUEEN, TEN, Suit, bits, card_points
+from tapete.cards import (
+    ABOVE,
+    ACE,
+    CARD_POINTS,
+    KING,
+    QUEEN,
+    SUIT_MASKS,
+    TEN,
+    Suit,
+    bits,
+    card_points,
+)
 from tapete.game import JSON
 from tapete.mariage.actions import (
     CLAIM,
+    CLOSE,
     DECLINE,
+    EXCHANGE,
+    PLAYS,
     Action,
     Claim,
     Close,
@@ -38,7 +53,7 @@ from tapete.mariage.actions import (
     Marriage,
     Play,
 )
-from tapete.mariage.state import State, deal_cards
+from tapete.mariage.state import Phase, State, deal_cards
 
 __all__ = ["MariageSearchBot", "build_state", "solve_strict", "strict_choice"]
 
@@ -90,16 +105,15 @@ def _value(st: State, me: int) -> int:
 
 
 def _search_moves(st: State) -> list[Action]:
-    acts = st.legal_actions()
+    """The moves worth searching: a claim as soon as it is correct, never a false one."""
+    if st.lead_card is not None:
+        return st.legal_actions()
     s = st.turn
     assert s is not None
-    if any(type(a) is Claim for a in acts):
-        if st.points[s] >= WIN:
-            return [CLAIM]
-        acts = [a for a in acts if type(a) is not Claim]
-        if not acts:
-            return [CLAIM]
-    return acts
+    if st.points[s] >= WIN and st.trick_number:
+        return [CLAIM]
+    acts = [a for a in st.legal_actions() if type(a) is not Claim]
+    return acts or [CLAIM]
 
 
 def solve_strict(st: State, me: int, deadline: float | None = None) -> tuple[int, Action | None]:
@@ -235,63 +249,97 @@ def _closed_fields(st: State, info: MariageInfo) -> None:
 # ---------------------------------------------------------------------------- playouts
 
 
+#: how many standard errors below the margin an action must fall to be dropped from the search
+Z_SCREEN: Final = 2.5
+#: a closing in a playout when the seat's points and its sure tricks reach this (as ``rules``)
+CLOSE_AT: Final = WIN + 6
+
+
+def _unseen_by(st: State, s: int) -> int:
+    """The cards seat ``s`` cannot see in a playout: the other hand and the stock left."""
+    m = st.hands[1 - s]
+    for c in st.stock[20 - st.stock_count :]:
+        m |= 1 << c
+    return m
+
+
+def _lead_cost(c: int, hand: int, t: int, r: float) -> tuple[int, int, float]:
+    pair = c & 7 in (KING, QUEEN) and hand & PAIR_MASKS[c >> 3] == PAIR_MASKS[c >> 3]
+    return ((2 if c >> 3 == t else 0) + (2 if pair else 0), CARD_POINTS[c], r)
+
+
 def _playout_action(st: State, rng: random.Random) -> Action:
-    """A quick full-information policy for both seats (used only inside playouts)."""
-    acts = st.legal_actions()
+    """A quick policy for both seats (used only inside playouts). It plays like the ``rules``
+    player: exchange, marriages, a closing when the sure points reach 72, cheap leads,
+    taking led points; in strict play it cashes its master cards first. It reads only what
+    the seat could know (its hand, the cards gone, the trick) except that in the strict
+    phase the cards out are the other hand (known after exhaustion)."""
     s = st.turn
     assert s is not None
     hand = st.hands[s]
     t = st.trump
-    plays = [a for a in acts if type(a) is Play]
-    for a in acts:
-        if type(a) is Claim and st.points[s] >= WIN:
-            return a
-    if not plays:
-        return DECLINE if any(type(a) is Decline for a in acts) else acts[0]
+    strict = st.phase is Phase.STRICT
     lead = st.lead_card
     if lead is None:
-        for a in acts:
-            if type(a) is Exchange:
-                return a
-        ms = [a for a in acts if type(a) is Marriage]
-        if ms:
-            return max(ms, key=lambda a: 1 if a.suit == t else 0)
-        if st.pending_marriage is not None:
-            return plays[0]
-
-        def lead_cost(a: Play) -> tuple[int, int, float]:
-            c = a.card
-            pair = c & 7 in (KING, QUEEN) and hand & PAIR_MASKS[c >> 3] == PAIR_MASKS[c >> 3]
-            return (
-                (2 if c >> 3 == t else 0) + (2 if pair else 0),
-                card_points(c),
-                rng.random(),
-            )
-
-        return min(plays, key=lead_cost)
-    lead_pts = card_points(lead)
-
-    def beats(c: int) -> bool:
-        if c >> 3 == lead >> 3:
-            return c > lead
-        return c >> 3 == t
-
-    winners = [a for a in plays if beats(a.card)]
-    same = [a for a in winners if a.card >> 3 == lead >> 3]
+        if st.points[s] >= WIN and st.trick_number:
+            return CLAIM
+        if not hand:
+            return DECLINE
+        pend = st.pending_marriage
+        if pend is not None:
+            q = pend * 8 + QUEEN
+            return PLAYS[q] if hand >> q & 1 else PLAYS[pend * 8 + KING]
+        if not strict:
+            acts = st.legal_actions()
+            if EXCHANGE in acts:
+                return EXCHANGE
+            best_m: Action | None = None
+            for a in acts:
+                if type(a) is Marriage and (best_m is None or a.suit == t):
+                    best_m = a
+            if best_m is not None:
+                return best_m
+            if (
+                CLOSE in acts
+                and st.points[s] + sure_points_of(hand, t, _unseen_by(st, s)) >= CLOSE_AT
+            ):
+                return CLOSE
+        else:
+            out = _unseen_by(st, s)
+            best_c = -1
+            best_k = -1
+            for c in bits(hand):
+                su = c >> 3
+                safe = su == t or out & SUIT_MASKS[su] or not out & SUIT_MASKS[t]
+                if safe and not out & ABOVE[c]:
+                    k = CARD_POINTS[c] * 2 + (1 if c >> 3 == t else 0)
+                    if k > best_k:
+                        best_c, best_k = c, k
+            if best_c >= 0:
+                return PLAYS[best_c]
+        cards = list(bits(hand))
+        return PLAYS[min(cards, key=lambda c: _lead_cost(c, hand, t, rng.random()))]
+    cards = [a.card for a in st.legal_actions() if type(a) is Play] if strict else list(bits(hand))
+    lead_pts = CARD_POINTS[lead]
+    ls = lead >> 3
+    winners = [c for c in cards if (c >> 3 == ls and c > lead) or (c >> 3 == t != ls)]
+    same = [c for c in winners if c >> 3 == ls]
     if same:
-        a = max(same, key=lambda a: card_points(a.card))
-        if card_points(a.card) >= 10 or lead_pts >= 3 or st.phase.value == "strict":
-            return a
+        c = max(same, key=lambda c: CARD_POINTS[c])
+        if CARD_POINTS[c] >= 10 or lead_pts >= 3 or strict:
+            return PLAYS[c]
     if winners and (lead_pts >= 10 or st.points[s] + lead_pts >= WIN - 4):
-        return min(winners, key=lambda a: (card_points(a.card), a.card))
-    return min(
-        plays,
-        key=lambda a: (
-            1 if a.card >> 3 == t else 0,
-            card_points(a.card) + (5 if a.card & 7 in (ACE, TEN) else 0),
+        return PLAYS[min(winners, key=lambda c: (CARD_POINTS[c], c))]
+
+    def dump(c: int) -> tuple[int, int, float]:
+        pair = c & 7 in (KING, QUEEN) and hand & PAIR_MASKS[c >> 3] == PAIR_MASKS[c >> 3]
+        return (
+            (2 if c >> 3 == t else 0) + (1 if pair else 0),
+            CARD_POINTS[c] + (5 if c & 7 in (ACE, TEN) else 0),
             rng.random(),
-        ),
-    )
+        )
+
+    return PLAYS[min(cards, key=dump)]
 
 
 def _playout(st: State, me: int, rng: random.Random, deadline: float) -> int:
@@ -319,18 +367,18 @@ class MariageSearchBot:
 
     name = "search"
 
-    def __init__(self, *, budget: float = 0.5, samples: int = 150, **options: Any) -> None:
+    def __init__(self, *, budget: float = 0.8, samples: int = 400, **options: Any) -> None:
         self.budget = float(budget)
         self.samples = int(samples)
         self.margin = float(options.get("margin", 0.15))
+        self.min_samples = max(2, int(options.get("min_samples", 40)))
+        self.strict_samples = int(options.get("strict_samples", 50))
         self.tracker = MariageTracker()
 
     def act(self, view: JSON, rng: random.Random) -> Action:
         return self.explain(view, rng)[0]
 
     def explain(self, view: JSON, rng: random.Random) -> tuple[Action, str]:
-        from tapete.bots.mariage_rules import mariage_rules_decision
-
         legal = [parse_action("mariage", a) for a in view["legal"]]
         if not legal:
             raise ValueError("no legal action in this view")
@@ -349,7 +397,7 @@ class MariageSearchBot:
         plays = [a for a in legal if isinstance(a, Play)]
         if info.phase == "strict":
             got = strict_choice(
-                info, plays, rng, samples=self.samples // 3 or 1, budget=self.budget
+                info, plays, rng, samples=min(self.strict_samples, self.samples), budget=self.budget
             )
             if got is not None:
                 return got
@@ -363,11 +411,13 @@ class MariageSearchBot:
     def _pimc(
         self, info: MariageInfo, legal: list[Action], rng: random.Random
     ) -> tuple[Action, str]:
-        from tapete.bots.mariage_rules import mariage_rules_decision
-
+        prior, why = mariage_rules_decision(info, legal)
+        if prior not in legal:
+            prior = legal[0]
         start = time.perf_counter()
         deadline = start + self.budget
-        totals: dict[Action, float] = {a: 0.0 for a in legal}
+        vals: dict[Action, list[int]] = {a: [] for a in legal}
+        active = list(legal)
         n = 0
         me = info.seat
         while n < self.samples and time.perf_counter() < deadline:
@@ -376,22 +426,47 @@ class MariageSearchBot:
             if info.closed:
                 _closed_fields(st, info)
             seed = rng.random()
-            for a in legal:
+            for a in active:
                 st.apply(a)
-                totals[a] += _playout(st, me, random.Random(seed), deadline + self.budget)
+                vals[a].append(_playout(st, me, random.Random(seed), deadline + self.budget))
                 st.pop()
             n += 1
+            if n >= self.min_samples and n % 10 == 0:
+                active = _screen(prior, active, vals, self.margin)
+                if len(active) == 1:
+                    break
         if n == 0:
-            return mariage_rules_decision(info, legal)
-        best = max(legal, key=lambda a: (totals[a], _tiebreak(a)))
+            return prior, why
+        mean = {a: sum(vals[a]) / len(vals[a]) for a in active}
+        best = max(active, key=lambda a: (mean[a], _tiebreak(a)))
         # The playouts are noisy: keep the rules player's choice unless the search finds
         # something clearly better (the best of several noisy averages is biased upwards).
-        prior, why = mariage_rules_decision(info, legal)
-        if prior in totals and (totals[best] - totals[prior]) / n < self.margin:
-            avg = totals[prior] / n
-            return prior, f"{why[:-1]} ({avg:+.1f} game points on average over sampled deals)."
-        avg = totals[best] / n
-        return best, _describe(best, info, avg)
+        if mean[best] - mean[prior] < self.margin:
+            return (
+                prior,
+                f"{why[:-1]} ({mean[prior]:+.1f} game points on average over sampled deals).",
+            )
+        return best, _describe(best, info, mean[best])
+
+
+def _screen(
+    prior: Action, active: list[Action], vals: dict[Action, list[int]], margin: float
+) -> list[Action]:
+    """The actions that may still beat ``prior`` by ``margin``: an action whose average gain
+    over the prior on the same deals is below the margin by 2.5 standard errors is dropped."""
+    base = vals[prior]
+    n = len(base)
+    keep = [prior]
+    for a in active:
+        if a == prior:
+            continue
+        d = [x - y for x, y in zip(vals[a], base, strict=True)]
+        m = sum(d) / n
+        var = sum((x - m) ** 2 for x in d) / (n - 1)
+        se = (var / n) ** 0.5
+        if m + Z_SCREEN * se >= margin:
+            keep.append(a)
+    return keep
 
 
 def _tiebreak(a: Action) -> float:

@@ -1,0 +1,144 @@
+"""The Mariage ``search`` player's parts: the exact strict search, the playout policy, the
+closing, and the screening of actions that cannot beat the rules player's choice."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from bots_helpers import strong
+
+from tapete.bots.mariage_search import (
+    _playout_action,
+    _screen,
+    _search_moves,
+    _value,
+    solve_strict,
+)
+from tapete.cards import parse_card
+from tapete.mariage.actions import CLOSE, PLAYS, Action, Close, Play
+from tapete.mariage.state import State
+
+
+def _mask(names: str) -> int:
+    m = 0
+    for c in _cards(names):
+        m |= 1 << c
+    return m
+
+
+def _cards(names: str) -> list[int]:
+    return [parse_card(n) for n in names.split(" ")]
+
+
+def _brute(st: State, me: int) -> int:
+    """Plain minimax on game points (no pruning, no memo)."""
+    if st.done:
+        return _value(st, me)
+    s = st.turn
+    vals = []
+    for a in _search_moves(st):
+        st.apply(a)
+        vals.append(_brute(st, me))
+        st.pop()
+    return max(vals) if s == me else min(vals)
+
+
+def _strict_positions(n: int, cards_left: int, seed: int) -> list[State]:
+    """Random hands played at random into the strict phase with ``cards_left`` cards each."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n:
+        st = State.deal(rng, dealer=rng.randrange(2))
+        while not st.done:
+            if (
+                st.phase.value == "strict"
+                and st.lead_card is None
+                and st.hands[0].bit_count() == cards_left == st.hands[1].bit_count()
+            ):
+                out.append(st)
+                break
+            acts = [a for a in st.legal_actions() if a.to_json() != "claim"]
+            plays = [a for a in acts if isinstance(a, Play)]
+            closes = [a for a in acts if isinstance(a, Close)]
+            st.apply(closes[0] if closes and rng.random() < 0.1 else rng.choice(plays or acts))
+    return out
+
+
+def test_strict_search_agrees_with_brute_force() -> None:
+    for st in _strict_positions(12, 3, seed=5) + _strict_positions(6, 4, seed=6):
+        me = st.turn
+        assert me is not None
+        v, best = solve_strict(st, me)
+        assert v == _brute(st, me)
+        assert best is not None
+        st.apply(best)
+        assert _brute(st, me) == v
+        st.pop()
+
+
+def test_playout_policy_is_legal_and_finishes() -> None:
+    rng = random.Random(3)
+    for _ in range(40):
+        st = State.deal(rng, dealer=rng.randrange(2))
+        steps = 0
+        while not st.done:
+            a = _playout_action(st, rng)
+            assert a in st.legal_actions()
+            st.apply(a)
+            steps += 1
+            assert steps < 200
+
+
+def test_playout_policy_closes_with_sure_trumps() -> None:
+    # spades trump; seat 0 leads with 50 points and the three top trumps: 50 + 14 + 13 + 7
+    # reaches the rules player's closing mark of 72
+    st = State.from_position(
+        hands=(_mask("AS TS KS 7C 8C 9D"), _mask("QS JS 7D 8D 9C JC")),
+        stock=_cards("7H 8H 9H JH QH KH TH AH 8S 9S"),
+        trump=0,
+        leader=0,
+        points=(50, 10),
+        tricks=(4, 2),
+        trick_number=6,
+    )
+    assert _playout_action(st, random.Random(0)) is CLOSE
+
+
+def test_search_closes_a_won_hand() -> None:
+    """With A T K J of trumps, the A of clubs and 40 points against 20, closing and cashing
+    the trumps reaches 66 while the opponent stays below 33: at least 2 game points."""
+    from tapete.games import new_game
+
+    g: Any = new_game("mariage", seed=3)
+    me = g.turn
+    mine, theirs = _mask("AH TH KH JH AC 7C"), _mask("QH 9H 7D 8D 9C JC")
+    g.state = State.from_position(
+        hands=(mine, theirs) if me == 0 else (theirs, mine),
+        stock=_cards("AS TS KS QS JS 9S 8S 7S AD 8H"),
+        trump=3,
+        leader=me,
+        points=(40, 20) if me == 0 else (20, 40),
+        tricks=(3, 2) if me == 0 else (2, 3),
+        trick_number=5,
+    )
+    view = g.view(me)
+    assert {"type": "close"} in view["legal"]
+    action, why = strong("mariage", "search", steady=True).explain(view, random.Random(1))
+    assert action is CLOSE, (action, why)
+    assert "Close the stock" in why
+
+
+def test_screen_keeps_the_prior_and_drops_clearly_worse_actions() -> None:
+    prior: Action = PLAYS[0]
+    good: Action = PLAYS[1]
+    bad: Action = PLAYS[2]
+    rng = random.Random(0)
+    base = [rng.choice((-1, 1, 2)) for _ in range(60)]
+    vals = {
+        prior: base,
+        good: [x + 1 for x in base],
+        bad: [x - 1 if i % 3 else x for i, x in enumerate(base)],
+    }
+    kept = _screen(prior, [prior, good, bad], vals, 0.15)
+    assert kept == [prior, good]
