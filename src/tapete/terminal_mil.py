@@ -96,12 +96,12 @@ _MARRIAGE_WORDS = ("marriage", "m", "cante")
 
 
 def _card_text(word: str) -> str:
-    """``kh``, ``10h``, ``K♥`` -> ``KH``; text that is not a card is passed on as typed (the
-    engine's reader then says what is wrong with it)."""
+    """``kh``, ``10h``, ``K♥`` -> ``KH``; text that is not a card is passed on as typed, so
+    that the reader's message quotes what the person typed."""
     try:
         return card_name(parse_card(word))
     except InvalidNotationError:
-        return word.upper().replace("10", "T")
+        return word
 
 
 def _is_card(word: str) -> bool:
