@@ -266,3 +266,17 @@ def test_casa_500_numbers_barrel_400_cap_490_target_500() -> None:
 def test_casa_defender_below_the_barrel_with_a_remainder_of_5_rounds_down() -> None:
     res = settle_casa(CASA, (0, 0, 0), _Finished(2, 0, 100, (50, 35, 35)))
     assert points(res.standing) == [-100, 30, 30]
+
+
+# ---------------------------------------------------------------- refusals say why
+@pytest.mark.xfail(
+    strict=True,
+    reason="state.py: State._why_illegal has no PLAY branch for non-Play actions and falls "
+    "through to 'unexpected action rospis'; it should say that cards are being played",
+)
+@pytest.mark.parametrize("script", ["rospis", "bid 120", "contract 120", "keep"])
+def test_a_non_play_action_during_the_tricks_is_refused_with_the_phase(script) -> None:
+    st = CLUB_164.state(CLUB)
+    run(st, "bid 100 pass pass give AD 1 give AH 2 contract 160")
+    with pytest.raises(IllegalActionError, match=r"seat 0 cannot .*: cards are being played"):
+        run(st, script)
