@@ -233,3 +233,16 @@ def test_replay_checks_casa_start_positions(
     path.write_text(json.dumps(rec) + "\n")
     assert main(["replay", str(path)]) == 1
     assert "in the barrel means 800 <= score < 1000" in capsys.readouterr().err
+
+
+def test_replay_reads_one_pretty_printed_record_and_a_byte_order_mark(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = (REFERENCE / "mariage.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    pretty = tmp_path / "pretty.json"
+    pretty.write_text(json.dumps(json.loads(line), indent=2) + "\n", encoding="utf-8")
+    bom = tmp_path / "bom.jsonl"
+    bom.write_bytes(b"\xef\xbb\xbf" + line.encode() + b"\n")
+    for path in (pretty, bom):
+        assert main(["replay", str(path)]) == 0
+        assert capsys.readouterr().out.startswith(f"OK {path}: 1 game (mariage/mariage: 1)")

@@ -32,6 +32,11 @@ def positive_int(text: str) -> int:
     return value
 
 
+def _count(n: int, noun: str) -> str:
+    """``1 game``, ``2 games``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _check_players(game: str, names: Sequence[str]) -> str | None:
     """Why a comma-separated list of bot names cannot play ``game`` (None: it can)."""
     from tapete.bots import BOT_NAMES
@@ -152,8 +157,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         return 2
     secs = time.perf_counter() - t0
     print(
-        f"simulated {args.games} {args.game} games ({args.profile or PROFILES[args.game][0]}), "
-        f"{deals} deals, {finished} finished, {deals / max(args.games, 1):.1f} deals per game, "
+        f"simulated {_count(args.games, args.game + ' game')} "
+        f"({args.profile or PROFILES[args.game][0]}), {_count(deals, 'deal')}, "
+        f"{finished} finished, {deals / max(args.games, 1):.1f} deals per game, "
         f"{secs:.1f} s -> {out}"
     )
     return 0
@@ -165,11 +171,19 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     path = Path(args.file)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark is tolerated
     except (OSError, UnicodeDecodeError) as exc:
         print(f"error: cannot read {path}: {exc}", file=sys.stderr)
         return 2
     lines = [ln for ln in text.splitlines() if ln.strip()]
+    if len(lines) > 1 and lines[0].strip() == "{":
+        # one pretty-printed record (as records.loads accepts it), not JSON Lines
+        try:
+            single = json.loads(text)
+        except json.JSONDecodeError:
+            single = None
+        if isinstance(single, dict):
+            lines = [json.dumps(single, ensure_ascii=False)]
     if not lines:
         print(f"error: {path}: the file holds no record", file=sys.stderr)
         return 1
@@ -193,7 +207,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         progress.update(i + 1)
     summary = ", ".join(f"{k}: {n}" for k, n in sorted(kinds.items()))
     print(
-        f"OK {path}: {games} games ({summary}), {deals} deals, {finished} won; "
+        f"OK {path}: {_count(games, 'game')} ({summary}), {_count(deals, 'deal')}, {finished} won; "
         "every action legal, every result reproduced"
     )
     return 0

@@ -82,7 +82,7 @@ def iter_load(fp: IO[str]) -> Iterator[JSON]:
 
 def load(path: str | Path) -> list[JSON]:
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")  # a byte-order mark is tolerated
     except UnicodeDecodeError as exc:
         raise RecordError(f"{path} is not UTF-8 text ({exc.reason})") from None
     return loads(text)
