@@ -304,6 +304,9 @@ class Server:
             return _error(400, exc.message)
         return JSONResponse(self.manager.list_tables(name))
 
+    async def live_tables(self, request: Request) -> Response:
+        return JSONResponse(self.manager.live_tables())
+
     async def player_stats(self, request: Request) -> Response:
         try:
             name = _check_name(request.query_params.get("name"))
@@ -487,6 +490,7 @@ def create_app(
         Route("/api/config", server.config),
         Route("/api/tables", server.create_table, methods=["POST"]),
         Route("/api/tables", server.list_tables, methods=["GET"]),
+        Route("/api/tables/live", server.live_tables),
         Route("/api/tables/{table_id}", server.table_info),
         Route("/api/tables/{table_id}/record", server.table_record),
         Route("/api/stats", server.player_stats),

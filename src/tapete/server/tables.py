@@ -449,6 +449,27 @@ class TableManager:
                 count += 1
         return count
 
+    def live_tables(self, limit: int = 30) -> list[JSON]:
+        """The unfinished tables, newest first, as anyone may see them (to watch one): no
+        token, no seed, no card."""
+        with self.sessions() as session:
+            rows = session.scalars(
+                select(TableRow)
+                .where(TableRow.status == "playing")
+                .order_by(TableRow.id.desc())
+                .limit(limit)
+            )
+            return [
+                {
+                    "table": r.id,
+                    "game": r.game,
+                    "profile": r.profile,
+                    "players": r.players,
+                    "created_at": r.created_at.isoformat(),
+                }
+                for r in rows
+            ]
+
     def list_tables(self, name: str) -> list[JSON]:
         with self.sessions() as session:
             rows = session.scalars(

@@ -103,6 +103,7 @@ async function api(path, opts = {}) {
 
 function storeSession(sess) {
   S.session = sess;
+  if (sess) S.notice = null;
   if (sess) localStorage.setItem(STORE_TABLE, JSON.stringify(sess));
   else localStorage.removeItem(STORE_TABLE);
 }
@@ -116,6 +117,7 @@ async function startTable(choice, name, seed = null) {
   });
   if (!res.ok) throw new Error(res.body?.error || `HTTP ${res.status}`);
   storeSession({ table: res.body.table, token: res.body.token, seat: res.body.seat ?? 0 });
+  leaveWatchUrl();
   rememberTable({ ...S.session, game: choice.game, profile: choice.profile, name, started: Date.now() });
   resetTableState();
   connect();
@@ -134,6 +136,7 @@ function forgetTable(table) {
 }
 function resumeTable(entry) {
   storeSession({ table: entry.table, token: entry.token, seat: entry.seat ?? 0 });
+  leaveWatchUrl();
   resetTableState();
   hideDialog("newgame");
   renderTable();
@@ -158,6 +161,39 @@ function savedGamesBox() {
   return h("fieldset", {}, h("legend", {}, t("your_games")), list);
 }
 
+// ---- watching: a spectator's connection has no token and gets the public view (seat null)
+const watching = () => Boolean(S.session?.watch);
+const watchUrl = (table) => `${location.origin}/?watch=${encodeURIComponent(table)}`;
+function watchTable(table) {
+  S.session = { table, token: null, seat: null, watch: true }; // never stored: it is no seat
+  S.notice = null;
+  resetTableState();
+  connect();
+}
+function leaveWatchUrl() {
+  if (location.search) history.replaceState(null, "", location.pathname);
+}
+
+// the running tables anyone may watch, with shareable links (the Games window)
+function liveGamesBox() {
+  const list = h("ul", { class: "saved", testid: "live-games" }, h("li", { class: "note" }, t("loading")));
+  const box = h("fieldset", {}, h("legend", {}, t("watch_title")));
+  if (S.session && !watching()) {
+    const url = watchUrl(S.session.table);
+    box.append(h("p", { class: "note" }, t("watch_share"), " ", h("a", { href: url, testid: "share-link" }, url)));
+  }
+  box.append(list);
+  api("/api/tables/live").then((res) => {
+    const rows = (res.ok && Array.isArray(res.body) ? res.body : [])
+      .filter((r) => !S.session || watching() || r.table !== S.session.table);
+    list.replaceChildren(...(rows.length ? rows.map((r) => h("li", {},
+      h("a", { class: "btnlink", href: watchUrl(r.table), testid: `watch-${r.table}` }, t("watch_btn")), " ",
+      `${t(`profile_${r.profile}`)} · ${(r.players || []).join(", ")}`))
+      : [h("li", { class: "note" }, t("watch_none"))]));
+  }).catch(() => list.replaceChildren(h("li", { class: "note" }, t("unavailable"))));
+  return box;
+}
+
 function resetTableState() {
   S.view = null; S.version = null; S.event = null; S.hint = null; S.error = null;
   S.pending = false; S.log = []; S.overDismissed = false; S.finalTrick = null;
@@ -169,7 +205,8 @@ function connect() {
   if (S.ws) { S.ws.onclose = null; S.ws.close(); }
   const proto = location.protocol === "https:" ? "wss" : "ws";
   const { table, token } = S.session;
-  const ws = new WebSocket(`${proto}://${location.host}/ws/${encodeURIComponent(table)}?token=${encodeURIComponent(token)}`);
+  const query = token ? `token=${encodeURIComponent(token)}` : `lang=${S.lang}`; // no token: watch
+  const ws = new WebSocket(`${proto}://${location.host}/ws/${encodeURIComponent(table)}?${query}`);
   S.ws = ws;
   ws.onopen = () => { S.wsAttempts = 0; ws.send(JSON.stringify({ type: "sync" })); };
   ws.onmessage = (m) => {
@@ -216,7 +253,7 @@ function onMessage(msg) {
     if (msg.version !== S.lastHintVersion) S.hint = null;
     if (newDeal) Object.assign(S.ui, { bid: null, contract: null, giveCard: null });
     if (S.ui.giveCard && !S.view.hand.includes(S.ui.giveCard)) S.ui.giveCard = null;
-    hideDialog("newgame");
+    if (!prev) hideDialog("newgame");
     renderTable();
   } else if (msg.type === "hint") {
     S.hint = { action: msg.action, reason: msg.reason, key: msg.reason_key, args: msg.reason_args };
@@ -229,7 +266,8 @@ function onMessage(msg) {
   } else if (msg.type === "error") {
     S.pending = false;
     if (msg.code === "unknown_table" || msg.code === "bad_token") {
-      storeSession(null); resetTableState();
+      if (watching()) { S.notice = msg.message || t("no_such_table"); S.session = null; leaveWatchUrl(); } else storeSession(null);
+      resetTableState();
       if (S.ws) { S.ws.onclose = null; S.ws.close(); S.ws = null; }
       renderTable(); showNewGame(); return;
     }
@@ -351,6 +389,7 @@ function renderChrome() {
       h("button", { type: "button", testid: "open-stats", onclick: showStats }, t("stats")),
       h("button", { type: "button", testid: "open-ranking", onclick: () => showRanking(S.rankingTarget || "1000") }, t("ranking")),
       langButtons("lang")),
+    ...(watching() ? [h("span", { class: "chip watching", testid: "watching" }, t("watching", { n: S.session.table }))] : []),
   );
 }
 
@@ -409,7 +448,7 @@ const hintIs = (pred) => Boolean(S.hint && S.hint.action && pred(S.hint.action))
 function relPos(seat) {
   const v = S.view;
   const n = v.players.length;
-  const rel = (seat - v.seat + n) % n;
+  const rel = (seat - (v.seat ?? 0) + n) % n; // a watcher sees the table from seat 0
   if (n === 2) return rel === 0 ? "bottom" : "top";
   return ["bottom", "left", "right"][rel];
 }
@@ -504,9 +543,10 @@ function renderMil(v) {
   const justify = new Set(legalOf("redeal").flatMap((a) => v.redeal_cards?.[a.reason] || []));
   S.redealJustify = justify.size ? (c) => justify.has(c) : null;
 
-  for (const seat of [1, 2].map((d) => (v.seat + d) % 3)) root.append(milOpponent(v, seat));
+  const base = v.seat ?? 0;
+  for (const seat of [1, 2].map((d) => (base + d) % 3)) root.append(milOpponent(v, seat));
   root.append(milCenter(v));
-  root.append(milMe(v));
+  root.append(v.seat === null ? milOpponent(v, base, "me bottom") : milMe(v));
   root.append(milSide(v));
   return root;
 }
@@ -546,8 +586,9 @@ function giveTarget(v, seat) {
   card ? t("give_card_to", { card: cardShort(card), name: playerName(seat) }) : t("give_to", { name: playerName(seat) }));
 }
 
-function milOpponent(v, seat) {
-  const pos = relPos(seat);
+// another seat (or, for a watcher, any seat): face-down cards only
+function milOpponent(v, seat, place = null) {
+  const pos = place || relPos(seat);
   const bid = v.phase === "bidding" ? lastBidOf(v, seat) : null;
   const got = (v.given || []).filter((g) => g.to === seat);
   return h("section", { class: `seat opp ${pos} ${v.turn === seat ? "active" : ""}`, testid: `seat-${seat}`, "aria-label": playerName(seat) },
@@ -767,7 +808,7 @@ function logBox() {
 // ---- Mariage
 function renderMariage(v) {
   S.redealJustify = null;
-  const me = v.seat;
+  const me = v.seat ?? 0; // a watcher sees the table from seat 0, with no hand
   const opp = 1 - me;
   const root = h("div", { class: "board mariage" });
   root.append(h("section", { class: `seat opp top ${v.turn === opp ? "active" : ""}`, testid: `seat-${opp}`, "aria-label": playerName(opp) },
@@ -816,7 +857,7 @@ function renderMariage(v) {
       .forEach((a, i) => row.append(actionButton(a, actionText(a, null, "do"), `other-${i}`)));
     if (row.childNodes.length) actions.append(row);
   }
-  root.append(h("section", { class: `seat me bottom ${v.turn === me ? "active" : ""}`, testid: `seat-${me}`, "aria-label": t("you") },
+  root.append(h("section", { class: `seat me bottom ${v.turn === me ? "active" : ""}`, testid: `seat-${me}`, "aria-label": v.seat === null ? playerName(me) : t("you") },
     h("div", { class: "who" }, h("span", { class: "name" }, playerName(me)),
       h("span", { class: "score", title: t("game_points") }, `${v.match?.[me] ?? 0}/${v.target}`),
       v.dealer === me ? h("span", { class: "badge dealer" }, t("dealer_short")) : null,
@@ -826,7 +867,7 @@ function renderMariage(v) {
         onclick: () => { S.ui.showPoints = !S.ui.showPoints; localStorage.setItem(STORE_POINTS, S.ui.showPoints ? "1" : "0"); renderTable(); } },
       S.ui.showPoints ? t("hide_points") : t("show_points")),
       h("span", { class: "chips" }, (v.marriages || []).filter((m) => m.seat === me).map((m) => h("span", { class: "chip marriage" }, `${SUIT_SYMBOL[m.suit]} ${m.value}`)))),
-    actions, hintBox(), renderHand(v)));
+    ...(v.seat === null ? [backs(v.hand_counts?.[me] ?? 0, "fan")] : [actions, hintBox(), renderHand(v)])));
 
   const side = h("aside", { class: "side" });
   side.append(h("h2", {}, t("match_to", { n: v.target })));
@@ -877,6 +918,7 @@ function renderNewGame() {
   const seatsLabel = ch.game === "mil" ? [t("left_player"), t("right_player")] : [t("opponent")];
   d.replaceChildren(h("form", { method: "dialog", class: "newgame", onsubmit: (e) => e.preventDefault() },
     h("h2", { id: "newgame-title" }, t("games")),
+    S.notice ? h("p", { class: "error", testid: "notice", role: "alert" }, S.notice) : null,
     savedGamesBox(),
     h("fieldset", {}, h("legend", {}, t("choose_game")),
       h("div", { class: "choices" }, options.map((o) => h("button", {
@@ -893,6 +935,7 @@ function renderNewGame() {
     h("fieldset", {}, h("legend", {}, t("you")),
       h("label", { for: "player-name" }, t("your_name")), nameInput),
     h("fieldset", {}, h("legend", {}, t("language")), langButtons("dlg-lang")),
+    liveGamesBox(),
     h("details", { class: "more" }, h("summary", {}, t("more_options")),
       h("label", { for: "game-seed" }, t("game_number")), seedInput,
       h("p", { class: "note" }, t("game_number_note"))),
@@ -981,7 +1024,7 @@ function showOver() {
   const v = S.view;
   const d = dialog("over");
   const scores = v.game === "mariage" ? v.match : v.scores;
-  const rec = `/api/tables/${encodeURIComponent(S.session.table)}/record?token=${encodeURIComponent(S.session.token)}`;
+  const rec = `/api/tables/${encodeURIComponent(S.session.table)}/record${S.session.token ? `?token=${encodeURIComponent(S.session.token)}` : ""}`;
   d.replaceChildren(
     h("h2", { testid: "winner" }, v.winner === null || v.winner === undefined ? t("game_over") : (v.winner === v.seat ? t("you_won") : t("winner_is", { name: playerName(v.winner) }))),
     h("ul", { class: "final" }, v.players.map((n, i) => h("li", {}, h("strong", {}, n), ` ${fmt(scores?.[i] ?? 0)}`))),
@@ -1021,6 +1064,12 @@ async function main() {
   const lv = S.config?.levels?.includes("rules") ? "rules" : (S.config?.levels?.[0] || "random");
   S.ui.choice.levels = [lv, lv];
   document.addEventListener("keydown", onKey);
+  const watch = new URLSearchParams(location.search).get("watch");
+  if (watch !== null) {
+    if (/^[0-9]{1,18}$/.test(watch)) { watchTable(Number(watch)); renderAll(); return; }
+    S.notice = t("no_such_table");
+    leaveWatchUrl();
+  }
   let stored = null;
   try { stored = JSON.parse(localStorage.getItem(STORE_TABLE) || "null"); } catch { stored = null; }
   if (stored?.table && stored?.token) {

@@ -1,0 +1,95 @@
+"""Watching a game: the Games window lists the running tables with shareable links; the
+spectator's page shows the table with no hand cards of anyone and follows the game live,
+in every language."""
+
+from __future__ import annotations
+
+import random
+
+from browser_helpers import LOCALES, shot, start_game, state, take_turn, tid, view, wait_turn
+
+WATCHING = {"es": "Mirando la mesa", "pt": "A ver a mesa", "en": "Watching table"}
+FACE_UP_AT_SEATS = ".seat .card:not(.back)"
+
+
+def _no_hand_cards(page) -> None:  # type: ignore[no-untyped-def]
+    v = view(page)
+    assert v["seat"] is None and v["hand"] == [] and v["legal"] == []
+    assert page.locator(tid("hand")).count() == 0
+    assert page.locator(FACE_UP_AT_SEATS).count() == 0
+    backs = page.locator(".seat .card.back").count()
+    assert backs == sum(v["hand_counts"]), (backs, v["hand_counts"])
+    assert not page.is_enabled(tid("hint"))
+
+
+def test_watch_a_running_game(new_page, live_server, artifacts) -> None:
+    player = new_page(locale=LOCALES["en"])
+    start_game(player, live_server.url, "mil-club", name="Ana", levels=("random", "random"))
+    table = player.evaluate("() => window.tapete.session.table")
+
+    # the player's Games window gives the link for spectators
+    player.click(tid("open-newgame"))
+    link = player.get_attribute(tid("share-link"), "href")
+    assert link == f"{live_server.url}/?watch={table}"
+    player.click(tid("newgame-cancel"))
+
+    # a spectator in Spanish opens the shared link
+    es = new_page(locale=LOCALES["es"])
+    es.goto(link)
+    es.wait_for_selector("#table[data-version]")
+    assert WATCHING["es"] in es.inner_text(tid("watching"))
+    _no_hand_cards(es)
+    shot(es, artifacts, "watch-mil-es")
+
+    # live: the player's moves (and the computers') reach the spectator
+    rng = random.Random(4)
+    for _ in range(4):
+        if wait_turn(player) != "turn":
+            break
+        take_turn(player, rng, [])
+    target = state(player)["version"]
+    es.wait_for_function(
+        "([n]) => Number(document.querySelector('#table').dataset.version) >= n", arg=[int(target)]
+    )
+    _no_hand_cards(es)
+    assert es.inner_text(tid("log"))  # what happened, as for a player
+
+    # a spectator in Portuguese finds the table in the Games window
+    pt = new_page(locale=LOCALES["pt"])
+    pt.goto(live_server.url)
+    pt.wait_for_selector(f"{tid('newgame')}[open]")
+    pt.wait_for_selector(tid(f"watch-{table}"))
+    shot(pt, artifacts, "watch-list-pt")
+    pt.click(tid(f"watch-{table}"))
+    pt.wait_for_selector("#table[data-version]")
+    assert pt.url.endswith(f"/?watch={table}")
+    assert WATCHING["pt"] in pt.inner_text(tid("watching"))
+    _no_hand_cards(pt)
+    # the spectator has no seat: the page kept nothing of it to resume
+    assert pt.evaluate("() => localStorage.getItem('tapete.table')") is None
+
+    # and one in English; an unknown table says so and offers the Games window
+    en = new_page(locale=LOCALES["en"])
+    en.goto(f"{live_server.url}/?watch={table}")
+    en.wait_for_selector("#table[data-version]")
+    assert WATCHING["en"] in en.inner_text(tid("watching"))
+    _no_hand_cards(en)
+    shot(en, artifacts, "watch-mil-en")
+    en.goto(f"{live_server.url}/?watch=987654")
+    en.wait_for_selector(f"{tid('newgame')}[open]")
+    assert en.inner_text(tid("notice"))
+    for page in (player, es, pt, en):
+        assert page.js_errors == []
+
+
+def test_watch_a_mariage_game(new_page, live_server, artifacts) -> None:
+    player = new_page(locale=LOCALES["pt"])
+    start_game(player, live_server.url, "mariage", name="Rita", levels=("random",))
+    table = player.evaluate("() => window.tapete.session.table")
+    watcher = new_page(locale=LOCALES["en"])
+    watcher.goto(f"{live_server.url}/?watch={table}")
+    watcher.wait_for_selector("#table[data-version]")
+    _no_hand_cards(watcher)
+    assert watcher.locator(tid("stock")).count() == 1
+    shot(watcher, artifacts, "watch-mariage-en")
+    assert watcher.js_errors == []
