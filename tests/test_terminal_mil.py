@@ -110,3 +110,38 @@ def test_another_command_while_the_cards_are_played_is_refused_clearly() -> None
     play_mil_terminal("club", "random", 6, input_fn=answer, output_fn=out.append)
     assert typed == ["rospis"]
     assert "not now: the cards are being played; type 'play' and a card" in out
+
+
+def test_a_computer_player_asking_for_a_redeal_shows_why() -> None:
+    # the seeds: "show the cards that justify it"
+    from tapete.cards import parse_card
+    from tapete.mil import CLUB, State
+    from tapete.terminal_mil import _redeal_proof
+
+    def cards(text: str) -> list[int]:
+        return [parse_card(c) for c in text.split()]
+
+    st = State(
+        CLUB,
+        2,
+        [
+            cards("9S 9C 9D 9H AS AC AD"),
+            cards("JS JC QS QC QD KS KC"),
+            cards("TS TC TD KD JD AH TH"),
+        ],
+        cards("KH QH JH"),
+    )
+    assert _redeal_proof(st, 0, {"reason": "four_nines"}) == "9♠ 9♣ 9♦ 9♥"
+    assert _redeal_proof(st, 1, {"reason": "low_points"}) == "J♠ J♣ Q♠ Q♣ Q♦ K♠ K♣ (21 points)"
+    assert _redeal_proof(st, 2, {"reason": "low_talon"}) == "K♥ Q♥ J♥ (9 points)"
+    # and in a game: every computer redeal is followed by what justifies it
+    for seed in range(1, 40):
+        out: list[str] = []
+        answer = _scripted(random.Random(seed), out, 60)
+        play_mil_terminal("club", "random", seed, input_fn=answer, output_fn=out.append)
+        asks = [i for i, ln in enumerate(out) if ": redeal (" in ln and not ln.startswith("legal")]
+        for i in asks:
+            assert out[i + 1].startswith(f"  {out[i].split(':')[0]} shows "), out[i + 1]
+        if asks:
+            break
+    assert asks

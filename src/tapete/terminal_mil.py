@@ -11,9 +11,10 @@ from collections.abc import Callable
 from typing import Any
 
 from tapete.bots import make_bot
-from tapete.cards import InvalidNotationError, card_name, parse_card
+from tapete.cards import NINE, InvalidNotationError, bits, card_name, card_points, parse_card
 from tapete.errors import IllegalActionError
 from tapete.mil.game import MilGame
+from tapete.mil.state import State
 
 __all__ = ["format_view", "parse_command", "play_mil_terminal"]
 
@@ -26,7 +27,9 @@ HELP = """commands:
   contract 140                   fix the contract
   play KH | play KH marriage     play a card (announce the marriage when leading K or Q);
                                  a card alone (KH, 10H, K♥) plays it too
-  help | quit"""
+  help | quit
+cards: rank A T K Q J 9 (T is the ten; 10 works too) then suit S C D H (♠ ♣ ♦ ♥)
+seats: 0 is you, 1 sits on your left (plays after you), 2 on your right"""
 
 
 def pretty(card: str | None) -> str:
@@ -166,7 +169,11 @@ def play_mil_terminal(
     game = MilGame(profile, seed=seed, players=[name, "Bruno", "Carla"])
     bots = {s: make_bot("mil", level, profile=profile) for s in (1, 2)}
     rngs = {s: random.Random(seed * 7 + s) for s in (1, 2)}
-    output_fn(f"Mil, profile {profile}, seed {seed}. Type 'help' for the commands.")
+    output_fn(
+        f"Mil, profile {profile}, seed {seed}. You are seat 0; {game.players[1]} (seat 1) "
+        f"sits on your left and plays after you, {game.players[2]} (seat 2) on your right. "
+        "Type 'help' for the commands."
+    )
     reported = [0]
 
     def report_deals() -> None:
@@ -196,7 +203,10 @@ def play_mil_terminal(
             if shown["type"] == "give" and shown["to"] != 0:
                 shown["card"] = None  # a card given to the other opponent stays hidden
             output_fn(f"{game.players[seat]}: {_describe(shown)}")
+            st = game.state
             game.apply(action)
+            if shown["type"] == "redeal" and st is not None:
+                output_fn(f"  {game.players[seat]} shows {_redeal_proof(st, seat, shown)}")
             continue
         view = game.view(0)
         output_fn("\n" + format_view(view))
@@ -235,6 +245,21 @@ def play_mil_terminal(
     else:
         output_fn("game over")
     return 0
+
+
+def _redeal_proof(st: State, seat: int, redeal: dict[str, Any]) -> str:
+    """The cards that justify a redeal (the seeds: show them): the four 9s, the whole low
+    hand, or the talon."""
+    if redeal["reason"] == "four_nines":
+        cards = [c for c in bits(st.hands[seat]) if c & 7 == NINE]
+    elif redeal["reason"] == "low_points":
+        cards = list(st.dealt_hands[seat])
+    else:
+        cards = list(st.dealt_talon)
+    shown = " ".join(pretty(card_name(c)) for c in cards)
+    if redeal["reason"] == "four_nines":
+        return shown
+    return f"{shown} ({sum(card_points(c) for c in cards)} points)"
 
 
 def _describe(a: dict[str, Any]) -> str:
