@@ -2,10 +2,12 @@
 
 Open stock: perfect-information Monte Carlo (PIMC). The unseen cards (the opponent's hand and
 the face-down stock) are dealt at random consistently with the view and the tracker's memory;
-every legal action (play, exchange, marriage, close, claim) is tried on each sampled deal and
-played out to the end of the hand by a quick playout policy on the engine's own
-:class:`tapete.mariage.State`, finished by the exact search as soon as the stock is exhausted
-or closed. The action with the best average game-point result is chosen.
+every legal action (play, marriage, close) is tried on each sampled deal and played out to
+the end of the hand by a quick policy modelled on the ``rules`` player (it closes, cashes
+masters in strict play) on the engine's own :class:`tapete.mariage.State`, finished by the
+exact search once 3 cards are left in the strict phase. The ``rules`` player's action is kept
+unless another one is better by ``margin`` game points on average over the same deals; actions
+that clearly cannot be are screened out as deals accumulate, so close decisions get more deals.
 
 Strict phase (stock exhausted or closed): exact alpha-beta on game points over the engine
 state. After exhaustion every card is known (one deal); after a closing the opponent's hand is
@@ -28,7 +30,6 @@ from tapete.bots.mil_rules import card_label
 from tapete.bots.sampling import MariageInfo, MariageTracker, sample_mariage
 from tapete.cards import (
     ABOVE,
-    ACE,
     CARD_POINTS,
     KING,
     QUEEN,
@@ -253,6 +254,7 @@ def _closed_fields(st: State, info: MariageInfo) -> None:
 Z_SCREEN: Final = 2.5
 #: a closing in a playout when the seat's points and its sure tricks reach this (as ``rules``)
 CLOSE_AT: Final = WIN + 6
+_STRICT: Final = Phase.STRICT
 
 
 def _unseen_by(st: State, s: int) -> int:
@@ -263,22 +265,47 @@ def _unseen_by(st: State, s: int) -> int:
     return m
 
 
-def _lead_cost(c: int, hand: int, t: int, r: float) -> tuple[int, int, float]:
-    pair = c & 7 in (KING, QUEEN) and hand & PAIR_MASKS[c >> 3] == PAIR_MASKS[c >> 3]
-    return ((2 if c >> 3 == t else 0) + (2 if pair else 0), CARD_POINTS[c], r)
+def _low(m: int) -> int:
+    """The lowest card of a non-empty mask."""
+    return (m & -m).bit_length() - 1
+
+
+def _cheapest(hand: int, cards: int, t: int, pair_cost: int, extra: int, off: int) -> int:
+    """The card of ``cards`` to spare: no trump (cost 2) and no marriage card (``pair_cost``)
+    if possible, then the fewest points (plus ``extra`` for aces and tens), ties at random."""
+    best_c = -1
+    best_k = 1 << 30
+    m = cards
+    while m:
+        low = m & -m
+        m ^= low
+        c = low.bit_length() - 1
+        su = c >> 3
+        r = c & 7
+        k = CARD_POINTS[c]
+        if r >= TEN:
+            k += extra
+        if su == t:
+            k += 2048
+        if r in (KING, QUEEN) and hand & PAIR_MASKS[su] == PAIR_MASKS[su]:
+            k += pair_cost * 1024
+        k = k * 32 + ((c + off) & 31)
+        if k < best_k:
+            best_c, best_k = c, k
+    return best_c
 
 
 def _playout_action(st: State, rng: random.Random) -> Action:
     """A quick policy for both seats (used only inside playouts). It plays like the ``rules``
     player: exchange, marriages, a closing when the sure points reach 72, cheap leads,
     taking led points; in strict play it cashes its master cards first. It reads only what
-    the seat could know (its hand, the cards gone, the trick) except that in the strict
-    phase the cards out are the other hand (known after exhaustion)."""
+    the seat could know: its hand, the trick, and the cards still out (the other hand and
+    the stock together, never which is where)."""
     s = st.turn
     assert s is not None
     hand = st.hands[s]
     t = st.trump
-    strict = st.phase is Phase.STRICT
+    strict = st.phase is _STRICT
     lead = st.lead_card
     if lead is None:
         if st.points[s] >= WIN and st.trick_number:
@@ -291,61 +318,60 @@ def _playout_action(st: State, rng: random.Random) -> Action:
             return PLAYS[q] if hand >> q & 1 else PLAYS[pend * 8 + KING]
         if not strict:
             acts = st.legal_actions()
-            if EXCHANGE in acts:
-                return EXCHANGE
             best_m: Action | None = None
+            can_close = False
             for a in acts:
+                if a is EXCHANGE:
+                    return a
                 if type(a) is Marriage and (best_m is None or a.suit == t):
                     best_m = a
+                elif a is CLOSE:
+                    can_close = True
             if best_m is not None:
                 return best_m
-            if (
-                CLOSE in acts
-                and st.points[s] + sure_points_of(hand, t, _unseen_by(st, s)) >= CLOSE_AT
-            ):
+            if can_close and st.points[s] + sure_points_of(hand, t, _unseen_by(st, s)) >= CLOSE_AT:
                 return CLOSE
         else:
             out = _unseen_by(st, s)
             best_c = -1
             best_k = -1
-            for c in bits(hand):
+            m = hand
+            while m:
+                low = m & -m
+                m ^= low
+                c = low.bit_length() - 1
                 su = c >> 3
                 safe = su == t or out & SUIT_MASKS[su] or not out & SUIT_MASKS[t]
                 if safe and not out & ABOVE[c]:
-                    k = CARD_POINTS[c] * 2 + (1 if c >> 3 == t else 0)
+                    k = CARD_POINTS[c] * 2 + (1 if su == t else 0)
                     if k > best_k:
                         best_c, best_k = c, k
             if best_c >= 0:
                 return PLAYS[best_c]
-        cards = list(bits(hand))
-        return PLAYS[min(cards, key=lambda c: _lead_cost(c, hand, t, rng.random()))]
-    cards = [a.card for a in st.legal_actions() if type(a) is Play] if strict else list(bits(hand))
+        return PLAYS[_cheapest(hand, hand, t, 2, 0, rng.getrandbits(5))]
+    allowed = hand
+    if strict:
+        allowed = 0
+        for a in st.legal_actions():
+            allowed |= 1 << a.card  # type: ignore[union-attr]
     lead_pts = CARD_POINTS[lead]
     ls = lead >> 3
-    winners = [c for c in cards if (c >> 3 == ls and c > lead) or (c >> 3 == t != ls)]
-    same = [c for c in winners if c >> 3 == ls]
+    same = allowed & ABOVE[lead]
     if same:
-        c = max(same, key=lambda c: CARD_POINTS[c])
+        c = same.bit_length() - 1
         if CARD_POINTS[c] >= 10 or lead_pts >= 3 or strict:
             return PLAYS[c]
-    if winners and (lead_pts >= 10 or st.points[s] + lead_pts >= WIN - 4):
-        return PLAYS[min(winners, key=lambda c: (CARD_POINTS[c], c))]
-
-    def dump(c: int) -> tuple[int, int, float]:
-        pair = c & 7 in (KING, QUEEN) and hand & PAIR_MASKS[c >> 3] == PAIR_MASKS[c >> 3]
-        return (
-            (2 if c >> 3 == t else 0) + (1 if pair else 0),
-            CARD_POINTS[c] + (5 if c & 7 in (ACE, TEN) else 0),
-            rng.random(),
-        )
-
-    return PLAYS[min(cards, key=dump)]
+    ruff = allowed & SUIT_MASKS[t] if ls != t else 0
+    if (same or ruff) and (lead_pts >= 10 or st.points[s] + lead_pts >= WIN - 4):
+        cands = [_low(m) for m in (same, ruff) if m]
+        return PLAYS[min(cands, key=lambda c: (CARD_POINTS[c], c))]
+    return PLAYS[_cheapest(hand, allowed, t, 1, 5, rng.getrandbits(5))]
 
 
 def _playout(st: State, me: int, rng: random.Random, deadline: float) -> int:
     depth = 0
     while not st.done:
-        if st.phase.value == "strict" and st.hands[0].bit_count() <= 3:
+        if st.phase is _STRICT and st.hands[0].bit_count() <= 3:
             try:
                 v = solve_strict(st, me, deadline)[0]
             except TimeoutError:
