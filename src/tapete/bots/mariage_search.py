@@ -335,11 +335,7 @@ def _playout_action(st: State, rng: random.Random) -> Action:
             out = _unseen_by(st, s)
             best_c = -1
             best_k = -1
-            m = hand
-            while m:
-                low = m & -m
-                m ^= low
-                c = low.bit_length() - 1
+            for c in bits(hand):
                 su = c >> 3
                 safe = su == t or out & SUIT_MASKS[su] or not out & SUIT_MASKS[t]
                 if safe and not out & ABOVE[c]:
