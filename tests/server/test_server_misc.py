@@ -277,3 +277,29 @@ def test_a_failed_write_changes_nothing(
         assert first["version"] == version and first["view"] == view
         me.play(max_actions=5)
     assert action_count(app, table_id) == me.version > version
+
+
+def test_casa_rules_pages_take_their_numbers_from_the_profile(client: TestClient) -> None:
+    from dataclasses import replace
+
+    from tapete.mil.profiles import get_profile
+    from tapete.server.app import WEB_DIR
+    from tapete.server.rules import render_rules
+
+    for lang in ("es", "pt", "en"):
+        full = client.get("/rules/casa", params={"lang": lang})
+        short = client.get("/rules/casa-500", params={"lang": lang})
+        assert full.status_code == short.status_code == 200
+        assert full.headers["content-type"].startswith("text/html")
+        for page in (full.text, short.text):
+            assert "{{" not in page and "<!--short" not in page and "current:" not in page
+        assert "1000" in full.text and "990" in full.text and "490" not in full.text
+        assert "500" in short.text and "490" in short.text and "990" not in short.text
+        assert short.text.count('aria-current="page"') == 2  # its link and its language
+        assert '<a href="/rules/casa-500?lang=' + lang + '" aria-current="page">' in short.text
+        template = (WEB_DIR / "rules" / f"casa.{lang}.template.html").read_text(encoding="utf-8")
+        casa = get_profile("casa")
+        odd = render_rules(template, replace(casa, name="casa-700", target=700), casa)
+        assert "700" in odd and "1000" not in odd
+    with pytest.raises(ValueError, match="unknown field"):
+        render_rules("{{colour}}", get_profile("casa"), get_profile("casa"))

@@ -26,6 +26,7 @@ from tapete.games import PROFILES
 from tapete.server import stats
 from tapete.server.db import default_db_url, make_engine, upgrade
 from tapete.server.i18n import LANGUAGES
+from tapete.server.rules import rules_page
 from tapete.server.tables import SEATS, Table, TableError, TableManager
 
 __all__ = ["LANGUAGES", "MAX_MESSAGE_BYTES", "create_app", "run_serve"]
@@ -345,14 +346,14 @@ class Server:
             return _error(404, f"no rules for {profile!r}: {', '.join(RULES_PROFILES)}")
         if lang not in LANGUAGES:
             return _error(404, f"no rules in {lang!r}: {', '.join(LANGUAGES)}")
-        path = self.web_dir / "rules" / f"{profile}.{lang}.html"
-        if not path.is_file():
+        page = rules_page(self.web_dir / "rules", profile, lang)
+        if page is None:
             return HTMLResponse(
                 f"<!doctype html><title>404</title><p>The {profile} rules in {lang} "
                 "are not written yet.</p>",
                 status_code=404,
             )
-        return FileResponse(path, media_type="text/html; charset=utf-8")
+        return HTMLResponse(page)
 
     async def index(self, request: Request) -> Response:
         path = self.web_dir / "index.html"
