@@ -102,3 +102,12 @@ def test_parse_command() -> None:
     assert parse_command("HELP") == "help" and parse_command("q") == "quit"
     with pytest.raises(InvalidNotationError):
         parse_command("")
+
+
+def test_hidden_points_hide_each_tricks_worth_too() -> None:
+    shown, hidden = Script([]), Script([])
+    run(shown, seat=1, show_points=True)
+    run(hidden, seat=1, show_points=False)
+    tricks = [ln for ln in hidden.lines if ln.startswith("trick: ")]
+    assert tricks and not any("points)" in ln for ln in tricks)
+    assert any(ln.startswith("trick: ") and ln.endswith(" points)") for ln in shown.lines)

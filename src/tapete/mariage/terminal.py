@@ -166,10 +166,12 @@ class _Table:
         if st.last_trick is not trick_before and st.last_trick is not None:
             leader, lead, follow, winner = st.last_trick
             pts = card_points(lead) + card_points(follow)
+            # with the points hidden, counting them (trick by trick too) is the player's job
+            worth = f" ({pts} points)" if self.show_points else ""
             self.out(
                 f"trick: {self.who(leader)} {CARD_NAMES[lead]}, {self.who(1 - leader)} "
-                f"{CARD_NAMES[follow]} → {self.who(winner)} {self.verb(winner, 'take')} it "
-                f"({pts} points)"
+                f"{CARD_NAMES[follow]} → {self.who(winner)} {self.verb(winner, 'take')} it"
+                f"{worth}"
             )
         if st.done:
             self.result(st)
