@@ -246,3 +246,16 @@ def test_replay_reads_one_pretty_printed_record_and_a_byte_order_mark(
     for path in (pretty, bom):
         assert main(["replay", str(path)]) == 0
         assert capsys.readouterr().out.startswith(f"OK {path}: 1 game (mariage/mariage: 1)")
+
+
+@pytest.mark.parametrize("game", ["mil", "mariage"])
+def test_play_prints_the_seed_and_leaves_at_the_end_of_input(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], game: str
+) -> None:
+    def no_more_input(_prompt: str = "") -> str:
+        raise EOFError
+
+    monkeypatch.setattr("builtins.input", no_more_input)
+    assert main(["play", game, "--seed", "12", "--level", "random"]) == 0
+    out = capsys.readouterr().out
+    assert "seed 12" in out.splitlines()[0]

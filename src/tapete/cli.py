@@ -284,20 +284,31 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("play", help="play in the terminal against computer players")
     p.add_argument("game", choices=list(PROFILES))
-    p.add_argument("--profile", choices=PROFILES["mil"], default=None)
-    p.add_argument("--level", choices=["random", "rules", "search"], default="rules")
-    p.add_argument("--seed", type=int, default=None)
-    p.add_argument("--name", default="You")
+    p.add_argument(
+        "--profile", choices=PROFILES["mil"], default=None, help="Mil rule set (default: club)"
+    )
+    p.add_argument(
+        "--level",
+        choices=["random", "rules", "search"],
+        default="rules",
+        help="the computer players (default: rules)",
+    )
+    p.add_argument("--seed", type=int, default=None, help="deal the same cards again")
+    p.add_argument("--name", default="You", help="Mil: your name at the table")
     p.add_argument("--hide-points", action="store_true", help="Mariage: do not show the count")
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("simulate", help="play many games between bots and write their records")
     p.add_argument("--game", choices=list(PROFILES), default="mil")
-    p.add_argument("--profile", default=None)
+    p.add_argument("--profile", default=None, help="Mil: club, casa or casa-500 (default: club)")
     p.add_argument("--games", type=positive_int, default=10)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--players", default=None, help="comma-separated bot names, one per seat")
-    p.add_argument("--out", required=True)
+    p.add_argument("--seed", type=int, default=0, help="game i is dealt from seed S + i")
+    p.add_argument(
+        "--players",
+        default=None,
+        help="comma-separated bot names, one per seat: random, rules, search (default: random)",
+    )
+    p.add_argument("--out", required=True, help="the JSON Lines file to write")
     p.add_argument(
         "--max-deals",
         type=positive_int,
@@ -312,20 +323,29 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("solve", help="open-hand value of a Mil deal in a record")
     p.add_argument("file")
-    p.add_argument("--game", dest="game_index", type=int, default=0)
-    p.add_argument("--deal", type=int, default=0)
-    p.add_argument("--trick", type=int, default=None)
-    p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--game", dest="game_index", type=int, default=0, help="which game of the file (from 0)"
+    )
+    p.add_argument("--deal", type=int, default=0, help="which deal of that game (from 0)")
+    p.add_argument(
+        "--trick",
+        type=int,
+        default=None,
+        help="solve after this many tricks as played (default: before the first lead)",
+    )
+    p.add_argument("--json", action="store_true", help="print the answer as JSON")
     p.set_defaults(func=cmd_solve)
 
     p = sub.add_parser("arena", help="duplicate matches between bots")
     p.add_argument("--game", choices=list(PROFILES), default="mil")
-    p.add_argument("--profile", default=None)
-    p.add_argument("--players", required=True)
-    p.add_argument("--deals", type=positive_int, default=100)
+    p.add_argument("--profile", default=None, help="Mil: club, casa or casa-500 (default: club)")
+    p.add_argument("--players", required=True, help="comma-separated bot names, one per seat")
+    p.add_argument(
+        "--deals", type=positive_int, default=100, help="at least this many deals (whole games)"
+    )
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--duplicate", action="store_true")
-    p.add_argument("--json", default=None)
+    p.add_argument("--duplicate", action="store_true", help="play each game in every seat rotation")
+    p.add_argument("--json", default=None, help="also write the figures to this JSON file")
     p.set_defaults(func=cmd_arena)
     return parser
 

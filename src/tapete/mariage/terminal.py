@@ -227,7 +227,8 @@ def play_terminal(
     bot = bot_factory()
     bot_rng = random.Random(None if seed is None else seed + 1)
     table = _Table(game, seat, show_points, output_fn)
-    output_fn(f"Mariage: you are seat {seat}; type help for the commands.")
+    seed_text = "" if seed is None else f", seed {seed}"
+    output_fn(f"Mariage: you are seat {seat}{seed_text}; type help for the commands.")
     table.new_hand()
     try:
         while not game.over:
