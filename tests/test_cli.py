@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -252,10 +253,7 @@ def test_replay_reads_one_pretty_printed_record_and_a_byte_order_mark(
 def test_play_prints_the_seed_and_leaves_at_the_end_of_input(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], game: str
 ) -> None:
-    def no_more_input(_prompt: str = "") -> str:
-        raise EOFError
-
-    monkeypatch.setattr("builtins.input", no_more_input)
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))  # end of input at the first prompt
     assert main(["play", game, "--seed", "12", "--level", "random"]) == 0
     out = capsys.readouterr().out
     assert "seed 12" in out.splitlines()[0]
