@@ -54,7 +54,7 @@ from tapete.mariage.actions import (
     Marriage,
     Play,
 )
-from tapete.mariage.state import Phase, State, deal_cards
+from tapete.mariage.state import Phase, State
 
 __all__ = ["MariageSearchBot", "build_state", "solve_strict", "strict_choice"]
 
@@ -63,38 +63,27 @@ PAIR_MASKS: Final = tuple((1 << (s * 8 + KING)) | (1 << (s * 8 + QUEEN)) for s i
 
 
 def build_state(info: MariageInfo, opp_hand: int, stock: list[int]) -> State:
-    """An engine state for the position of ``info`` with the sampled hidden cards.
-
-    The engine has no "start from here" constructor, so a state is dealt from a fixed shuffle
-    and its fields are set to the position; from there on only the engine's own rules run.
-    """
-    hands, deck_stock = deal_cards(random.Random(0))
-    st = State(hands, deck_stock, 0)
+    """An engine state for the position of ``info`` with the sampled hidden cards
+    (``stock``: the cards left in the stock, next to be drawn first)."""
     me = info.seat
-    opp = 1 - me
-    st.hands[me] = info.hand
-    st.hands[opp] = opp_hand
-    pos = 20 - info.stock_count
-    full = [0] * (20 - len(stock)) + list(stock)
-    st.stock[:] = full[:20]
-    st.trump = info.trump
-    st.points[0], st.points[1] = info.points
-    st.tricks[0], st.tricks[1] = info.tricks_won
-    st._pos = pos
-    st._trick_no = sum(info.tricks_won)
-    st._leader = info.leader
-    st._lead = -1 if info.lead is None else info.lead
-    st._turn = me
-    st._pending = -1 if info.pending is None else info.pending
-    st._phase = 1 if info.phase == "strict" else 0
-    st.last_trick = (info.leader, 0, 0, info.leader) if st._trick_no else None
-    return st
-
-
-def _set_closed(st: State, closer: int, opp_points: int, opp_tricks: int) -> None:
-    st._closer = closer
-    st._closed_opp_points = opp_points
-    st._closed_opp_tricks = opp_tricks
+    closed_by: int | None = None
+    closed_position = (0, 0)
+    if info.closed:
+        closed_by = info.closed_by if info.closed_by is not None else me
+        o = 1 - closed_by
+        closed_position = info.closed_opp or (info.points[o], info.tricks_won[o])
+    return State.from_position(
+        hands=(info.hand, opp_hand) if me == 0 else (opp_hand, info.hand),
+        stock=stock,
+        trump=info.trump,
+        leader=info.leader,
+        lead=info.lead,
+        points=info.points,
+        tricks=info.tricks_won,
+        closed_by=closed_by,
+        closed_position=closed_position,
+        pending_marriage=info.pending,
+    )
 
 
 def _value(st: State, me: int) -> int:
@@ -221,8 +210,6 @@ def strict_choice(
         for _ in range(n):
             opp, stock = sample_mariage(info, rng)
             st = build_state(info, opp, stock)
-            if info.closed:
-                _closed_fields(st, info)
             vals = _root_values(st, info.seat, list(plays), deadline)
             for a, v in vals.items():
                 totals[a] += v
@@ -238,13 +225,6 @@ def strict_choice(
         f"{verb} the {card_label(best.card)}: best with exact play "
         f"({avg:+.1f} game points on average)."
     )
-
-
-def _closed_fields(st: State, info: MariageInfo) -> None:
-    closer = info.closed_by if info.closed_by is not None else info.seat
-    o = 1 - closer
-    opp_pts, opp_tricks = info.closed_opp or (info.points[o], info.tricks_won[o])
-    _set_closed(st, closer, opp_pts, opp_tricks)
 
 
 # ---------------------------------------------------------------------------- playouts
@@ -445,8 +425,6 @@ class MariageSearchBot:
         while n < self.samples and time.perf_counter() < deadline:
             opp, stock = sample_mariage(info, rng)
             st = build_state(info, opp, stock)
-            if info.closed:
-                _closed_fields(st, info)
             seed = rng.random()
             for a in active:
                 st.apply(a)
