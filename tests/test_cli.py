@@ -257,3 +257,15 @@ def test_play_prints_the_seed_and_leaves_at_the_end_of_input(
     assert main(["play", game, "--seed", "12", "--level", "random"]) == 0
     out = capsys.readouterr().out
     assert "seed 12" in out.splitlines()[0]
+
+
+def test_replay_quotes_a_seat_written_as_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rec = json.loads((REFERENCE / "mariage.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    rec["deals"][0]["actions"][0]["seat"] = str(rec["deals"][0]["actions"][0]["seat"])
+    path = tmp_path / "altered.jsonl"
+    path.write_text(json.dumps(rec) + "\n")
+    assert main(["replay", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "game 0, deal 0, action 0: action 0 {seat '" in err and "seat must be 0 or 1" in err
