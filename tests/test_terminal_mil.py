@@ -145,3 +145,10 @@ def test_a_computer_player_asking_for_a_redeal_shows_why() -> None:
         if asks:
             break
     assert asks
+
+
+def test_a_person_named_like_a_computer_player_gets_other_opponents() -> None:
+    out: list[str] = []
+    play_mil_terminal("club", "random", 1, name="Bruno", input_fn=lambda _p: "quit",
+                      output_fn=out.append)  # fmt: skip
+    assert "Carla (seat 1)" in out[0] and "Dora (seat 2)" in out[0]

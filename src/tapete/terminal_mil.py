@@ -166,7 +166,8 @@ def play_mil_terminal(
     output_fn: Callable[[str], None] = print,
 ) -> int:
     """Play one game of Mil at seat 0; returns the exit code."""
-    game = MilGame(profile, seed=seed, players=[name, "Bruno", "Carla"])
+    others = [n for n in ("Bruno", "Carla", "Dora") if n.casefold() != name.casefold()][:2]
+    game = MilGame(profile, seed=seed, players=[name, *others])
     bots = {s: make_bot("mil", level, profile=profile) for s in (1, 2)}
     rngs = {s: random.Random(seed * 7 + s) for s in (1, 2)}
     output_fn(
