@@ -224,3 +224,13 @@ def test_the_first_to_7_game_points_wins_the_match() -> None:
     assert st.result is not None and st.result.winner == 1
     assert game.match == [6, 5] and not game.over and game.winner is None
     assert game.state is not st and game.state.dealer == 0 and game.turn == 1
+
+
+def test_the_first_dealer_is_drawn_by_lot_and_the_non_dealer_leads() -> None:
+    from collections import Counter
+
+    firsts = Counter(MariageGame(seed=seed).state.dealer for seed in range(200))
+    assert set(firsts) == {0, 1} and min(firsts.values()) > 60  # about 100 each
+    for seed in range(20):
+        st = MariageGame(seed=seed).state
+        assert st.turn == 1 - st.dealer

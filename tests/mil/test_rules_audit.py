@@ -280,3 +280,15 @@ def test_a_non_play_action_during_the_tricks_is_refused_with_the_phase(script) -
     run(st, "bid 100 pass pass give AD 1 give AH 2 contract 160")
     with pytest.raises(IllegalActionError, match=r"seat 0 cannot .*: cards are being played"):
         run(st, script)
+
+
+# ---------------------------------------------------------------- the first dealer
+def test_the_first_dealer_is_drawn_by_lot() -> None:
+    from collections import Counter
+
+    from tapete.mil import MilGame
+
+    firsts = Counter(MilGame("club", seed=seed).dealer for seed in range(300))
+    assert set(firsts) == {0, 1, 2} and min(firsts.values()) > 60  # about 100 each
+    # the same seed, the same lot
+    assert MilGame("casa", seed=5).dealer == MilGame("casa", seed=5).dealer
