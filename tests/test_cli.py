@@ -269,3 +269,22 @@ def test_replay_quotes_a_seat_written_as_text(
     assert main(["replay", str(path)]) == 1
     err = capsys.readouterr().err
     assert "game 0, deal 0, action 0: action 0 {seat '" in err and "seat must be 0 or 1" in err
+
+
+def test_a_closed_output_pipe_ends_quietly() -> None:
+    # `tapete play mil | head -1`: the reader goes away while the game still writes
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, "-c", "from tapete.cli import main; raise SystemExit(main())"]
+    proc = subprocess.Popen(
+        [*cmd, "play", "mil", "--seed", "1", "--level", "random"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stdin is not None
+    proc.stdout.readline()
+    proc.stdout.close()
+    _, err = proc.communicate(b"help\n" * 2000, timeout=60)
+    assert b"Traceback" not in err and proc.returncode == 1
