@@ -288,3 +288,12 @@ def test_a_closed_output_pipe_ends_quietly() -> None:
     proc.stdout.close()
     _, err = proc.communicate(b"help\n" * 2000, timeout=60)
     assert b"Traceback" not in err and proc.returncode == 1
+
+
+@pytest.mark.parametrize("port", ["99999", "-1", "http"])
+def test_serve_refuses_an_impossible_port(capsys: pytest.CaptureFixture[str], port: str) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["serve", "--port", port])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --port:" in err and "Traceback" not in err
