@@ -110,6 +110,10 @@ class HandResult:
     points: tuple[int, int]
     tricks: tuple[int, int]
 
+    def __reduce__(self) -> tuple[type[HandResult], tuple[object, ...]]:
+        # copy and pickle by the constructor (see tapete.mil.profiles.Profile.__reduce__)
+        return HandResult, (self.winner, self.game_points, self.reason, self.points, self.tricks)
+
     def to_json(self, match: Sequence[int]) -> JSON:
         """The record's ``result`` object, with the match score after the hand."""
         return {
@@ -263,9 +267,7 @@ class State:
             raise ValueError(f"dealer must be seat 0 or 1, not {dealer!r}")
         deck = list(DECK_ORDER)
         rng.shuffle(deck)
-        state = cls.__new__(cls)
-        state._setup(tuple(deck[0:6]), tuple(deck[6:12]), deck[12:], dealer)
-        return state
+        return cls((deck[0:6], deck[6:12]), deck[12:], dealer)
 
     @classmethod
     def from_position(
@@ -308,7 +310,9 @@ class State:
             raise ValueError("impossible position")
         if stock and stock[-1] >> 3 != trump and closed_by is None:
             raise ValueError("the last card of an open stock is the trump indicator")
-        st = cls.__new__(cls)
+        # a state of the unshuffled deck, then set up for the position (compiled with mypyc,
+        # State has no __new__ that skips __init__ and its checks)
+        st = cls((DECK_ORDER[0:6], DECK_ORDER[6:12]), DECK_ORDER[12:], dealer)
         h0 = tuple(bits(hands[0]))
         h1 = tuple(bits(hands[1]))
         full = [-1] * (STOCK_SIZE - len(stock)) + list(stock)

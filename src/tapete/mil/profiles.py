@@ -7,7 +7,7 @@ how a table plays. ``club`` follows seeds 000/003, ``casa`` and ``casa-500`` see
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from typing import Final
 
 __all__ = ["CASA", "CASA_500", "CLUB", "PROFILES", "Profile", "get_profile"]
@@ -49,6 +49,11 @@ class Profile:
     defender_cap: int
     #: club: a declarer in the barrel must fix a contract of at least this
     barrel_min_contract: int
+
+    def __reduce__(self) -> tuple[type[Profile], tuple[object, ...]]:
+        # copy and pickle by the constructor: the default restores a frozen instance field by
+        # field, which the mypyc-compiled class refuses
+        return Profile, tuple(getattr(self, f.name) for f in fields(self))
 
     def round_defender(self, raw: int) -> int:
         """Round a defender's raw points the profile's way."""
@@ -100,15 +105,7 @@ CASA: Final = Profile(
     barrel_min_contract=0,
 )
 
-CASA_500: Final = Profile(
-    **{
-        **CASA.__dict__,
-        "name": "casa-500",
-        "target": 500,
-        "barrel_from": 400,
-        "defender_cap": 490,
-    }
-)
+CASA_500: Final = replace(CASA, name="casa-500", target=500, barrel_from=400, defender_cap=490)
 
 PROFILES: Final = {p.name: p for p in (CLUB, CASA, CASA_500)}
 
