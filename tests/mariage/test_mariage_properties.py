@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tapete import records
+from tapete._compiled import slot_names
 from tapete.cards import CARD_NAMES, KING, QUEEN, SEVEN, mask_points
 from tapete.mariage import (
     Action,
@@ -68,7 +69,7 @@ def reference_legal(s: State) -> set[Action]:
 
 def fingerprint(s: State) -> tuple[Any, ...]:
     values = []
-    for name in State.__slots__:
+    for name in slot_names(State):
         v = getattr(s, name)
         values.append(list(v) if isinstance(v, list) else v)
     return tuple(values)

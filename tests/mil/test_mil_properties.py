@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hst
 
 from tapete import records
+from tapete._compiled import slot_names
 from tapete.bots import RandomBot
 from tapete.cards import CARD_NAMES, MIL_DECK, bits, mask_points
 from tapete.mil import MARRIAGE_VALUES, PROFILES, MilGame, Phase, State, deal_cards, replay_mil
@@ -24,7 +25,7 @@ barrels = hst.tuples(hst.booleans(), hst.booleans(), hst.booleans())
 
 def snapshot(st: State) -> dict[str, Any]:
     """Every slot of the state, deep-copied."""
-    return {name: copy.deepcopy(getattr(st, name)) for name in State.__slots__}
+    return {name: copy.deepcopy(getattr(st, name)) for name in slot_names(State)}
 
 
 def where_cards(st: State) -> list[int]:
