@@ -297,3 +297,11 @@ def test_serve_refuses_an_impossible_port(capsys: pytest.CaptureFixture[str], po
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert "argument --port:" in err and "Traceback" not in err
+
+
+def test_serve_refuses_a_database_that_is_not_a_url(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--db", "games.db"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "error: --db 'games.db' is not a database URL (for example sqlite:////home/ana/tapete.db)\n"
+    )

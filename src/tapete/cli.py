@@ -273,9 +273,25 @@ def cmd_arena(args: argparse.Namespace) -> int:
     )
 
 
+def _check_db(url: str) -> str | None:
+    """Why ``--db URL`` cannot work (None: it may): it is not a database URL."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        make_url(url)
+    except ArgumentError:
+        return f"--db {url!r} is not a database URL (for example sqlite:////home/ana/tapete.db)"
+    return None
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from tapete.server.app import run_serve
 
+    problem = None if args.db is None else _check_db(args.db)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     return run_serve(host=args.host, port=args.port, db=args.db, delay_ms=args.delay_ms)
 
 
