@@ -305,3 +305,16 @@ def test_serve_refuses_a_database_that_is_not_a_url(capsys: pytest.CaptureFixtur
     assert err == (
         "error: --db 'games.db' is not a database URL (for example sqlite:////home/ana/tapete.db)\n"
     )
+
+
+def test_serve_says_when_the_port_is_taken(capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--port", str(port)]) == 2
+    err = capsys.readouterr()
+    assert err.out == ""  # nothing claims that the server is running
+    assert err.err.startswith(f"error: cannot listen on 127.0.0.1 port {port}: ")

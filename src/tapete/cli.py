@@ -285,10 +285,32 @@ def _check_db(url: str) -> str | None:
     return None
 
 
+def _check_listen(host: str, port: int) -> str | None:
+    """Why the server could not listen on ``host:port`` (None: it can, as far as we know now);
+    checked before the server prints that it is running."""
+    import socket
+
+    if port == 0:
+        return None
+    try:
+        family, kind, proto, _, addr = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except OSError:
+        return f"--host {host!r} is not an address of this machine"
+    with socket.socket(family, kind, proto) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(addr)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            return f"cannot listen on {host} port {port}: {reason} (try another --port)"
+    return None
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from tapete.server.app import run_serve
 
     problem = None if args.db is None else _check_db(args.db)
+    problem = problem or _check_listen(args.host, args.port)
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
