@@ -142,3 +142,35 @@ def test_screen_keeps_the_prior_and_drops_clearly_worse_actions() -> None:
     }
     kept = _screen(prior, [prior, good, bad], vals, 0.15)
     assert kept == [prior, good]
+
+
+def test_build_state_with_the_true_hidden_cards_is_the_game_state() -> None:
+    """Given the real opponent hand and stock, the sampled position is the game's position:
+    same hands, score, turn, legal actions and exact value."""
+    from tapete.bots.mariage_search import build_state
+    from tapete.bots.sampling import MariageTracker
+    from tapete.games import new_game
+
+    checked = 0
+    for seed in range(3):
+        g: Any = new_game("mariage", seed=seed, max_deals=2)
+        bots = [strong("mariage", "rules"), strong("mariage", "rules")]
+        trackers = [MariageTracker(), MariageTracker()]
+        rng = random.Random(seed)
+        while not g.over:
+            s = g.turn
+            view = g.view(s)
+            info = trackers[s].update(view)
+            real = g.state
+            if real.hands[s]:
+                stock = list(real.stock[20 - real.stock_count :])
+                st = build_state(info, real.hands[1 - s], stock)
+                assert st.hands == real.hands and st.points == real.points
+                assert (st.turn, st.lead_card, st.phase) == (real.turn, real.lead_card, real.phase)
+                assert st.legal_actions() == real.legal_actions()
+                assert st.closed_position == real.closed_position
+                if real.phase.value == "strict" and real.hands[s].bit_count() <= 3:
+                    assert solve_strict(st, s)[0] == solve_strict(real, s)[0]
+                checked += 1
+            g.apply(bots[s].act(view, rng))
+    assert checked > 50
