@@ -292,3 +292,25 @@ def test_the_first_dealer_is_drawn_by_lot() -> None:
     assert set(firsts) == {0, 1, 2} and min(firsts.values()) > 60  # about 100 each
     # the same seed, the same lot
     assert MilGame("casa", seed=5).dealer == MilGame("casa", seed=5).dealer
+
+
+def test_the_deal_is_seven_cards_each_and_a_talon_of_three_uniformly() -> None:
+    # [decision] any uniformly random deal of the 24 cards
+    import random
+    from collections import Counter
+
+    from tapete.cards import MIL_DECK, bits
+    from tapete.mil.game import deal_cards
+
+    rng = random.Random(11)
+    talon_count: Counter[int] = Counter()
+    seat0_count: Counter[int] = Counter()
+    for _ in range(3000):
+        hands, talon = deal_cards(rng)
+        assert [len(h) for h in hands] == [7, 7, 7] and len(talon) == 3
+        assert sorted([*hands[0], *hands[1], *hands[2], *talon]) == sorted(bits(MIL_DECK))
+        talon_count.update(talon)
+        seat0_count.update(hands[0])
+    # each card: 3000 * 3/24 = 375 times in the talon, 3000 * 7/24 = 875 in seat 0's hand
+    assert all(300 < talon_count[c] < 450 for c in bits(MIL_DECK))
+    assert all(780 < seat0_count[c] < 970 for c in bits(MIL_DECK))
