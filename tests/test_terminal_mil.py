@@ -152,3 +152,19 @@ def test_a_person_named_like_a_computer_player_gets_other_opponents() -> None:
     play_mil_terminal("club", "random", 1, name="Bruno", input_fn=lambda _p: "quit",
                       output_fn=out.append)  # fmt: skip
     assert "Carla (seat 1)" in out[0] and "Dora (seat 2)" in out[0]
+
+
+def test_the_end_of_deal_line_says_whether_the_declarer_made_it() -> None:
+    out: list[str] = []
+    answer = _scripted(random.Random(7), out, 200)
+    play_mil_terminal("club", "rules", 7, input_fn=answer, output_fn=out.append)
+    overs = [ln for ln in out if ln.startswith("deal ") and " over: " in ln]
+    assert overs
+    for line in overs:
+        outcome = line.split(" over: ")[1]
+        assert (
+            outcome.startswith("annulled (")
+            or outcome.startswith("rospis: ")
+            or " made it; scores " in outcome
+            or " failed it; scores " in outcome
+        ), line

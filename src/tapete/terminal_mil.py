@@ -179,17 +179,13 @@ def play_mil_terminal(
 
     def report_deals() -> None:
         while len(game.deals) > reported[0]:
-            _, res = game.deals[reported[0]]
+            st, res = game.deals[reported[0]]
             reported[0] += 1
             row = res.to_json(game.profile)
-            what = (
-                "annulled"
-                if row["annulled"]
-                else (
-                    "rospis" if row["rospis"] else f"raw {row['raw']}, contract {row['contract']}"
-                )
+            output_fn(
+                f"deal {reported[0]} over: {_deal_outcome(st, row, game.players)}; "
+                f"scores {row['scores']}"
             )
-            output_fn(f"deal {reported[0]} over: {what}; scores {row['scores']}")
             for note in res.notes:
                 output_fn("  " + note)
 
@@ -246,6 +242,17 @@ def play_mil_terminal(
     else:
         output_fn("game over")
     return 0
+
+
+def _deal_outcome(st: State, row: dict[str, Any], names: list[str]) -> str:
+    """``raw [164, 23, 13], contract 160: Ana made it`` (or failed, conceded, annulled)."""
+    if row["annulled"]:
+        return f"annulled ({st.redeal_reason}), same dealer"
+    who = names[row["declarer"]]
+    if row["rospis"]:
+        return f"rospis: {who} conceded at {row['bid']}"
+    made = row["raw"][row["declarer"]] >= row["contract"]
+    return f"raw {row['raw']}, contract {row['contract']}: {who} {'made' if made else 'failed'} it"
 
 
 def _redeal_proof(st: State, seat: int, redeal: dict[str, Any]) -> str:
