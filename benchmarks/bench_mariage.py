@@ -1,11 +1,16 @@
 """Mariage engine speed: random-play hands per second, and apply+pop pairs per second.
 
-Run: ``.venv/bin/python benchmarks/bench_mariage.py [--seconds 5] [--seed 1]``
+Run: ``.venv/bin/python benchmarks/bench_mariage.py [--seconds 5] [--seed 1] [--compare SRC]``
 
 Everything goes through the public API of :class:`tapete.mariage.State`: ``State.deal``
 (shuffle and deal), ``legal_actions`` and ``apply`` (and ``pop`` for the undo benchmark).
 One process, one core; rates are per CPU second (``time.process_time``), so that other work
 on the machine disturbs them less. Not a test: it prints numbers for docs/benchmarks.md.
+
+The engine this process runs is compiled with mypyc at install (``bash scripts/setup``); every
+measure is also taken on the pure Python sources of the same tree (or, with ``--compare SRC``,
+on an older copy), in alternating rounds (see ``side_by_side.py``), with the ratio.
+``TAPETE_PURE=1`` times the pure Python engine alone.
 
 Two kinds of random play: *random* picks uniformly among the legal actions (such players
 claim early and often, so hands are short); *full* never claims while another action is
@@ -16,86 +21,88 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
-import time
+from collections.abc import Callable
+from typing import Any
 
-from tapete.mariage import Action, State
-from tapete.mariage.actions import CLAIM
+from side_by_side import Build, alternate, builds, describe, figures
 
 
-def random_hands(seconds: float, seed: int, full: bool = False) -> tuple[int, int, float]:
-    """Deal and play random hands for about ``seconds``; (hands, actions, elapsed)."""
+def hands_step(build: Build, seed: int, full: bool, count: list[int]) -> Callable[[], int]:
+    """Deal and play 50 random hands per call; ``count`` adds up [actions, hands]."""
+    mariage = build.module("tapete.mariage")
     rng = random.Random(seed)
     choice = rng.choice
     if full:
+        claim = mariage.Claim
 
-        def choice(legal: list[Action]) -> Action:
-            if legal[-1] is CLAIM and len(legal) > 1:
+        def choice(legal: list[Any]) -> Any:
+            if type(legal[-1]) is claim and len(legal) > 1:
                 return rng.choice(legal[:-1])
             return rng.choice(legal)
 
-    hands = actions = 0
-    start = time.process_time()
-    deadline = start + seconds
-    next_report = start + 1.0
-    while True:
-        for _ in range(200):
-            state = State.deal(rng, hands & 1)
+    dealer = 0
+
+    def step() -> int:
+        nonlocal dealer
+        actions = 0
+        for _ in range(50):
+            state = mariage.State.deal(rng, dealer)
+            dealer ^= 1
             legal = state.legal_actions()
             while legal:
                 state.apply(choice(legal))
                 actions += 1
                 legal = state.legal_actions()
-            hands += 1
-        now = time.process_time()
-        if now >= next_report:
-            rate = hands / (now - start)
-            print(
-                f"  {'full' if full else 'random'}: {hands:>9,} hands {rate:>10,.0f} hands/s",
-                file=sys.stderr,
-                flush=True,
-            )
-            next_report = now + 1.0
-        if now >= deadline:
-            return hands, actions, now - start
+        count[0] += actions
+        count[1] += 50
+        return 50
+
+    return step
 
 
-def apply_pop(seconds: float, seed: int) -> tuple[int, float]:
-    """Apply then pop every legal action at every position of random hands; (pairs, elapsed)."""
+def apply_pop_step(build: Build, seed: int) -> Callable[[], int]:
+    """Apply then pop every legal action at every position of a random hand."""
+    mariage = build.module("tapete.mariage")
     rng = random.Random(seed)
-    pairs = 0
-    start = time.process_time()
-    deadline = start + seconds
-    while time.process_time() < deadline:
-        for _ in range(50):
-            state = State.deal(rng, pairs & 1)
+    hands = 0
+
+    def step() -> int:
+        nonlocal hands
+        pairs = 0
+        state = mariage.State.deal(rng, hands & 1)
+        hands += 1
+        legal = state.legal_actions()
+        while legal:
+            for a in legal:
+                state.apply(a)
+                state.pop()
+            pairs += len(legal)
+            state.apply(rng.choice(legal))
             legal = state.legal_actions()
-            while legal:
-                for a in legal:
-                    state.apply(a)
-                    state.pop()
-                pairs += len(legal)
-                state.apply(rng.choice(legal))
-                legal = state.legal_actions()
-    return pairs, time.process_time() - start
+        return pairs
+
+    return step
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=5.0, help="time per benchmark")
+    parser.add_argument("--seconds", type=float, default=5.0, help="CPU time per measure and build")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--compare", metavar="SRC", help="time the engine found in SRC/tapete too")
     args = parser.parse_args(argv)
-    print(f"Mariage engine, {args.seconds:g} CPU seconds each, seed {args.seed}", flush=True)
+    timed = builds("tapete.mariage", args.compare)
+    print(f"Mariage engine, {args.seconds:g} CPU seconds per measure and build, seed {args.seed}")
+    print(describe(args.compare), flush=True)
     for full in (False, True):
-        hands, actions, elapsed = random_hands(args.seconds, args.seed, full)
-        print(
-            f"{'full hands' if full else 'random play'}: {hands / elapsed:,.0f} hands/s, "
-            f"{actions / elapsed:,.0f} actions/s ({hands:,} hands, "
-            f"{actions / hands:.1f} actions a hand, {elapsed:.1f} s)",
-            flush=True,
-        )
-    pairs, elapsed = apply_pop(args.seconds, args.seed)
-    print(f"apply+pop: {pairs / elapsed:,.0f} pairs/s ({pairs:,} pairs, {elapsed:.1f} s)")
+        counts = {b.label: [0, 0] for b in timed}
+        steps = {b.label: hands_step(b, args.seed, full, counts[b.label]) for b in timed}
+        rates = alternate(steps, args.seconds)
+        actions, hands = counts[timed[0].label]
+        per_hand = actions / hands
+        kind = "full hands" if full else "random play"
+        print(f"{kind} (hands/s, {per_hand:.1f} actions a hand): {figures(rates)}", flush=True)
+    rates = alternate({b.label: apply_pop_step(b, args.seed) for b in timed}, args.seconds)
+    print(f"apply+pop (pairs/s): {figures(rates)}")
 
 
 if __name__ == "__main__":
