@@ -157,7 +157,7 @@ def replay_mariage(record: JSON, *, check_results: bool = True) -> MariageGame:
             if not isinstance(a, dict):
                 raise RecordError(f"{label}: an action must be an object", deal=k, action=j)
             try:
-                if a.get("type") == "play" and not isinstance(a.get("card"), str):
+                if a.get("type") == "play" and "card" in a and not isinstance(a["card"], str):
                     card = a.get("card")  # the compiled parse_card raises TypeError instead
                     raise InvalidNotationError(
                         f"{card!r} is not a card (expected a string such as 'KH')"
