@@ -360,3 +360,11 @@ def test_parse_card_refuses_a_non_string_with_its_own_error(value: object) -> No
 
     with pytest.raises(InvalidNotationError, match="is not a card"):
         parse_card(value)  # type: ignore[arg-type]
+
+
+def test_version_names_the_engine_build(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("tapete 0.") and ("compiled engine" in out or "pure Python" in out)

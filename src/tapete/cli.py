@@ -321,6 +321,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tapete", description="Mil (Thousand) and Mariage (66): play, simulate, replay."
     )
+    from tapete import __version__, compiled_modules
+
+    engine = "compiled engine" if compiled_modules() else "pure Python engine"
+    parser.add_argument("--version", action="version", version=f"tapete {__version__} ({engine})")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("serve", help="start the web server (play in the browser)")
