@@ -14,6 +14,10 @@ def _scripted(rng: random.Random, out: list[str], limit: int):  # type: ignore[n
         for line in reversed(out):
             if line.startswith("legal: "):
                 choice = rng.choice(line[len("legal: ") :].split(", "))
+                if choice.startswith("give CARD "):  # "give CARD 1|2 (any of: 9S JS ...)"
+                    seats, cards = choice[len("give CARD ") :].split(" (any of: ")
+                    card = rng.choice(cards.rstrip(")").split())
+                    return f"give {card} {rng.choice(seats.split('|'))}"
                 return choice.replace("redeal (", "redeal ").rstrip(")")
         return "quit"
 
@@ -168,3 +172,15 @@ def test_the_end_of_deal_line_says_whether_the_declarer_made_it() -> None:
             or " made it; scores " in outcome
             or " failed it; scores " in outcome
         ), line
+
+
+def test_the_gives_are_listed_once_as_cards_and_seats() -> None:
+    from tapete.terminal_mil import _legal_line
+
+    legal = [
+        {"type": "rospis"},
+        *({"type": "give", "card": c, "to": t} for t in (1, 2) for c in ("9S", "AH")),
+    ]
+    assert _legal_line(legal) == "rospis, give CARD 1|2 (any of: 9S AH)"
+    casa = [{"type": "give", "card": c, "to": 2} for c in ("9S", "AH")]  # the left one first
+    assert _legal_line(casa) == "give CARD 2 (any of: 9S AH)"

@@ -207,7 +207,7 @@ def play_mil_terminal(
             continue
         view = game.view(0)
         output_fn("\n" + format_view(view))
-        output_fn("legal: " + ", ".join(_describe(a) for a in view["legal"]))
+        output_fn("legal: " + _legal_line(view["legal"]))
         while True:
             try:
                 text = input_fn("> ")
@@ -268,6 +268,18 @@ def _redeal_proof(st: State, seat: int, redeal: dict[str, Any]) -> str:
     if redeal["reason"] == "four_nines":
         return shown
     return f"{shown} ({sum(card_points(c) for c in cards)} points)"
+
+
+def _legal_line(legal: list[dict[str, Any]]) -> str:
+    """The legal actions, with the many gives folded into one entry:
+    ``rospis, give CARD 1|2 (any of: 9S JS ...)``."""
+    gives = [a for a in legal if a["type"] == "give"]
+    others = [_describe(a) for a in legal if a["type"] != "give"]
+    if gives:
+        seats = sorted({a["to"] for a in gives})
+        cards = list(dict.fromkeys(a["card"] for a in gives))
+        others.append(f"give CARD {'|'.join(map(str, seats))} (any of: {' '.join(cards)})")
+    return ", ".join(others)
 
 
 def _describe(a: dict[str, Any]) -> str:
