@@ -14,6 +14,11 @@ def _scripted(rng: random.Random, out: list[str], limit: int):  # type: ignore[n
         for line in reversed(out):
             if line.startswith("legal: "):
                 choice = rng.choice(line[len("legal: ") :].split(", "))
+                if " (steps of " in choice:  # "bid 105-220 (steps of 5)"
+                    kind, span = choice.split(" (")[0].split()
+                    low, high = map(int, span.split("-"))
+                    step = int(choice.split("steps of ")[1].rstrip(")"))
+                    return f"{kind} {rng.choice(range(low, high + 1, step))}"
                 if choice.startswith("give CARD "):  # "give CARD 1|2 (any of: 9S JS ...)"
                     seats, cards = choice[len("give CARD ") :].split(" (any of: ")
                     card = rng.choice(cards.rstrip(")").split())
@@ -184,3 +189,14 @@ def test_the_gives_are_listed_once_as_cards_and_seats() -> None:
     assert _legal_line(legal) == "rospis, give CARD 1|2 (any of: 9S AH)"
     casa = [{"type": "give", "card": c, "to": 2} for c in ("9S", "AH")]  # the left one first
     assert _legal_line(casa) == "give CARD 2 (any of: 9S AH)"
+
+
+def test_long_lists_of_bids_and_contracts_are_one_range() -> None:
+    from tapete.terminal_mil import _legal_line
+
+    bids = [{"type": "pass"}, *({"type": "bid", "value": v} for v in range(105, 225, 5))]
+    assert _legal_line(bids) == "pass, bid 105-220 (steps of 5)"
+    few = [{"type": "pass"}, {"type": "bid", "value": 110}, {"type": "bid", "value": 120}]
+    assert _legal_line(few) == "pass, bid 110, bid 120"
+    contracts = [{"type": "contract", "value": v} for v in range(120, 190, 10)]
+    assert _legal_line(contracts) == "contract 120-180 (steps of 10)"

@@ -271,10 +271,17 @@ def _redeal_proof(st: State, seat: int, redeal: dict[str, Any]) -> str:
 
 
 def _legal_line(legal: list[dict[str, Any]]) -> str:
-    """The legal actions, with the many gives folded into one entry:
-    ``rospis, give CARD 1|2 (any of: 9S JS ...)``."""
+    """The legal actions, with long lists folded into one entry each:
+    ``pass, bid 105-220 (steps of 5)``, ``rospis, give CARD 1|2 (any of: 9S JS ...)``."""
     gives = [a for a in legal if a["type"] == "give"]
-    others = [_describe(a) for a in legal if a["type"] != "give"]
+    others = []
+    for kind in ("bid", "contract"):  # many values: one entry "bid 105-220 (steps of 5)"
+        values = [a["value"] for a in legal if a["type"] == kind]
+        if len(values) > 4:
+            legal = [a for a in legal if a["type"] != kind]
+            step = values[1] - values[0]
+            others.append(f"{kind} {values[0]}-{values[-1]} (steps of {step})")
+    others = [_describe(a) for a in legal if a["type"] != "give"] + others
     if gives:
         seats = sorted({a["to"] for a in gives})
         cards = list(dict.fromkeys(a["card"] for a in gives))
