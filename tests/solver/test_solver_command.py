@@ -112,6 +112,9 @@ def test_errors_exit_2_with_a_message(
     bad = tmp_path / "bad.jsonl"
     bad.write_text("{not json\n", encoding="utf-8")
     cases.append(([str(bad), 0, 0, None], "malformed JSON"))
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    cases.append(([str(empty), 0, 0, None], "holds no game"))
     for args, want in cases:
         path, g, d, t = args
         assert run_solve(str(path), int(str(g)), int(str(d)), t, False) == 2  # type: ignore[arg-type]

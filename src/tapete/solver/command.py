@@ -53,6 +53,8 @@ def position_at(path: str, game: int, deal: int, trick: int | None) -> MilPositi
         raise SolveError(f"cannot read {path}: {exc.strerror or exc}") from None
     except RecordError as exc:
         raise SolveError(f"{path}: {exc}") from None
+    if not records:
+        raise SolveError(f"{path} holds no game")
     if not 0 <= game < len(records):
         raise SolveError(
             f"{path} holds {len(records)} game(s): --game must be in 0..{len(records) - 1}, "
@@ -67,6 +69,8 @@ def position_at(path: str, game: int, deal: int, trick: int | None) -> MilPositi
         raise SolveError(f"{path}: {exc}") from None
     assert isinstance(replayed, MilGame)
     deals = replayed.deals
+    if not deals:
+        raise SolveError(f"game {game} of {path} has no deal")
     if not 0 <= deal < len(deals):
         raise SolveError(
             f"game {game} has {len(deals)} deal(s): --deal must be in 0..{len(deals) - 1}, "
