@@ -158,7 +158,7 @@ from tapete.mil import PROFILES, Bid, Contract, Give, Pass, Play, State, deal_ca
 
 out = ["compiled" if tapete.compiled_modules() else "pure"]
 rng = random.Random(20261129)
-tries = [Pass(), Bid(105), Bid(400), Contract(95), Give(31, 1), Play(8), Play(30, True)]
+tries = [Pass(), Bid(105), Bid(400), Contract(95), Give(31, 1), Play(8), Play(30, True), None]
 for i in range(150):
     for name, profile in PROFILES.items():
         hands, talon = deal_cards(rng)
@@ -166,6 +166,7 @@ for i in range(150):
         while not st.done:
             legal = st.legal_actions()
             bad = rng.choice(tries)
+            out.append(str(st.can_apply(bad)))
             try:
                 st.push(bad)
                 st.pop()
@@ -185,6 +186,10 @@ for i in range(300):
         legal = st.legal_actions()
         if rng.random() < 0.3:
             out.append(json.dumps(st.view(st.turn)))
+        try:
+            st.apply(rng.choice((Pass(), None, "claim")))  # not Mariage actions
+        except IllegalActionError as e:
+            out.append(str(e))
         a = legal[rng.randrange(len(legal))]
         st.apply(a)
         if rng.random() < 0.1:

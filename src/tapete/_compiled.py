@@ -56,6 +56,7 @@ __all__ = [
 COMPILED_MODULES: Final = (
     "tapete.cards",
     "tapete.mariage.state",
+    "tapete.mil.actions",
     "tapete.mil.profiles",
     "tapete.mil.state",
 )

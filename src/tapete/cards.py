@@ -151,8 +151,10 @@ def parse_suit(text: str) -> int:
     raise InvalidNotationError(f"{text!r} is not a suit (expected one of S C D H or ♠ ♣ ♦ ♥)")
 
 
-def parse_card(text: str) -> Card:
-    """Parse ``"TH"``, ``"10H"``, ``"th"`` or ``"K♥"``; raise :class:`InvalidNotationError`."""
+def parse_card(text: object) -> Card:
+    """Parse ``"TH"``, ``"10H"``, ``"th"`` or ``"K♥"``; raise :class:`InvalidNotationError`
+    (also for an object that is not a string: typed ``object`` so that compiled with mypyc,
+    this stays an InvalidNotationError, not a TypeError)."""
     if not isinstance(text, str):
         raise InvalidNotationError(f"{text!r} is not a card (expected a string such as 'KH')")
     t = text.strip()

@@ -6,7 +6,7 @@ Ids (stable, for learning code): Pass 0, KeepDeal 1, Rospis 2, Redeal 3..5, Bid(
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Final
 
 from tapete.cards import NINE, InvalidNotationError, card_name, parse_card, rank, suit
@@ -43,8 +43,18 @@ def _card_from_dense(i: int) -> int:
     return (i // 6) * 8 + i % 6 + NINE
 
 
+class _Value:
+    """Copy and pickle an action through its constructor: by default a frozen instance is
+    restored field by field, which the mypyc-compiled classes refuse."""
+
+    __slots__ = ()
+
+    def __reduce__(self) -> tuple[type[_Value], tuple[object, ...]]:
+        return type(self), tuple(getattr(self, f.name) for f in fields(self))  # type: ignore[arg-type]
+
+
 @dataclass(frozen=True, slots=True)
-class Pass:
+class Pass(_Value):
     def to_json(self) -> dict[str, Any]:
         return {"type": "pass"}
 
@@ -57,7 +67,7 @@ class Pass:
 
 
 @dataclass(frozen=True, slots=True)
-class KeepDeal:
+class KeepDeal(_Value):
     """Decline an offered redeal (an engine action; records do not write it)."""
 
     def to_json(self) -> dict[str, Any]:
@@ -72,7 +82,7 @@ class KeepDeal:
 
 
 @dataclass(frozen=True, slots=True)
-class Rospis:
+class Rospis(_Value):
     def to_json(self) -> dict[str, Any]:
         return {"type": "rospis"}
 
@@ -85,7 +95,7 @@ class Rospis:
 
 
 @dataclass(frozen=True, slots=True)
-class Redeal:
+class Redeal(_Value):
     reason: str
 
     def to_json(self) -> dict[str, Any]:
@@ -100,7 +110,7 @@ class Redeal:
 
 
 @dataclass(frozen=True, slots=True)
-class Bid:
+class Bid(_Value):
     value: int
 
     def to_json(self) -> dict[str, Any]:
@@ -115,7 +125,7 @@ class Bid:
 
 
 @dataclass(frozen=True, slots=True)
-class Contract:
+class Contract(_Value):
     value: int
 
     def to_json(self) -> dict[str, Any]:
@@ -130,7 +140,7 @@ class Contract:
 
 
 @dataclass(frozen=True, slots=True)
-class Give:
+class Give(_Value):
     card: int
     to: int
 
@@ -146,7 +156,7 @@ class Give:
 
 
 @dataclass(frozen=True, slots=True)
-class Play:
+class Play(_Value):
     card: int
     marriage: bool = False
 
@@ -197,7 +207,7 @@ def _int_field(data: dict[str, Any], key: str) -> int:
 
 
 def _card_field(data: dict[str, Any]) -> int:
-    c = parse_card(data.get("card"))  # type: ignore[arg-type]
+    c = parse_card(data.get("card"))
     if rank(c) < NINE:
         raise InvalidNotationError(f"{card_name(c)} is not a Mil card (Mil uses A T K Q J 9)")
     return c

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import StrEnum
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from tapete.cards import (
     ABOVE,
@@ -429,10 +429,10 @@ class State:
         return [t for t in (left, right) if t not in done]
 
     # ------------------------------------------------------------------ actions
-    def can_apply(self, action: MilAction) -> bool:
+    def can_apply(self, action: object) -> bool:
         return self._why_illegal(action) is None
 
-    def _why_illegal(self, action: MilAction) -> str | None:
+    def _why_illegal(self, action: object) -> str | None:
         """None when legal, else the reason as the end of a sentence."""
         phase = self.phase
         seat = self.turn
@@ -546,8 +546,10 @@ class State:
             return None
         return f"unexpected action {action}"
 
-    def apply(self, action: MilAction) -> None:
-        """Apply ``action`` for the seat ``turn``; raise :class:`IllegalActionError`."""
+    def apply(self, action: object) -> None:
+        """Apply ``action`` for the seat ``turn``; raise :class:`IllegalActionError` (also for
+        an object that is not a Mil action: typed ``object`` so that compiled with mypyc, this
+        stays an IllegalActionError, not a TypeError)."""
         if self.phase is _PH_PLAY and action.__class__ is Play:
             # fast path for the common case: a legal card, the right marriage flag
             c = action.card
@@ -565,22 +567,21 @@ class State:
                         return
         elif self.phase is _PH_BIDDING and self.high:
             # fast path for the auction after the opening: a pass, or a bid in range
-            cls = action.__class__
-            if cls is Pass:
+            if action.__class__ is Pass:
                 self._do(action)
                 return
-            if cls is Bid:
+            if action.__class__ is Bid:
                 low, high = self._bid_range(self.turn)
-                v = action.value  # type: ignore[union-attr]
+                v = action.value
                 if low <= v <= high and not v % self.profile.step:
                     self._do(action)
                     return
         why = self._why_illegal(action)
         if why is not None:
             raise IllegalActionError(f"seat {self.turn} cannot {action}: {why}")
-        self._do(action)
+        self._do(cast(MilAction, action))  # a legal action is a Mil action
 
-    def push(self, action: MilAction) -> None:
+    def push(self, action: object) -> None:
         """Apply ``action`` and remember how to undo it with :meth:`pop`.
 
         An illegal action raises :class:`IllegalActionError` and leaves nothing to pop.
