@@ -68,16 +68,20 @@ class BuildExt(build_ext):
         if self.inplace and not self.force and not helper.decide(PACKAGE, {}).pure:
             _log("the compiled engine matches its sources: mypyc skipped")
             return
-        (PACKAGE / helper.MANIFEST).unlink(missing_ok=True)
+        # a wheel's build directory, or the sources of an editable install
+        target = PACKAGE if self.inplace else Path(self.build_lib) / "tapete"
+        (target / helper.MANIFEST).unlink(missing_ok=True)
         exts = self._mypycify(helper)
         if not exts:
+            if self.inplace:  # no new build, and no stale one beside the sources either
+                helper.remove_extensions(PACKAGE)
             return
         start = time.perf_counter()
         group = self._group_command(exts)
         group.run()
         built = [Path(group.output_path(ext)) for ext in exts]
         if all(path.is_file() for path in built):
-            helper.write_manifest(Path(built[0]).parent, hashes)
+            helper.write_manifest(target, hashes)
             _log(f"compiled the engine in {time.perf_counter() - start:.0f} s")
         else:
             for path in built:  # never leave part of a group: the pure sources run

@@ -131,6 +131,14 @@ def _extension_file(package_dir: Path, name: str) -> Path | None:
     return None
 
 
+def remove_extensions(package_dir: Path) -> None:
+    """Delete the compiled modules of the group (a failed or skipped build)."""
+    for name in (*COMPILED_MODULES, GROUP + "__mypyc"):
+        path = _extension_file(package_dir, name)
+        if path is not None:
+            path.unlink()
+
+
 @dataclass(frozen=True)
 class BuildStatus:
     """The decision :func:`install` took: ``pure`` and why (``reason``), or compiled."""
