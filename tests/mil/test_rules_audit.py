@@ -269,11 +269,6 @@ def test_casa_defender_below_the_barrel_with_a_remainder_of_5_rounds_down() -> N
 
 
 # ---------------------------------------------------------------- refusals say why
-@pytest.mark.xfail(
-    strict=True,
-    reason="state.py: State._why_illegal has no PLAY branch for non-Play actions and falls "
-    "through to 'unexpected action rospis'; it should say that cards are being played",
-)
 @pytest.mark.parametrize("script", ["rospis", "bid 120", "contract 120", "keep"])
 def test_a_non_play_action_during_the_tricks_is_refused_with_the_phase(script) -> None:
     st = CLUB_164.state(CLUB)

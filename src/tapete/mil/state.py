@@ -544,7 +544,8 @@ class State:
             if v > high:
                 return f"the limit is {high} (120 + marriages in the 8-card hand)"
             return None
-        return f"unexpected action {action}"
+        # the only phase left is the card play, and this is not a Play
+        return f"cards are being played: play a card (not {action})"
 
     def apply(self, action: object) -> None:
         """Apply ``action`` for the seat ``turn``; raise :class:`IllegalActionError` (also for
