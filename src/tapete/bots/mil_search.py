@@ -53,12 +53,14 @@ class MilSearchBot:
         budget: float = 0.5,
         samples: int = 40,
         bid_samples: int = 24,
+        rospis: bool = False,
         **options: Any,
     ) -> None:
         self.profile = profile
         self.budget = float(budget)
         self.samples = int(samples)
         self.bid_samples = int(bid_samples)
+        self.rospis = bool(rospis)
         self._plan: tuple[Any, list[int]] | None = None
 
     def act(self, view: JSON, rng: random.Random) -> MilAction:
@@ -299,7 +301,10 @@ class MilSearchBot:
         redeal = next((a for a in legal if isinstance(a, Redeal)), None)
         if redeal is not None and p < 0.55:
             return redeal, f"Ask for a redeal: you make {bid} in only {p:.0%} of the likely deals."
-        rospis = next((a for a in legal if isinstance(a, Rospis)), None)
+        # Rospis costs the declarer the bid, exactly what a lost contract at the bid costs,
+        # and hands each opponent half the bid, more than they take by defending a hopeless
+        # contract: playing on is never worse for this seat, so it is off unless asked for.
+        rospis = next((a for a in legal if isinstance(a, Rospis)), None) if self.rospis else None
         if rospis is not None and p < 0.03:
             return rospis, f"Concede (rospis): {bid} is out of reach in every likely deal."
         self._plan = (_deal_key(view), [best_pair[0], best_pair[1]])
