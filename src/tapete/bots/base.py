@@ -23,6 +23,12 @@ class Bot(Protocol):
         ...
 
 
+# A bot that keeps a memory between decisions (the Mariage players remember the tricks of the
+# hand, which the view does not repeat) may also have ``remember(view) -> None``: take in a
+# view it decided on earlier without deciding again. The server calls it to rebuild that
+# memory after a restart; a bot without it is asked to ``act`` again instead.
+
+
 def parse_action(game: str, data: JSON) -> Any:
     """The engine action for a record/wire dict of ``game``."""
     if game == "mil":

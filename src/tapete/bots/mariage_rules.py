@@ -195,3 +195,7 @@ class MariageRulesBot:
 
     def act(self, view: JSON, rng: random.Random) -> Action:
         return self.explain(view, rng)[0]
+
+    def remember(self, view: JSON) -> None:
+        """Take in a view seen earlier in the hand without deciding (see ``bots.base``)."""
+        self.tracker.update(view)

@@ -380,6 +380,10 @@ class MariageSearchBot:
     def act(self, view: JSON, rng: random.Random) -> Action:
         return self.explain(view, rng)[0]
 
+    def remember(self, view: JSON) -> None:
+        """Take in a view seen earlier in the hand without deciding (see ``bots.base``)."""
+        self.tracker.update(view)
+
     def explain(self, view: JSON, rng: random.Random) -> tuple[Action, str]:
         legal = [parse_action("mariage", a) for a in view["legal"]]
         if not legal:

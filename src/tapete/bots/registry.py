@@ -125,6 +125,12 @@ class SafeBot:
             log.warning("suggestion by %s failed: %s", self.name, exc)
         return self.act(view, rng), "A safe legal move."
 
+    @property
+    def remember(self) -> Callable[[JSON], None] | None:
+        """The inner bot's ``remember(view)``, or None when it has no memory to rebuild."""
+        fn: Callable[[JSON], None] | None = getattr(self.inner, "remember", None)
+        return fn
+
 
 def make_strong_bot(game: str, name: str, *, profile: str | None = None, **options: Any) -> Bot:
     """The ``rules`` or ``search`` player of ``game`` (see :func:`make_safe_bot`)."""
@@ -135,10 +141,10 @@ def make_safe_bot(game: str, name: str, *, profile: str | None = None, **options
     """The ``rules`` or ``search`` player of ``game`` (``"mil"`` or ``"mariage"``).
 
     Options: ``budget`` (seconds per decision for ``search``), ``samples`` (hidden deals per
-    decision), ``hard_limit`` (seconds before the wrapper gives up; default 4 x budget + 1).
+    decision), ``hard_limit`` (seconds before the wrapper gives up; default 4 x the bot's
+    budget + 1, with 0.5 s standing in for the budget of a bot without one).
     """
     inner: _Inner
-    budget = float(options.get("budget", 0.5))
     if game == "mil":
         if name == "rules":
             from tapete.bots.mil_rules import MilRulesBot
@@ -163,6 +169,7 @@ def make_safe_bot(game: str, name: str, *, profile: str | None = None, **options
             raise ValueError(f"unknown Mariage bot {name!r}")
     else:
         raise ValueError(f"unknown game {game!r}")
+    budget = float(getattr(inner, "budget", 0.5))
     hard = options.get("hard_limit", 4 * budget + 1.0)
     return SafeBot(game, inner, hard_limit=None if hard is None else float(hard))
 
