@@ -10,7 +10,7 @@ from tapete.cards import MIL_DECK, NINE, bits, card_name, mask_of, mask_points
 from tapete.errors import IllegalActionError
 from tapete.mil.actions import KeepDeal, MilAction, action_from_json
 from tapete.mil.profiles import Profile, get_profile
-from tapete.mil.scoring import DealResult, Standing, settle
+from tapete.mil.scoring import BARREL_ATTEMPTS, DealResult, Standing, settle
 from tapete.mil.state import MARRIAGE_VALUES, PAIR_MASKS, Phase, State, held_marriages
 
 __all__ = ["DealSource", "MilGame", "deal_cards"]
@@ -20,8 +20,6 @@ DealSource = Callable[[int], tuple[list[list[int]], list[int]]]
 
 _MIL_CARDS = sorted(bits(MIL_DECK))
 _SUITS = "SCDH"
-#: the club barrel's attempts (the rule itself lives in tapete.mil.scoring)
-_BARREL_ATTEMPTS = 3
 
 
 def deal_cards(rng: random.Random) -> tuple[list[list[int]], list[int]]:
@@ -201,7 +199,7 @@ class MilGame:
             "target": p.target,
             "barrel_from": p.barrel_from,
             # club: a player in the barrel has this many deals to get out (scoring.py)
-            "barrel_attempts_max": _BARREL_ATTEMPTS if p.barrel == "club" else None,
+            "barrel_attempts_max": BARREL_ATTEMPTS if p.barrel == "club" else None,
             **standing,
             "sheet": list(self._sheet),
         }

@@ -9,12 +9,15 @@ outcomes, (4) caps and arrivals, (5) third-failed-visit resets.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from tapete.mil.profiles import Profile
 from tapete.mil.state import State
 
-__all__ = ["DealResult", "Standing", "settle"]
+__all__ = ["BARREL_ATTEMPTS", "DealResult", "Standing", "settle"]
+
+#: club: completed deals a barrel occupant may play without winning before it falls back (-120)
+BARREL_ATTEMPTS: Final = 3
 
 
 @dataclass(frozen=True)
@@ -163,7 +166,7 @@ def _settle_club(profile: Profile, standing: Standing, deal: State) -> DealResul
             continue
         attempts[p] += 1
         scores[p] = cap
-        if attempts[p] >= 3:
+        if attempts[p] >= BARREL_ATTEMPTS:
             scores[p] = cap - 240
             occupants[p] = False
             attempts[p] = 0
