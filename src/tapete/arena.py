@@ -210,9 +210,17 @@ def run_arena(
     seed: int,
     duplicate: bool,
     json_path: str | None,
+    *,
+    deals_per_game: int | None = None,
 ) -> int:
     """Play at least ``deals`` deals (whole games, each in every seat rotation when
-    ``duplicate``), print a summary table, optionally write JSON; return an exit code."""
+    ``duplicate``), print a summary table, optionally write JSON; return an exit code.
+
+    ``deals_per_game`` stops each game after that many deals (default: the cap of
+    :data:`MAX_DEALS_PER_GAME`). With 1 and ``duplicate``, every deal is played once in each
+    seat rotation: a paired comparison on single deals, whose points-per-deal interval is much
+    narrower than whole games give (the match share then only says who led after the deal).
+    """
     from tapete.games import PROFILES
 
     if game not in PROFILES:
@@ -224,6 +232,7 @@ def run_arena(
         print(f"{game} needs {seats} players, got {len(players)}", file=sys.stderr)
         return 2
     stats: dict[str, BotStats] = {n: BotStats(n) for n in players}
+    cap = MAX_DEALS_PER_GAME[game] if deals_per_game is None else deals_per_game
     played = 0
     gi = 0
     t_start = time.time()
@@ -231,14 +240,8 @@ def run_arena(
     while played < deals:
         game_seed = seed * 100003 + gi
         for r, names in enumerate(rotations):
-            played += _play_game_tracked(
-                game,
-                profile,
-                names,
-                game_seed,
-                f"{seed}:{gi}:{r}",
-                stats,
-                MAX_DEALS_PER_GAME[game],
+            played += _play_game(
+                game, profile, names, game_seed, f"{seed}:{gi}:{r}", stats, cap
             )
         gi += 1
         elapsed = time.time() - t_start
@@ -252,18 +255,6 @@ def run_arena(
             json.dump(summary, f, indent=2)
             f.write("\n")
     return 0
-
-
-def _play_game_tracked(
-    game: str,
-    profile: str,
-    names: list[str],
-    game_seed: int,
-    tag: str,
-    stats: dict[str, BotStats],
-    cap: int,
-) -> int:
-    return _play_game(game, profile, names, game_seed, tag, stats, cap)
 
 
 def _summary(game: str, profile: str, played: int, stats: dict[str, BotStats]) -> dict[str, Any]:

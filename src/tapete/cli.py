@@ -269,7 +269,14 @@ def cmd_arena(args: argparse.Namespace) -> int:
         print(f"error: {problem}", file=sys.stderr)
         return 2
     return run_arena(
-        args.game, args.profile, players, args.deals, args.seed, args.duplicate, args.json
+        args.game,
+        args.profile,
+        players,
+        args.deals,
+        args.seed,
+        args.duplicate,
+        args.json,
+        deals_per_game=args.deals_per_game,
     )
 
 
@@ -399,6 +406,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--duplicate", action="store_true", help="play each game in every seat rotation")
+    p.add_argument(
+        "--deals-per-game",
+        type=positive_int,
+        default=None,
+        help="stop each game after this many deals (1 with --duplicate: paired single deals)",
+    )
     p.add_argument("--json", default=None, help="also write the figures to this JSON file")
     p.set_defaults(func=cmd_arena)
     return parser

@@ -9,9 +9,9 @@ from typing import Any
 from tapete.arena import run_arena
 
 
-def _run(tmp_path: Path, *args: Any) -> dict[str, Any]:
+def _run(tmp_path: Path, *args: Any, **options: Any) -> dict[str, Any]:
     out = tmp_path / "a.json"
-    assert run_arena(*args, json_path=str(out)) == 0
+    assert run_arena(*args, json_path=str(out), **options) == 0
     data: dict[str, Any] = json.loads(out.read_text())
     return data
 
@@ -50,3 +50,11 @@ def test_mil_arena_is_reproducible(tmp_path: Path) -> None:
     for x, y in zip(a["bots"], b["bots"], strict=True):
         assert x["points_per_deal"] == y["points_per_deal"]
         assert x["match_share"] == y["match_share"]
+
+
+def test_paired_single_deals(tmp_path: Path) -> None:
+    # one deal per game, each game in the 3 seat rotations: 3 deals a game, 4 games for 10
+    players = ["rules", "random", "random"]
+    data = _run(tmp_path, "mil", "club", players, 10, 4, True, deals_per_game=1)
+    assert data["deals"] == 12
+    assert sum(b["games"] for b in data["bots"] if b["name"] == "rules") == 4 * 3
