@@ -1,18 +1,30 @@
-"""Hints (issue 5): one suggesting bot per table, and reasons a client can translate."""
+"""Hints (issue 5): one suggesting bot per table, and structured reasons a client can translate."""
 
 from __future__ import annotations
 
+import ast
 import json
 import random
+import re
 from pathlib import Path
 
 import pytest
 from bots_helpers import random_positions
 
 from tapete.bots import make_bot, registry, suggest
-from tapete.bots.reasons import REASONS, SAMPLED_AVG, reason_i18n, render
+from tapete.bots.mil_search import PLAY_REASONS
+from tapete.bots.reasons import REASONS, SAMPLED_AVG, Reason, placeholders
+from tapete.cards import parse_card
 
-EN = Path(__file__).resolve().parents[2] / "src" / "tapete" / "web" / "i18n" / "en.json"
+SRC = Path(__file__).resolve().parents[2] / "src" / "tapete"
+I18N = {lang: SRC / "web" / "i18n" / f"{lang}.json" for lang in ("es", "pt", "en")}
+#: the modules that build reasons (reasons.py itself is left out)
+MAKERS = [
+    *(p for p in sorted((SRC / "bots").glob("*.py")) if p.name != "reasons.py"),
+    SRC / "server" / "app.py",
+]
+SYMBOLS = {"S": "♠", "C": "♣", "D": "♦", "H": "♥"}
+SUIT_NAMES = {"S": "spades", "C": "clubs", "D": "diamonds", "H": "hearts"}
 
 
 def _mariage_view() -> dict:
@@ -50,45 +62,139 @@ def test_the_suggester_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None
 
 
 def test_en_json_holds_the_reason_templates() -> None:
-    en = json.loads(EN.read_text(encoding="utf-8"))
+    en = json.loads(I18N["en"].read_text(encoding="utf-8"))
     for key, text in REASONS.items():
         assert en[f"hint_reason_{key}"] == text, key
     assert en["hint_reason_sampled_avg"] == SAMPLED_AVG
-    extra = {k for k in en if k.startswith("hint_reason_")} - {
-        f"hint_reason_{k}" for k in [*REASONS, "sampled_avg"]
-    }
-    assert extra == set()
 
 
-def test_reason_i18n_examples() -> None:
-    assert reason_i18n("Bid 120: your hand justifies up to 140.") == (
-        "bid_justifies",
-        {"value": "120", "ceiling": "140"},
-    )
-    assert reason_i18n("Give the 10♣: a card you can spare.") == ("give_spare", {"card": "TC"})
-    assert reason_i18n(
-        "Announce the ♥ marriage (+100) by leading the Q♥: hearts become trump."
-    ) == ("announce_marriage", {"suit": "H", "value": "100", "card": "QH", "suit_name": "H"})
-    assert reason_i18n(
-        "Play the 9♦ on the A♦ (-0.4 game points on average over sampled deals)."
-    ) == (
-        "play_on_lead",
-        {"card": "9D", "lead": "AD", "sampled_avg": "-0.4"},
-    )
-    assert reason_i18n("Not a sentence any bot writes.") is None
+@pytest.mark.parametrize("lang", sorted(I18N))
+def test_every_reason_is_translated_with_the_same_placeholders(lang: str) -> None:
+    strings = json.loads(I18N[lang].read_text(encoding="utf-8"))
+    wanted = {f"hint_reason_{k}": t for k, t in [*REASONS.items(), ("sampled_avg", SAMPLED_AVG)]}
+    assert {k for k in strings if k.startswith("hint_reason_")} == set(wanted)
+    for k, template in wanted.items():
+        assert placeholders(strings[k]) == placeholders(template), (lang, k)
+
+
+def test_the_protocol_lists_the_reason_keys() -> None:
+    text = (SRC.parents[1] / "docs" / "dev" / "protocol.md").read_text(encoding="utf-8")
+    start = text.index("`web/i18n/en.json`): ")
+    listed = re.findall(r"`(\w+)`", text[start : text.index("Example:", start)])
+    assert listed == list(REASONS)
+
+
+def _reason_calls() -> list[tuple[str, ast.Call]]:
+    calls = []
+    for path in MAKERS:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Reason":
+                calls.append((f"{path.name}:{node.lineno}", node))
+    return calls
+
+
+def test_every_reason_in_the_code_has_a_template_with_its_placeholders() -> None:
+    calls = _reason_calls()
+    assert len(calls) > 60
+    for where, call in calls:
+        first = call.args[0]
+        if isinstance(first, ast.Subscript):
+            # the Mil search player's card plays: the keys are in PLAY_REASONS
+            assert ast.unparse(first).startswith("PLAY_REASONS["), where
+            continue
+        assert isinstance(first, ast.Constant) and isinstance(first.value, str), where
+        assert first.value in REASONS, where
+        args = call.args[1] if len(call.args) > 1 else None
+        if args is None:
+            assert placeholders(REASONS[first.value]) == set(), where
+        elif isinstance(args, ast.Dict):
+            names = {k.value for k in args.keys if isinstance(k, ast.Constant)}
+            assert names == placeholders(REASONS[first.value]), where
+    for keys in PLAY_REASONS.values():
+        for key in keys:
+            assert placeholders(REASONS[key]) <= {"card", "pct"}, key
+            assert "card" in placeholders(REASONS[key]), key
+
+
+def test_reason_examples() -> None:
+    r = Reason("bid_justifies", {"value": 120, "ceiling": 140})
+    assert str(r) == "Bid 120: your hand justifies up to 140."
+    assert r.wire_args() == {"value": "120", "ceiling": "140"}
+    assert str(Reason("give_spare", {"card": "TC"})) == "Give the 10♣: a card you can spare."
+    r = Reason("announce_marriage", {"suit": "H", "value": 100, "card": "QH", "suit_name": "H"})
+    assert str(r) == "Announce the ♥ marriage (+100) by leading the Q♥: hearts become trump."
+    r = Reason("bid_likely", {"value": 120, "pct": 0.856})
+    assert str(r) == "Bid 120: you make it in about 86% of the likely deals."
+    assert r.wire_args() == {"value": "120", "pct": "86%"}
+    r = Reason("play_on_lead", {"card": "9D", "lead": "AD"}).with_sampled_avg(-0.4)
+    assert str(r) == "Play the 9♦ on the A♦ (-0.4 game points on average over sampled deals)."
+    assert r.wire_args() == {"card": "9D", "lead": "AD", "sampled_avg": "-0.4"}
+    assert r == Reason("play_on_lead", {"card": "9D", "lead": "AD"}, sampled_avg=-0.4)
+    assert hash(r) == hash(Reason("play_on_lead", {"lead": "AD", "card": "9D"}, sampled_avg=-0.4))
+
+
+def test_a_reason_without_its_template_cannot_be_built() -> None:
+    with pytest.raises(ValueError, match="no hint reason template"):
+        Reason("not_a_key")
+    with pytest.raises(ValueError, match="takes"):
+        Reason("lead_master")  # {card} is missing
+    with pytest.raises(ValueError, match="takes"):
+        Reason("keep", {"card": "AH"})
+    args = {"card": "AH"}
+    r = Reason("lead_master", args)
+    args["card"] = "KH"
+    assert str(r) == "Lead the A♥: it wins the trick and keeps the lead."  # args are copied
+    with pytest.raises(TypeError):
+        r.args["card"] = "KH"  # type: ignore[index]
+
+
+def _client_text(strings: dict[str, str], key: str, args: dict[str, str]) -> str:
+    """What web/app.js (``hintReason``) shows for ``reason_key`` and ``reason_args``."""
+    shown = {}
+    for k, v in args.items():
+        if k in ("card", "lead"):
+            shown[k] = ("10" if v[0] == "T" else v[0]) + SYMBOLS[v[1]]
+        elif k == "suit":
+            shown[k] = SYMBOLS[v]
+        elif k == "suit_name":
+            shown[k] = SUIT_NAMES[v]  # the client's suit_<letter> string; English here
+        else:
+            shown[k] = v
+
+    def fill(template: str, values: dict[str, str]) -> str:
+        return re.sub(r"\{(\w+)\}", lambda m: values[m.group(1)], template)
+
+    text = fill(strings[f"hint_reason_{key}"], shown)
+    if "sampled_avg" in args:
+        text = fill(
+            strings["hint_reason_sampled_avg"],
+            {"text": text.removesuffix("."), "sampled_avg": args["sampled_avg"]},
+        )
+    return text
 
 
 @pytest.mark.parametrize("game,profile", [("mil", "club"), ("mil", "casa"), ("mariage", "mariage")])
 @pytest.mark.parametrize("name", ["rules", "search"])
-def test_the_bots_reasons_map_and_render_back(game: str, profile: str, name: str) -> None:
+def test_the_bots_explain_with_reasons_a_client_renders_back(
+    game: str, profile: str, name: str
+) -> None:
+    en = json.loads(I18N["en"].read_text(encoding="utf-8"))
     opts = {"budget": 30.0, "samples": 4, "bid_samples": 4} if name == "search" else {}
     bot = make_bot(game, name, profile=None if game == "mariage" else profile, **opts)
     keys = set()
     for g in random_positions(game, profile, 25, seed=33):
         view = g.view(g.turn)
-        _action, reason = bot.explain(view, random.Random(1))  # type: ignore[attr-defined]
-        found = reason_i18n(reason)
-        assert found is not None, reason
-        assert render(*found) == reason
-        keys.add(found[0])
+        action, reason = bot.explain(view, random.Random(1))  # type: ignore[attr-defined]
+        assert action.to_json() in view["legal"]
+        assert isinstance(reason, Reason), reason
+        wire = reason.wire_args()
+        assert all(isinstance(v, str) for v in wire.values()), wire
+        for k in ("card", "lead"):
+            if k in wire:
+                parse_card(wire[k])
+        # the server sends str(reason) and (key, wire args): the client shows the same sentence
+        assert _client_text(en, reason.key, wire) == str(reason)
+        assert "{" not in str(reason) and str(reason).endswith(".")
+        keys.add(reason.key)
     assert len(keys) > 3

@@ -11,6 +11,7 @@ import pytest
 from bots_helpers import random_positions
 
 from tapete.bots import make_bot, suggest
+from tapete.bots.reasons import REASONS, Reason
 from tapete.bots.registry import SafeBot
 from tapete.games import new_game
 
@@ -89,9 +90,10 @@ def test_search_bot_respects_its_budget() -> None:
 
 
 @pytest.mark.parametrize("game,profile", [("mil", "club"), ("mil", "casa"), ("mariage", None)])
-def test_suggest_gives_a_legal_action_and_a_sentence(game: str, profile: str | None) -> None:
+def test_suggest_gives_a_legal_action_and_a_reason(game: str, profile: str | None) -> None:
     for g in random_positions(game, profile or "mariage", 8, seed=81):
         view = g.view(g.turn)
         action, reason = suggest(game, view)
         assert action.to_json() in view["legal"]
-        assert isinstance(reason, str) and reason.endswith(".") and len(reason) > 8
+        assert isinstance(reason, Reason) and reason.key in REASONS
+        assert str(reason).endswith(".") and len(str(reason)) > 8

@@ -36,7 +36,8 @@ def test_search_never_concedes_by_default() -> None:
         action, why = bot.explain(view, random.Random(seed))
         assert not isinstance(action, Rospis), why
         assert isinstance(action, (Give, Redeal)), why
-        assert why.endswith(".") and why[0].isupper()
+        assert why.key.startswith(("give_", "redeal_")), why
+        assert str(why).endswith(".") and str(why)[0].isupper()
 
 
 def test_rospis_option_is_read() -> None:

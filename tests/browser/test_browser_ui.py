@@ -133,7 +133,7 @@ def test_hint_highlights_the_suggestion(new_page, live_server, artifacts) -> Non
     assert hint["action"] in view(page)["legal"]
     text = page.inner_text(tid("hint-text"))
     assert text.startswith("Dica:")
-    # the reason is shown in Portuguese (issue 5): a known sentence comes with a key
+    # the reason is shown in Portuguese (issue 5): every hint comes with its key and arguments
     assert hint.get("key") and isinstance(hint.get("args"), dict), hint
     assert hint["reason"] not in text and "{" not in text, text
     if hint["action"]["type"] == "play":

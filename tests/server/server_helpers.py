@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import func, select
 from starlette.applications import Starlette
 
+from tapete.bots.reasons import Reason
 from tapete.cards import CARD_NAMES, bits, mask_of, mask_points, parse_card
 from tapete.server.db import ActionRow, TableRow
 from tapete.server.tables import game_of
@@ -59,6 +60,23 @@ def stored_actions(app: Starlette, table_id: int) -> list[dict[str, Any]]:
 
 def _to_act(view: dict[str, Any]) -> bool:
     return bool(view["over"] or (view["turn"] == view["seat"] and view["legal"]))
+
+
+def assert_hint_reason(hint: dict[str, Any]) -> None:
+    """A hint's reason: the English sentence and its key and arguments, which agree."""
+    assert isinstance(hint["reason"], str) and hint["reason"], hint
+    assert isinstance(hint["reason_key"], str), hint
+    args = hint["reason_args"]
+    assert isinstance(args, dict) and all(isinstance(v, str) for v in args.values()), hint
+    # the reason built again from the key and the arguments gives the same sentence
+    typed: dict[str, str | int | float] = {
+        k: int(v.removesuffix("%")) / 100 if k == "pct" else float(v) if k == "avg" else v
+        for k, v in args.items()
+        if k != "sampled_avg"
+    }
+    avg = args.get("sampled_avg")
+    reason = Reason(hint["reason_key"], typed, None if avg is None else float(avg))
+    assert str(reason) == hint["reason"], hint
 
 
 @dataclass
@@ -127,7 +145,7 @@ class Session:
                 while (h := self.receive())["type"] != "hint":
                     pass
                 assert h["action"] in v["legal"], h
-                assert isinstance(h["reason"], str) and h["reason"]
+                assert_hint_reason(h)
             self.act(self.rng.choice(v["legal"]))
             n += 1
 

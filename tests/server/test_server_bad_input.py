@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from server_helpers import MakeApp, Session, action_count, new_table
+from server_helpers import MakeApp, Session, action_count, assert_hint_reason, new_table
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
@@ -242,8 +242,25 @@ def test_hint(seated: Seated, me: Session) -> None:
     m = me.receive()
     assert m["type"] == "hint" and m["version"] == me.version
     assert me.view is not None and m["action"] in me.view["legal"]
-    assert isinstance(m["reason"], str) and m["reason"]
+    assert_hint_reason(m)
+    assert set(m) == {"type", "version", "action", "reason", "reason_key", "reason_args"}
     assert seated.stored() == me.version
+
+
+def test_hint_when_the_bot_fails(
+    seated: Seated, me: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tapete.bots
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("no bot today")
+
+    monkeypatch.setattr(tapete.bots, "suggest", broken)
+    me.ws.send_json({"type": "hint"})
+    m = me.receive()
+    assert me.view is not None and m["action"] == me.view["legal"][0]
+    assert m["reason_key"] == "no_suggestion" and m["reason_args"] == {}
+    assert m["reason"] == "No suggestion is available: this move is legal."
 
 
 # ---------------------------------------------------------------------- HTTP

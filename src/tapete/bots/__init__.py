@@ -7,8 +7,9 @@ from typing import Any
 
 from tapete.bots.base import Bot, parse_action
 from tapete.bots.random_bot import RandomBot
+from tapete.bots.reasons import Reason
 
-__all__ = ["BOT_NAMES", "Bot", "RandomBot", "make_bot", "parse_action", "suggest"]
+__all__ = ["BOT_NAMES", "Bot", "RandomBot", "Reason", "make_bot", "parse_action", "suggest"]
 
 BOT_NAMES: tuple[str, ...] = ("random", "rules", "search")
 
@@ -24,12 +25,13 @@ def make_bot(game: str, name: str, *, profile: str | None = None, **options: Any
     raise ValueError(f"unknown bot {name!r} (expected one of: {', '.join(BOT_NAMES)})")
 
 
-def suggest(game: str, view: dict[str, Any], *, key: Hashable | None = None) -> tuple[Any, str]:
-    """The best available bot's action for this view, with a one-line reason for a person.
+def suggest(game: str, view: dict[str, Any], *, key: Hashable | None = None) -> tuple[Any, Reason]:
+    """The best available bot's action for this view, with its :class:`Reason` (``str()``:
+    a one-line English sentence for a person).
 
     ``key`` (e.g. the table id) keeps one suggesting bot per table: see
     :func:`tapete.bots.registry.suggest`."""
     from tapete.bots.registry import suggest as strong_suggest
 
-    result: tuple[Any, str] = strong_suggest(game, view, key=key)
+    result: tuple[Any, Reason] = strong_suggest(game, view, key=key)
     return result

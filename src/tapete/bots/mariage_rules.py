@@ -13,9 +13,20 @@ import random
 from typing import Any, Final
 
 from tapete.bots.base import parse_action
-from tapete.bots.mil_rules import card_label_any
+from tapete.bots.reasons import Reason
 from tapete.bots.sampling import MariageInfo, MariageTracker
-from tapete.cards import ABOVE, ACE, KING, QUEEN, SUIT_MASKS, TEN, Suit, bits, card_points
+from tapete.cards import (
+    ABOVE,
+    ACE,
+    KING,
+    QUEEN,
+    SUIT_MASKS,
+    TEN,
+    Suit,
+    bits,
+    card_name,
+    card_points,
+)
 from tapete.game import JSON
 from tapete.mariage.actions import Action, Claim, Close, Decline, Exchange, Marriage, Play
 
@@ -63,26 +74,26 @@ def sure_points_of(hand: int, t: int, out: int) -> int:
 
 def mariage_rules_decision(
     info: MariageInfo, legal: list[Action], strict_solver: Any = None
-) -> tuple[Action, str]:
+) -> tuple[Action, Reason]:
     """The rules player's action and a one-line reason."""
     if len(legal) == 1:
-        return legal[0], "The only legal move."
+        return legal[0], Reason("only_legal")
     me = info.seat
     mine = info.points[me]
     claim = next((a for a in legal if isinstance(a, Claim)), None)
     if claim is not None and mine >= WIN:
-        return claim, f"Claim 66: you have {mine} points."
+        return claim, Reason("claim", {"points": mine})
     decline = next((a for a in legal if isinstance(a, Decline)), None)
     if decline is not None:
-        return decline, "Do not claim: you have fewer than 66 points."
+        return decline, Reason("no_claim")
     plays = [a for a in legal if isinstance(a, Play)]
     if info.pending is not None:
         q = [a for a in plays if a.card & 7 == QUEEN] or plays
-        return q[0], f"Lead the {card_label_any(q[0].card)} of the marriage you declared."
+        return q[0], Reason("lead_marriage_card", {"card": card_name(q[0].card)})
     if info.lead is None:
         exch = next((a for a in legal if isinstance(a, Exchange)), None)
         if exch is not None:
-            return exch, "Exchange the trump 7 for the face-up trump card."
+            return exch, Reason("exchange")
         marriages = [a for a in legal if isinstance(a, Marriage)]
         if marriages:
 
@@ -91,14 +102,15 @@ def mariage_rules_decision(
 
             best = max(marriages, key=value)
             v = value(best)
+            args: dict[str, str | int | float] = {"suit": Suit(best.suit).letter, "value": v}
             if mine + v >= WIN:
-                return best, f"Declare the {Suit(best.suit).symbol} marriage (+{v}) and claim 66."
-            return best, f"Declare the {Suit(best.suit).symbol} marriage: +{v} points."
+                return best, Reason("marriage_and_claim", args)
+            return best, Reason("marriage_points", args)
         close = next((a for a in legal if isinstance(a, Close)), None)
         if close is not None and mine + sure_points(info) >= WIN + 6:
-            return close, "Close the stock: your trumps bring you to 66."
+            return close, Reason("close_trumps")
     if info.phase == "strict" and strict_solver is not None:
-        got: tuple[Action, str] | None = strict_solver(info, plays)
+        got: tuple[Action, Reason] | None = strict_solver(info, plays)
         if got is not None:
             return got
     if info.lead is None:
@@ -106,7 +118,7 @@ def mariage_rules_decision(
     return _open_follow(info, plays)
 
 
-def _open_lead(info: MariageInfo, plays: list[Play]) -> tuple[Action, str]:
+def _open_lead(info: MariageInfo, plays: list[Play]) -> tuple[Action, Reason]:
     hand = info.hand
     t = info.trump
     out = _out(info)
@@ -125,10 +137,7 @@ def _open_lead(info: MariageInfo, plays: list[Play]) -> tuple[Action, str]:
         )
 
     a = min(plays, key=cost)
-    return (
-        a,
-        f"Lead the {card_label_any(a.card)}: the card you can best spare, keeping your winners.",
-    )
+    return a, Reason("lead_spare", {"card": card_name(a.card)})
 
 
 def _beats(lead: int, c: int, trump: int) -> bool:
@@ -137,7 +146,7 @@ def _beats(lead: int, c: int, trump: int) -> bool:
     return c >> 3 == trump
 
 
-def _open_follow(info: MariageInfo, plays: list[Play]) -> tuple[Action, str]:
+def _open_follow(info: MariageInfo, plays: list[Play]) -> tuple[Action, Reason]:
     lead = info.lead
     assert lead is not None
     t = info.trump
@@ -149,16 +158,16 @@ def _open_follow(info: MariageInfo, plays: list[Play]) -> tuple[Action, str]:
     if same:
         a = max(same, key=lambda a: (card_points(a.card), a.card))
         if card_points(a.card) >= 10 or lead_pts >= 3:
-            return a, f"Take it with the {card_label_any(a.card)}: both cards score for you."
+            return a, Reason("take_both_score", {"card": card_name(a.card)})
     if lead_pts >= 10 or info.points[info.seat] + lead_pts >= WIN - 4:
         trumps = [a for a in winners if a.card >> 3 == t and not _pair_card(a.card, hand)]
         trumps = trumps or [a for a in winners if a.card >> 3 == t]
         if trumps:
             a = min(trumps, key=lambda a: (card_points(a.card), a.card))
-            return a, f"Trump the {card_label_any(lead)} with the {card_label_any(a.card)}."
+            return a, Reason("trump_lead", {"lead": card_name(lead), "card": card_name(a.card)})
     if same and info.phase == "strict":
         a = min(same, key=lambda a: a.card)
-        return a, f"Beat the {card_label_any(lead)} with the {card_label_any(a.card)}."
+        return a, Reason("beat_lead", {"lead": card_name(lead), "card": card_name(a.card)})
 
     def dump(a: Play) -> tuple[int, int, int, int]:
         c = a.card
@@ -171,7 +180,7 @@ def _open_follow(info: MariageInfo, plays: list[Play]) -> tuple[Action, str]:
         )
 
     a = min(plays, key=dump)
-    return a, f"Play the {card_label_any(a.card)}: a cheap card, not worth a trump."
+    return a, Reason("play_cheap", {"card": card_name(a.card)})
 
 
 class MariageRulesBot:
@@ -182,7 +191,7 @@ class MariageRulesBot:
     def __init__(self, **options: Any) -> None:
         self.tracker = MariageTracker()
 
-    def explain(self, view: JSON, rng: random.Random) -> tuple[Action, str]:
+    def explain(self, view: JSON, rng: random.Random) -> tuple[Action, Reason]:
         from tapete.bots.mariage_search import strict_choice
 
         legal = _legal(view)

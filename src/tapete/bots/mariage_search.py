@@ -26,7 +26,7 @@ from typing import Any, Final
 
 from tapete.bots.base import parse_action
 from tapete.bots.mariage_rules import mariage_rules_decision, sure_points_of
-from tapete.bots.mil_rules import card_label
+from tapete.bots.reasons import Reason
 from tapete.bots.sampling import MariageInfo, MariageTracker, sample_mariage
 from tapete.cards import (
     ABOVE,
@@ -37,6 +37,7 @@ from tapete.cards import (
     TEN,
     Suit,
     bits,
+    card_name,
     card_points,
 )
 from tapete.game import JSON
@@ -196,7 +197,7 @@ def strict_choice(
     *,
     samples: int = 8,
     budget: float = 0.5,
-) -> tuple[Action, str] | None:
+) -> tuple[Action, Reason] | None:
     """The best card in the strict phase (exact over sampled hidden hands)."""
     if not plays:
         return None
@@ -220,11 +221,10 @@ def strict_choice(
         return None
     best = max(plays, key=lambda a: (totals[a], -card_points(a.card)))
     avg = totals[best] / done
-    verb = "Lead" if info.lead is None else "Play"
-    return best, (
-        f"{verb} the {card_label(best.card)}: best with exact play "
-        f"({avg:+.1f} game points on average)."
-    )
+    args: dict[str, str | int | float] = {"card": card_name(best.card), "avg": avg}
+    if info.lead is None:
+        return best, Reason("lead_exact", args)
+    return best, Reason("play_exact", args)
 
 
 # ---------------------------------------------------------------------------- playouts
@@ -384,20 +384,20 @@ class MariageSearchBot:
         """Take in a view seen earlier in the hand without deciding (see ``bots.base``)."""
         self.tracker.update(view)
 
-    def explain(self, view: JSON, rng: random.Random) -> tuple[Action, str]:
+    def explain(self, view: JSON, rng: random.Random) -> tuple[Action, Reason]:
         legal = [parse_action("mariage", a) for a in view["legal"]]
         if not legal:
             raise ValueError("no legal action in this view")
         info = self.tracker.update(view)
         if len(legal) == 1:
-            return legal[0], "The only legal move."
+            return legal[0], Reason("only_legal")
         me = info.seat
         claim = next((a for a in legal if isinstance(a, Claim)), None)
         if claim is not None and info.points[me] >= WIN:
-            return claim, f"Claim 66: you have {info.points[me]} points."
+            return claim, Reason("claim", {"points": info.points[me]})
         dec = next((a for a in legal if isinstance(a, Decline)), None)
         if dec is not None:
-            return dec, "Do not claim: you have fewer than 66 points."
+            return dec, Reason("no_claim")
         if claim is not None:
             legal = [a for a in legal if a is not claim and not isinstance(a, Claim)]
         plays = [a for a in legal if isinstance(a, Play)]
@@ -411,12 +411,12 @@ class MariageSearchBot:
         # an exchange never hurts: take it before thinking
         exch = next((a for a in legal if isinstance(a, Exchange)), None)
         if exch is not None:
-            return exch, "Exchange the trump 7 for the face-up trump card."
+            return exch, Reason("exchange")
         return self._pimc(info, legal, rng)
 
     def _pimc(
         self, info: MariageInfo, legal: list[Action], rng: random.Random
-    ) -> tuple[Action, str]:
+    ) -> tuple[Action, Reason]:
         prior, why = mariage_rules_decision(info, legal)
         if prior not in legal:
             prior = legal[0]
@@ -446,10 +446,7 @@ class MariageSearchBot:
         # The playouts are noisy: keep the rules player's choice unless the search finds
         # something clearly better (the best of several noisy averages is biased upwards).
         if mean[best] - mean[prior] < self.margin:
-            return (
-                prior,
-                f"{why[:-1]} ({mean[prior]:+.1f} game points on average over sampled deals).",
-            )
+            return prior, why.with_sampled_avg(mean[prior])
         return best, _describe(best, info, mean[best])
 
 
@@ -483,18 +480,19 @@ def _tiebreak(a: Action) -> float:
     return 0.0
 
 
-def _describe(a: Action, info: MariageInfo, avg: float) -> str:
-    tail = f"({avg:+.1f} game points on average over sampled deals)."
+def _describe(a: Action, info: MariageInfo, avg: float) -> Reason:
     if isinstance(a, Marriage):
         v = 40 if a.suit == info.trump else 20
-        return f"Declare the {Suit(a.suit).symbol} marriage (+{v}) {tail}"
-    if isinstance(a, Close):
-        return f"Close the stock: you can reach 66 with your cards {tail}"
-    if isinstance(a, Play):
-        if info.lead is None:
-            return f"Lead the {card_label(a.card)} {tail}"
-        return f"Play the {card_label(a.card)} on the {card_label(info.lead)} {tail}"
-    return f"{a} {tail}"
+        why = Reason("marriage", {"suit": Suit(a.suit).letter, "value": v})
+    elif isinstance(a, Close):
+        why = Reason("close_reach")
+    elif isinstance(a, Play) and info.lead is not None:
+        why = Reason("play_on_lead", {"card": card_name(a.card), "lead": card_name(info.lead)})
+    elif isinstance(a, Play):
+        why = Reason("lead_card", {"card": card_name(a.card)})
+    else:
+        why = Reason("safe_legal")  # no other action is searched (exchanges and claims are not)
+    return why.with_sampled_avg(avg)
 
 
 _: Callable[..., Any] = bits

@@ -17,6 +17,7 @@ import random
 from typing import Any, Final
 
 from tapete.bots.base import parse_action
+from tapete.bots.reasons import Reason
 from tapete.bots.sampling import MilInfo, mil_info
 from tapete.cards import (
     ACE,
@@ -38,7 +39,6 @@ from tapete.solver.position import trick_winner
 
 __all__ = [
     "MilRulesBot",
-    "card_label",
     "estimate_hand",
     "rules_decision",
 ]
@@ -46,15 +46,6 @@ __all__ = [
 PAIR_MASKS: Final = tuple((1 << (s * 8 + KING)) | (1 << (s * 8 + QUEEN)) for s in range(4))
 #: what a hand is expected to gain from the talon (three cards, 15 points on average)
 TALON_HOPE: Final = 10
-
-
-def card_label(c: int) -> str:
-    """``"A♥"``: a card for people (any rank, so Mariage uses it too)."""
-    r = "789JQKTA"[c & 7]
-    return ("10" if r == "T" else r) + Suit(c >> 3).symbol
-
-
-card_label_any = card_label
 
 
 def estimate_hand(hand: int, out: int | None = None) -> int:
@@ -91,13 +82,13 @@ def _legal(view: JSON) -> list[MilAction]:
     return [parse_action("mil", a) for a in view["legal"]]
 
 
-def rules_decision(view: JSON, rng: random.Random) -> tuple[MilAction, str]:
+def rules_decision(view: JSON, rng: random.Random) -> tuple[MilAction, Reason]:
     """The rules player's action for this view and a one-line reason."""
     legal = _legal(view)
     if not legal:
         raise ValueError("no legal action in this view")
     if len(legal) == 1:
-        return legal[0], "The only legal move."
+        return legal[0], Reason("only_legal")
     info = mil_info(view)
     phase = info.phase
     if phase in ("redeal_offer", "nines_offer"):
@@ -110,7 +101,7 @@ def rules_decision(view: JSON, rng: random.Random) -> tuple[MilAction, str]:
         return _contract_choice(info, legal)
     if phase == "play":
         return play_choice(info, legal)
-    return legal[0], "The first legal move."
+    return legal[0], Reason("first_legal")
 
 
 # ---------------------------------------------------------------------------- bidding
@@ -124,7 +115,7 @@ def bid_ceiling(info: MilInfo, hand: int | None = None) -> int:
     return estimate_hand(h)
 
 
-def _bid_choice(info: MilInfo, legal: list[MilAction], view: JSON) -> tuple[MilAction, str]:
+def _bid_choice(info: MilInfo, legal: list[MilAction], view: JSON) -> tuple[MilAction, Reason]:
     step = info.profile.step
     ceiling = _round_down(bid_ceiling(info), step)
     if info.profile.barrel == "club" and view["in_barrel"][info.seat]:
@@ -133,25 +124,25 @@ def _bid_choice(info: MilInfo, legal: list[MilAction], view: JSON) -> tuple[MilA
     bids = sorted((a for a in legal if isinstance(a, Bid)), key=lambda a: a.value)
     ok = [b for b in bids if b.value <= ceiling]
     if ok:
-        return ok[0], f"Bid {ok[0].value}: your hand justifies up to {ceiling}."
+        return ok[0], Reason("bid_justifies", {"value": ok[0].value, "ceiling": ceiling})
     p = next((a for a in legal if isinstance(a, Pass)), legal[0])
-    return p, f"Pass: your hand justifies at most {max(ceiling, 100 - step)}."
+    return p, Reason("pass_justifies", {"ceiling": max(ceiling, 100 - step)})
 
 
-def _redeal_choice(info: MilInfo, legal: list[MilAction]) -> tuple[MilAction, str]:
+def _redeal_choice(info: MilInfo, legal: list[MilAction]) -> tuple[MilAction, Reason]:
     redeals = [a for a in legal if isinstance(a, Redeal)]
     keep = next((a for a in legal if isinstance(a, KeepDeal)), legal[-1])
     if not redeals:
-        return keep, "Keep the deal."
+        return keep, Reason("keep")
     if info.phase == "nines_offer":
         if info.declarer == info.seat:
             if info.contract is not None and estimate_hand(info.hand) + 5 < info.contract:
-                return redeals[0], "Ask for a redeal: the contract looks out of reach."
-            return keep, "Keep the deal: you can make the contract."
-        return redeals[0], "Ask for a redeal: it takes the declarer's contract away."
+                return redeals[0], Reason("redeal_out_of_reach")
+            return keep, Reason("keep_can_make")
+        return redeals[0], Reason("redeal_takes_contract")
     if estimate_hand(info.hand) + TALON_HOPE < 100:
-        return redeals[0], "Ask for a redeal: the hand is too weak to bid or defend."
-    return keep, "Keep the deal: the hand is good enough to play."
+        return redeals[0], Reason("redeal_weak")
+    return keep, Reason("keep_good_hand")
 
 
 # ---------------------------------------------------------------------------- talon
@@ -184,7 +175,7 @@ def best_gives(hand: int) -> list[int]:
     return cards[:2]
 
 
-def _talon_choice(info: MilInfo, legal: list[MilAction]) -> tuple[MilAction, str]:
+def _talon_choice(info: MilInfo, legal: list[MilAction]) -> tuple[MilAction, Reason]:
     hand = info.hand
     bid = info.bid or 100
     redeal = next((a for a in legal if isinstance(a, Redeal)), None)
@@ -193,18 +184,18 @@ def _talon_choice(info: MilInfo, legal: list[MilAction]) -> tuple[MilAction, str
     kept = hand & ~(1 << gives[0]) & ~(1 << gives[1])
     est = estimate_hand(kept)
     if redeal is not None and est < bid:
-        return redeal, "Ask for a redeal: the talon is poor and the bid looks out of reach."
+        return redeal, Reason("redeal_poor_talon")
     if rospis is not None and est + 20 < bid:
-        return rospis, f"Concede (rospis): the hand is worth about {est}, far below {bid}."
+        return rospis, Reason("rospis_worth", {"est": est, "value": bid})
     give_actions = [a for a in legal if isinstance(a, Give)]
     for c in gives:
         for a in give_actions:
             if a.card == c:
-                return a, f"Give the {card_label(c)}: a card you can spare."
-    return give_actions[0], "Give a card you can spare."
+                return a, Reason("give_spare", {"card": card_name(c)})
+    return give_actions[0], Reason("give_any")
 
 
-def _contract_choice(info: MilInfo, legal: list[MilAction]) -> tuple[MilAction, str]:
+def _contract_choice(info: MilInfo, legal: list[MilAction]) -> tuple[MilAction, Reason]:
     contracts = sorted((a for a in legal if isinstance(a, Contract)), key=lambda a: a.value)
     sure = _round_down(estimate_hand(info.hand) - 10, info.profile.step)
     pick = contracts[0]
@@ -212,8 +203,8 @@ def _contract_choice(info: MilInfo, legal: list[MilAction]) -> tuple[MilAction, 
         if a.value <= sure:
             pick = a
     if pick.value > contracts[0].value:
-        return pick, f"Play for {pick.value}: the cards in hand are worth it."
-    return pick, f"Play for {pick.value}, the bid: raise only with what is in hand."
+        return pick, Reason("contract_worth", {"value": pick.value})
+    return pick, Reason("contract_bid", {"value": pick.value})
 
 
 # ---------------------------------------------------------------------------- play
@@ -251,26 +242,27 @@ def _team(seat: int, declarer: int | None) -> int:
     return 0 if seat == declarer else 1
 
 
-def play_choice(info: MilInfo, legal: list[MilAction]) -> tuple[MilAction, str]:
+def play_choice(info: MilInfo, legal: list[MilAction]) -> tuple[MilAction, Reason]:
     plays = [a for a in legal if isinstance(a, Play)]
     if not plays:
-        return legal[0], "The first legal move."
+        return legal[0], Reason("first_legal")
     out = _outside(info)
     if not info.trick:
         return _lead(info, plays, out)
     return _follow(info, plays, out)
 
 
-def _lead(info: MilInfo, plays: list[Play], out: int) -> tuple[Play, str]:
+def _lead(info: MilInfo, plays: list[Play], out: int) -> tuple[Play, Reason]:
     hand = info.hand
     announce = [a for a in plays if a.marriage]
     if announce:
         best_suit = max({a.card >> 3 for a in announce}, key=lambda s: MARRIAGE_VALUES[s])
         queen = next(a for a in announce if a.card >> 3 == best_suit and a.card & 7 == QUEEN)
         v = MARRIAGE_VALUES[best_suit]
-        return queen, (
-            f"Announce the {Suit(best_suit).symbol} marriage (+{v}) by leading the "
-            f"{card_label(queen.card)}: {Suit(best_suit).name.lower()} become trump."
+        letter = Suit(best_suit).letter
+        return queen, Reason(
+            "announce_marriage",
+            {"suit": letter, "value": v, "card": card_name(queen.card), "suit_name": letter},
         )
     cards = [a for a in plays if not a.marriage]
     trump = info.trump
@@ -278,7 +270,7 @@ def _lead(info: MilInfo, plays: list[Play], out: int) -> tuple[Play, str]:
     if trump >= 0 and info.declarer == info.seat and out & SUIT_MASKS[trump]:
         for a in sorted(cards, key=lambda a: -a.card):
             if a.card >> 3 == trump and is_master(a.card, info, out):
-                return a, f"Lead the {card_label(a.card)}: it draws the trumps still out."
+                return a, Reason("lead_draw_trumps", {"card": card_name(a.card)})
     masters = [
         a
         for a in cards
@@ -286,7 +278,7 @@ def _lead(info: MilInfo, plays: list[Play], out: int) -> tuple[Play, str]:
     ]
     if masters:
         a = max(masters, key=lambda a: (card_points(a.card), a.card))
-        return a, f"Lead the {card_label(a.card)}: it wins the trick and keeps the lead."
+        return a, Reason("lead_master", {"card": card_name(a.card)})
     safe = [a for a in cards if not _pair_card(a.card, hand)] or cards
 
     def cost(a: Play) -> tuple[int, int, int]:
@@ -296,10 +288,10 @@ def _lead(info: MilInfo, plays: list[Play], out: int) -> tuple[Play, str]:
         return (is_trump, card_points(a.card) * 2 + n, a.card)
 
     a = min(safe, key=cost)
-    return a, f"Lead the {card_label(a.card)}: the card you can best spare, keeping your winners."
+    return a, Reason("lead_spare", {"card": card_name(a.card)})
 
 
-def _follow(info: MilInfo, plays: list[Play], out: int) -> tuple[Play, str]:
+def _follow(info: MilInfo, plays: list[Play], out: int) -> tuple[Play, Reason]:
     hand = info.hand
     trick = info.trick
     seats = info.trick_seats
@@ -325,8 +317,8 @@ def _follow(info: MilInfo, plays: list[Play], out: int) -> tuple[Play, str]:
             feed = [a for a in feed if not _pair_card(a.card, hand)] or feed
             a = max(feed, key=lambda a: (card_points(a.card), -a.card))
             if card_points(a.card) >= 10:
-                return a, f"Play the {card_label(a.card)}: your partner wins this trick."
-            return a, f"Play the {card_label(a.card)}: your side already wins this trick."
+                return a, Reason("follow_partner_wins", {"card": card_name(a.card)})
+            return a, Reason("follow_side_wins", {"card": card_name(a.card)})
         if winners:
             a = min(
                 winners,
@@ -336,29 +328,29 @@ def _follow(info: MilInfo, plays: list[Play], out: int) -> tuple[Play, str]:
                     a.card,
                 ),
             )
-            return a, f"Take the trick with the {card_label(a.card)} ({trick_pts} points on it)."
+            return a, Reason("take_points", {"card": card_name(a.card), "points": trick_pts})
         a = min(plays, key=dump_key)
-        return a, f"Play the {card_label(a.card)}: you cannot win this trick, give little."
+        return a, Reason("follow_cannot_win", {"card": card_name(a.card)})
     # second to play
     third = (seats[-1] + 1) % 3
     third_is_partner = _team(third, info.declarer) == me
     if third_is_partner:
         if winners:
             a = max(winners, key=lambda a: (card_points(a.card), -a.card))
-            return a, f"Take the trick with the {card_label(a.card)}: your partner plays last."
+            return a, Reason("take_partner_last", {"card": card_name(a.card)})
         a = min(plays, key=dump_key)
-        return a, f"Play the {card_label(a.card)}: your partner may still win it."
+        return a, Reason("follow_partner_may_win", {"card": card_name(a.card)})
     # the opponent plays after me: win only with a card they cannot beat
     safe = [a for a in winners if is_master(a.card, info, out)]
     if safe:
         a = max(safe, key=lambda a: (card_points(a.card), -a.card))
-        return a, f"Take the trick with the {card_label(a.card)}: nobody can beat it."
+        return a, Reason("take_unbeatable", {"card": card_name(a.card)})
     if partner_winning and is_master(trick[win_idx], info, out):
         feed = [a for a in losers if not _pair_card(a.card, hand)] or losers or plays
         a = max(feed, key=lambda a: (card_points(a.card), -a.card))
-        return a, f"Play the {card_label(a.card)}: your partner's card wins this trick."
+        return a, Reason("follow_partner_card_wins", {"card": card_name(a.card)})
     a = min(losers or plays, key=dump_key)
-    return a, f"Play the {card_label(a.card)}: keep your high cards for later."
+    return a, Reason("follow_keep_high", {"card": card_name(a.card)})
 
 
 class MilRulesBot:
@@ -372,7 +364,7 @@ class MilRulesBot:
     def act(self, view: JSON, rng: random.Random) -> MilAction:
         return rules_decision(view, rng)[0]
 
-    def explain(self, view: JSON, rng: random.Random) -> tuple[MilAction, str]:
+    def explain(self, view: JSON, rng: random.Random) -> tuple[MilAction, Reason]:
         return rules_decision(view, rng)
 
 

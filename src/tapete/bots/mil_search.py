@@ -22,8 +22,10 @@ import time
 from typing import Any, Final
 
 from tapete.bots.base import parse_action
-from tapete.bots.mil_rules import best_gives, card_label, keep_value, rules_decision
+from tapete.bots.mil_rules import best_gives, keep_value, rules_decision
+from tapete.bots.reasons import Reason
 from tapete.bots.sampling import MilInfo, mil_info, sample_mil_hands
+from tapete.cards import card_name
 from tapete.game import JSON
 from tapete.mil.actions import Bid, Contract, Give, KeepDeal, MilAction, Pass, Play, Redeal, Rospis
 from tapete.solver import MilPosition, best_moves, solve
@@ -35,6 +37,15 @@ DEFENDER_VALUE: Final = 22
 #: double-dummy results flatter the declarer a little: a sample counts as made only with this
 #: much to spare
 MARGIN: Final = 8
+#: the reason of a card play by its outcome over the sampled deals, as (lead, play, announce)
+PLAY_REASONS: Final = {
+    "safe": ("lead_contract_safe", "play_contract_safe", "announce_contract_safe"),
+    "lost": ("lead_contract_lost", "play_contract_lost", "announce_contract_lost"),
+    "makes": ("lead_makes_pct", "play_makes_pct", "announce_makes_pct"),
+    "beats_all": ("lead_beats_all", "play_beats_all", "announce_beats_all"),
+    "made_anyway": ("lead_made_anyway", "play_made_anyway", "announce_made_anyway"),
+    "beats": ("lead_beats_pct", "play_beats_pct", "announce_beats_pct"),
+}
 
 
 def _solver_profile(name: str) -> str:
@@ -66,7 +77,7 @@ class MilSearchBot:
     def act(self, view: JSON, rng: random.Random) -> MilAction:
         return self.explain(view, rng)[0]
 
-    def explain(self, view: JSON, rng: random.Random) -> tuple[MilAction, str]:
+    def explain(self, view: JSON, rng: random.Random) -> tuple[MilAction, Reason]:
         legal = [parse_action("mil", a) for a in view["legal"]]
         if not legal:
             raise ValueError("no legal action in this view")
@@ -98,7 +109,7 @@ class MilSearchBot:
     # ------------------------------------------------------------------ card play
     def _play(
         self, info: MilInfo, legal: list[MilAction], rng: random.Random, deadline: float
-    ) -> tuple[MilAction, str] | None:
+    ) -> tuple[MilAction, Reason] | None:
         plays = [a for a in legal if isinstance(a, Play)]
         assert info.declarer is not None
         declarer = info.declarer
@@ -144,25 +155,23 @@ class MilSearchBot:
         best = max(plays, key=score)
         k = (best.card, best.marriage)
         share = made[k] / n
-        verb = "Lead" if not info.trick else "Play"
-        what = f"{verb} the {card_label(best.card)}"
-        if best.marriage:
-            what = f"Announce the marriage with the {card_label(best.card)}"
+        verb = 2 if best.marriage else 0 if not info.trick else 1
+        args: dict[str, str | int | float] = {"card": card_name(best.card)}
         if me_decl:
             if share >= 0.999:
-                why = "the contract is safe with it"
+                outcome = "safe"
             elif share <= 0.001:
-                why = "the contract is lost whatever you do; it saves the most points"
+                outcome = "lost"
             else:
-                why = f"it makes the contract in {share:.0%} of the likely deals"
+                outcome, args["pct"] = "makes", share
         else:
             if share <= 0.001:
-                why = "it beats the contract in every likely deal"
+                outcome = "beats_all"
             elif share >= 0.999:
-                why = "the contract is made anyway; it keeps the declarer's points lowest"
+                outcome = "made_anyway"
             else:
-                why = f"it beats the contract in {1 - share:.0%} of the likely deals"
-        return best, f"{what}: {why}."
+                outcome, args["pct"] = "beats", 1 - share
+        return best, Reason(PLAY_REASONS[outcome][verb], args)
 
     # ------------------------------------------------------------------ declarer outlook
     def _outlook(
@@ -205,11 +214,11 @@ class MilSearchBot:
         rng: random.Random,
         deadline: float,
         view: JSON,
-    ) -> tuple[MilAction, str]:
+    ) -> tuple[MilAction, Reason]:
         bids = sorted((a for a in legal if isinstance(a, Bid)), key=lambda a: a.value)
         passes = [a for a in legal if isinstance(a, Pass)]
         if not bids:
-            return passes[0], "Pass: no higher bid is allowed."
+            return passes[0], Reason("pass_no_higher")
         values = self._outlook(info, rng, deadline, self.bid_samples)
         if not values:
             return rules_decision(view, rng)
@@ -233,13 +242,13 @@ class MilSearchBot:
         if justified:
             a = justified[0]
             p = sum(1 for v in values if v >= a.value + MARGIN) / len(values)
-            return a, f"Bid {a.value}: you make it in about {p:.0%} of the likely deals."
+            return a, Reason("bid_likely", {"value": a.value, "pct": p})
         if not passes:
-            return bids[0], f"Bid {bids[0].value}: the opener must."
+            return bids[0], Reason("bid_opener", {"value": bids[0].value})
         ceiling = max((b for b in range(100, top + 1, step) if ev(b) > 0), default=0)
         if ceiling:
-            return passes[0], f"Pass: your hand justifies at most {ceiling}."
-        return passes[0], "Pass: your hand is too weak to play for 100."
+            return passes[0], Reason("pass_justifies", {"ceiling": ceiling})
+        return passes[0], Reason("pass_weak")
 
     # ------------------------------------------------------------------ talon and gifts
     def _talon(
@@ -249,7 +258,7 @@ class MilSearchBot:
         rng: random.Random,
         deadline: float,
         view: JSON,
-    ) -> tuple[MilAction, str] | None:
+    ) -> tuple[MilAction, Reason] | None:
         gives = [a for a in legal if isinstance(a, Give)]
         bid = info.bid or 100
         if info.phase == "give" or info.hand.bit_count() == 9:
@@ -259,7 +268,7 @@ class MilSearchBot:
                 for c in plan[1]:
                     for a in gives:
                         if a.card == c:
-                            return a, f"Give the {card_label(c)}: the plan made with the talon."
+                            return a, Reason("give_plan", {"card": card_name(c)})
             return None
         hand = info.hand
         cands = sorted(hand_cards(hand), key=lambda c: (keep_value(c, hand), c))[:5]
@@ -300,28 +309,25 @@ class MilSearchBot:
         p = made_share(results[best_pair])
         redeal = next((a for a in legal if isinstance(a, Redeal)), None)
         if redeal is not None and p < 0.55:
-            return redeal, f"Ask for a redeal: you make {bid} in only {p:.0%} of the likely deals."
+            return redeal, Reason("redeal_unlikely", {"value": bid, "pct": p})
         # Rospis costs the declarer the bid, exactly what a lost contract at the bid costs,
         # and hands each opponent half the bid, more than they take by defending a hopeless
         # contract: playing on is never worse for this seat, so it is off unless asked for.
         rospis = next((a for a in legal if isinstance(a, Rospis)), None) if self.rospis else None
         if rospis is not None and p < 0.03:
-            return rospis, f"Concede (rospis): {bid} is out of reach in every likely deal."
+            return rospis, Reason("rospis_out_of_reach", {"value": bid})
         self._plan = (_deal_key(view), [best_pair[0], best_pair[1]])
         # in club either order is fine; casa gives to the left first
         for c in best_pair:
             for a in gives:
                 if a.card == c:
-                    return a, (
-                        f"Give the {card_label(c)}: with it gone you make {bid} in "
-                        f"{p:.0%} of the likely deals."
-                    )
+                    return a, Reason("give_likely", {"card": card_name(c), "value": bid, "pct": p})
         return None
 
     # ------------------------------------------------------------------ contract
     def _contract(
         self, info: MilInfo, legal: list[MilAction], rng: random.Random, deadline: float
-    ) -> tuple[MilAction, str] | None:
+    ) -> tuple[MilAction, Reason] | None:
         contracts = sorted((a for a in legal if isinstance(a, Contract)), key=lambda a: a.value)
         values = self._outlook(info, rng, deadline, self.bid_samples)
         if not values:
@@ -332,17 +338,14 @@ class MilSearchBot:
 
         best = max(contracts, key=lambda a: (a.value * (2 * share(a.value) - 1), -a.value))
         if best.value == contracts[0].value:
-            return best, (
-                f"Play for {best.value}: you make it in {share(best.value):.0%} of the likely "
-                "deals; more is not worth the risk."
+            return best, Reason(
+                "contract_likely_enough", {"value": best.value, "pct": share(best.value)}
             )
-        return best, (
-            f"Play for {best.value}: you make it in {share(best.value):.0%} of the likely deals."
-        )
+        return best, Reason("contract_likely", {"value": best.value, "pct": share(best.value)})
 
     def _nines(
         self, info: MilInfo, legal: list[MilAction], rng: random.Random, deadline: float
-    ) -> tuple[MilAction, str] | None:
+    ) -> tuple[MilAction, Reason] | None:
         values = self._outlook(info, rng, deadline, self.bid_samples // 2)
         if not values:
             return None
@@ -351,9 +354,9 @@ class MilSearchBot:
         redeal = next((a for a in legal if isinstance(a, Redeal)), None)
         keep = next((a for a in legal if isinstance(a, KeepDeal)), None)
         if redeal is not None and p < 0.5:
-            return redeal, f"Ask for a redeal: you make {c} in only {p:.0%} of the likely deals."
+            return redeal, Reason("redeal_unlikely", {"value": c, "pct": p})
         if keep is not None:
-            return keep, f"Keep the deal: you make {c} in {p:.0%} of the likely deals."
+            return keep, Reason("keep_likely", {"value": c, "pct": p})
         return None
 
 
@@ -365,7 +368,7 @@ def _deal_key(view: JSON) -> tuple[Any, ...]:
     return (view.get("deal_number"), view.get("dealer"), tuple(view.get("talon") or ()))
 
 
-def _only(a: MilAction) -> str:
+def _only(a: MilAction) -> Reason:
     if isinstance(a, Bid):
-        return f"Bid {a.value}: the opener must."
-    return "The only legal move."
+        return Reason("bid_opener", {"value": a.value})
+    return Reason("only_legal")

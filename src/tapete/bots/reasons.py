@@ -1,27 +1,33 @@
-"""Hint reasons in a language-neutral form: ``reason_i18n(reason) -> (key, args) | None``.
+"""Hint reasons in a structured form: :class:`Reason` (a key and its arguments).
 
-The bots explain their suggestions in English sentences (``suggest`` returns
-``(action, reason)``). This module recognises the usual sentences and gives a key and its
-arguments, so that a client can show the sentence in the table's language: the client's
-string ``hint_reason_<key>`` with the arguments put in. A sentence it does not know gives
-``None`` (the client then shows the English ``reason``).
+The bots explain their decisions with a :class:`Reason` (``explain(view, rng) -> (action,
+reason)``): a key of :data:`REASONS` and the arguments its template needs. ``str(reason)``
+is the English sentence; :meth:`Reason.wire_args` gives the arguments a client puts into its
+own string ``hint_reason_<key>``, so that the sentence is shown in the table's language.
+A reason whose key has no template, or whose arguments do not fit the template, cannot be
+built (``ValueError``).
 
-Arguments: ``card`` and ``lead`` are card strings (``"AH"``, ``"TS"``); ``suit`` and
-``suit_name`` are suit letters (``"H"``; shown as a symbol and as a name); the others are
-shown as they are (numbers, ``"85%"``, ``"+1.2"``). ``sampled_avg`` (Mariage search) means
-"followed by the average over sampled deals": string ``hint_reason_sampled_avg`` wraps the
-sentence (``{text}`` is the sentence without its final full stop).
+Arguments: ``card`` and ``lead`` are card strings (``"AH"``, ``"TS"``; shown ``A♥``,
+``10♠``); ``suit`` and ``suit_name`` are suit letters (``"H"``; shown as a symbol and as a
+name); ``pct`` is a share (``0.85``, shown ``85%``); ``avg`` a number of game points (shown
+``+1.2``); the others are shown as they are. ``sampled_avg`` (Mariage search) means
+"followed by the average over sampled deals": template :data:`SAMPLED_AVG` (client string
+``hint_reason_sampled_avg``) wraps the sentence (``{text}`` is the sentence without its
+final full stop).
 
-:data:`REASONS` holds the English templates; ``en.json`` holds the same strings (a test
-checks that they agree and that every template gives back the bot's sentence).
+:data:`REASONS` holds the English templates; ``en.json`` holds the same strings, ``es.json``
+and ``pt.json`` their translations (tests check the keys and the placeholders).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Final
 
-__all__ = ["REASONS", "SAMPLED_AVG", "reason_i18n"]
+__all__ = ["REASONS", "SAMPLED_AVG", "Reason", "placeholders"]
 
 #: reason key -> the English sentence, ``{name}`` for an argument
 REASONS: Final[dict[str, str]] = {
@@ -140,101 +146,81 @@ REASONS: Final[dict[str, str]] = {
 #: the wrapper of a Mariage search sentence: ``{text}`` is the sentence without its full stop
 SAMPLED_AVG: Final = "{text} ({sampled_avg} game points on average over sampled deals)."
 
-_SYMBOLS: Final = {"♠": "S", "♣": "C", "♦": "D", "♥": "H"}
-_SUIT_NAMES: Final = {"spades": "S", "clubs": "C", "diamonds": "D", "hearts": "H"}
-_PATTERNS: Final = {
-    "card": r"(?:10|[789JQKA])[♠♣♦♥]",
-    "lead": r"(?:10|[789JQKA])[♠♣♦♥]",
-    "suit": r"[♠♣♦♥]",
-    "suit_name": r"spades|clubs|diamonds|hearts",
-}
-_OTHER: Final = r"[+-]?\d+(?:\.\d+)?%?"
-_SAMPLED: Final = re.compile(
-    r"(?P<text>.+) \((?P<sampled_avg>[+-]?\d+(?:\.\d+)?) game points on average over "
-    r"sampled deals\)\."
-)
+_SYMBOLS: Final = {"S": "♠", "C": "♣", "D": "♦", "H": "♥"}
+_SUIT_NAMES: Final = {"S": "spades", "C": "clubs", "D": "diamonds", "H": "hearts"}
 
 
-def _compile(template: str) -> re.Pattern[str]:
-    out = []
-    pos = 0
-    for m in re.finditer(r"\{(\w+)\}", template):
-        out.append(re.escape(template[pos : m.start()]))
-        name = m.group(1)
-        out.append(f"(?P<{name}>{_PATTERNS.get(name, _OTHER)})")
-        pos = m.end()
-    out.append(re.escape(template[pos:]))
-    return re.compile("".join(out))
+def placeholders(template: str) -> set[str]:
+    """The argument names of a template (``{name}``)."""
+    return set(re.findall(r"\{(\w+)\}", template))
 
 
-_COMPILED: Final = [(key, _compile(text)) for key, text in REASONS.items()]
+def _wire(name: str, value: str | int | float) -> str:
+    if name == "pct":
+        return f"{value:.0%}"
+    if name in ("avg", "sampled_avg"):
+        return f"{value:+.1f}"
+    return str(value)
 
 
-def _arg(name: str, text: str) -> str:
+def _english(name: str, value: str | int | float) -> str:
     if name in ("card", "lead"):
-        rank = "T" if text.startswith("10") else text[0]
-        return rank + _SYMBOLS[text[-1]]
+        text = str(value)
+        return ("10" if text[0] == "T" else text[0]) + _SYMBOLS[text[1]]
     if name == "suit":
-        return _SYMBOLS[text]
+        return _SYMBOLS[str(value)]
     if name == "suit_name":
-        return _SUIT_NAMES[text]
-    return text
+        return _SUIT_NAMES[str(value)]
+    return _wire(name, value)
 
 
-def _match(reason: str) -> tuple[str, dict[str, str]] | None:
-    for key, pattern in _COMPILED:
-        m = pattern.fullmatch(reason)
-        if m is not None:
-            return key, {k: _arg(k, v) for k, v in m.groupdict().items()}
-    return None
+@dataclass(frozen=True)
+class Reason:
+    """Why a bot chose an action: ``key`` names a template of :data:`REASONS`, ``args`` fill
+    its placeholders; ``sampled_avg`` (game points, Mariage search) adds the average over
+    sampled deals (:data:`SAMPLED_AVG`).
 
-
-def reason_i18n(reason: str) -> tuple[str, dict[str, str]] | None:
-    """``(key, args)`` for a bot's English hint sentence, or ``None`` if it is not a known one.
-
-    >>> reason_i18n("Lead the A♥: it wins the trick and keeps the lead.")
-    ('lead_master', {'card': 'AH'})
-    >>> reason_i18n("Lead the 10♠ (+0.8 game points on average over sampled deals).")
-    ('lead_card', {'card': 'TS', 'sampled_avg': '+0.8'})
-    >>> reason_i18n("Something new.") is None
-    True
+    >>> str(Reason("lead_master", {"card": "AH"}))
+    'Lead the A♥: it wins the trick and keeps the lead.'
+    >>> str(Reason("lead_card", {"card": "TS"}, sampled_avg=0.8))
+    'Lead the 10♠ (+0.8 game points on average over sampled deals).'
+    >>> Reason("lead_card", {"card": "TS"}).with_sampled_avg(-0.4).wire_args()
+    {'card': 'TS', 'sampled_avg': '-0.4'}
     """
-    if not isinstance(reason, str):
-        return None
-    found = _match(reason)
-    if found is not None:
-        return found
-    m = _SAMPLED.fullmatch(reason)
-    if m is None:
-        return None
-    found = _match(m.group("text") + ".")
-    if found is None:
-        return None
-    key, args = found
-    args["sampled_avg"] = m.group("sampled_avg")
-    return key, args
 
+    key: str
+    args: Mapping[str, str | int | float] = field(default_factory=dict)
+    sampled_avg: float | None = None
 
-def render(key: str, args: dict[str, str]) -> str:
-    """The English sentence for ``(key, args)`` (cards and suits as the bots write them);
-    what a client does with its own strings."""
-    labels = {v: k for k, v in _SYMBOLS.items()}
-    names = {v: k for k, v in _SUIT_NAMES.items()}
-    values: dict[str, str] = {}
-    for name, value in args.items():
-        if name in ("card", "lead"):
-            values[name] = ("10" if value[0] == "T" else value[0]) + labels[value[1]]
-        elif name == "suit":
-            values[name] = labels[value]
-        elif name == "suit_name":
-            values[name] = names[value]
-        else:
-            values[name] = value
-    text = REASONS[key]
-    for name, value in values.items():
-        text = text.replace("{" + name + "}", value)
-    if "sampled_avg" in args:
-        text = SAMPLED_AVG.replace("{text}", text[:-1]).replace(
-            "{sampled_avg}", args["sampled_avg"]
-        )
-    return text
+    def __post_init__(self) -> None:
+        template = REASONS.get(self.key)
+        if template is None:
+            raise ValueError(f"no hint reason template {self.key!r}")
+        if set(self.args) != placeholders(template):
+            raise ValueError(
+                f"hint reason {self.key!r} takes {sorted(placeholders(template))}, "
+                f"not {sorted(self.args)}"
+            )
+        object.__setattr__(self, "args", MappingProxyType(dict(self.args)))
+
+    def __hash__(self) -> int:
+        return hash((self.key, tuple(sorted(self.args.items())), self.sampled_avg))
+
+    def __str__(self) -> str:
+        text = REASONS[self.key].format_map({k: _english(k, v) for k, v in self.args.items()})
+        if self.sampled_avg is not None:
+            text = SAMPLED_AVG.format(
+                text=text[:-1], sampled_avg=_wire("sampled_avg", self.sampled_avg)
+            )
+        return text
+
+    def with_sampled_avg(self, avg: float) -> Reason:
+        """This reason followed by the average over sampled deals."""
+        return Reason(self.key, self.args, sampled_avg=avg)
+
+    def wire_args(self) -> dict[str, str]:
+        """The arguments as a client gets them (``reason_args``, docs/dev/protocol.md)."""
+        out = {k: _wire(k, v) for k, v in self.args.items()}
+        if self.sampled_avg is not None:
+            out["sampled_avg"] = _wire("sampled_avg", self.sampled_avg)
+        return out

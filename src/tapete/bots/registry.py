@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from typing import Any, Protocol
 
 from tapete.bots.base import Bot, parse_action
+from tapete.bots.reasons import Reason
 from tapete.game import JSON
 
 __all__ = ["BotTimeout", "SafeBot", "make_safe_bot", "make_strong_bot", "suggest"]
@@ -110,8 +111,10 @@ class SafeBot:
             )
         return _fallback(self.game, view, rng)
 
-    def explain(self, view: JSON, rng: random.Random) -> tuple[Any, str]:
-        fn: Callable[[JSON, random.Random], tuple[Any, str]] | None = getattr(
+    def explain(self, view: JSON, rng: random.Random) -> tuple[Any, Reason]:
+        """The inner bot's action and :class:`Reason`; on a fault or timeout, a legal action
+        and the reason ``safe_legal``."""
+        fn: Callable[[JSON, random.Random], tuple[Any, Reason]] | None = getattr(
             self.inner, "explain", None
         )
         try:
@@ -119,11 +122,13 @@ class SafeBot:
                 raise AttributeError("no explain")
             with _deadline(self.hard_limit):
                 action, reason = fn(view, rng)
+            if not isinstance(reason, Reason):
+                raise TypeError(f"{reason!r} is not a Reason")
             if action.to_json() in (view.get("legal") or []):
                 return action, reason
         except Exception as exc:
             log.warning("suggestion by %s failed: %s", self.name, exc)
-        return self.act(view, rng), "A safe legal move."
+        return self.act(view, rng), Reason("safe_legal")
 
     @property
     def remember(self) -> Callable[[JSON], None] | None:
@@ -196,8 +201,9 @@ def _suggester(game: str, view: JSON, key: Hashable | None) -> SafeBot:
         return bot
 
 
-def suggest(game: str, view: JSON, *, key: Hashable | None = None) -> tuple[Any, str]:
-    """The ``search`` player's action for ``view`` and a one-line reason for a person.
+def suggest(game: str, view: JSON, *, key: Hashable | None = None) -> tuple[Any, Reason]:
+    """The ``search`` player's action for ``view`` and why (:class:`Reason`: ``str()`` is a
+    one-line English sentence for a person, ``key`` and ``wire_args()`` its neutral form).
 
     ``key`` (any hashable, e.g. the table id) names the table asking: the suggesting bot is
     kept per (game, profile, key, seat), so tables never share one. Without it the players'

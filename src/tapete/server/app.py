@@ -421,8 +421,7 @@ class Server:
             await self._hint(table, conn)
 
     async def _hint(self, table: Table, conn: Connection) -> None:
-        from tapete.bots import suggest
-        from tapete.bots.reasons import reason_i18n
+        from tapete.bots import Reason, suggest
 
         seat = conn.seat
         if seat is None or table.game.over or table.game.turn != seat:
@@ -439,17 +438,17 @@ class Server:
             raise
         except Exception:
             log.exception("table %s: no hint for seat %d", table.id, seat)
-            data, reason = view["legal"][0], "No suggestion is available: this move is legal."
-        message: dict[str, Any] = {
-            "type": "hint",
-            "version": version,
-            "action": data,
-            "reason": reason,
-        }
-        neutral = reason_i18n(reason)
-        if neutral is not None:
-            message["reason_key"], message["reason_args"] = neutral
-        conn.push_json(message)
+            data, reason = view["legal"][0], Reason("no_suggestion")
+        conn.push_json(
+            {
+                "type": "hint",
+                "version": version,
+                "action": data,
+                "reason": str(reason),
+                "reason_key": reason.key,
+                "reason_args": reason.wire_args(),
+            }
+        )
 
 
 def create_app(
