@@ -10,7 +10,11 @@ standard errors over the deals). Run from the repository root::
 
     .venv/bin/python benchmarks/paired_mil.py run --profile club --seed 31 --deals 200 \\
         --out /tmp/new.jsonl
-    # the same deals with an older tree (git archive <commit> src | tar -x -C /tmp/old)
+    # the same deals with an older tree; copy this tree's built solver core into it, or the
+    # old tree runs the pure Python solver, gets fewer samples in its time budget and loses
+    # for that reason alone (the summary line names the solver backend and engine build)
+    mkdir -p /tmp/old && git archive <commit> src | tar -x -C /tmp/old
+    cp src/tapete/solver/_core*.so /tmp/old/src/tapete/solver/
     PYTHONPATH=/tmp/old/src .venv/bin/python benchmarks/paired_mil.py run --profile club \\
         --seed 31 --deals 200 --out /tmp/old.jsonl
     .venv/bin/python benchmarks/paired_mil.py compare /tmp/old.jsonl /tmp/new.jsonl
@@ -35,8 +39,10 @@ from pathlib import Path
 def run(
     profile: str, seed: int, deals: int, bot: str, options: dict[str, object], out: str
 ) -> None:
+    import tapete
     from tapete.bots import make_bot
     from tapete.mil.game import MilGame
+    from tapete.solver import BACKEND
 
     t0 = time.time()
     own: list[float] = []
@@ -73,6 +79,8 @@ def run(
         f"{deals} deals x 3 seats, mean score change {statistics.fmean(own):+.2f} "
         f"per seat-deal, written to {out}"
     )
+    build = "compiled engine" if tapete.compiled_modules() else "pure Python engine"
+    print(f"tapete from {Path(tapete.__file__).parent}, solver backend {BACKEND!r}, {build}")
 
 
 def _per_deal(path: str) -> dict[int, tuple[float, float]]:
