@@ -9,6 +9,7 @@ from typing import Any
 from bots_helpers import strong
 
 from tapete.bots.mariage_search import (
+    MariageSearchBot,
     _playout_action,
     _screen,
     _search_moves,
@@ -175,3 +176,34 @@ def test_build_state_with_the_true_hidden_cards_is_the_game_state() -> None:
                 checked += 1
             g.apply(bots[s].act(view, rng))
     assert checked > 50
+
+
+def test_a_view_from_another_game_resets_the_tracker() -> None:
+    # one search bot asked about positions of two different games (same hand number, dealer
+    # and match score): its memory of the first game's tricks must not leak into the second
+    from tapete.bots.registry import make_safe_bot
+    from tapete.bots.sampling import MariageTracker
+    from tapete.games import new_game
+
+    views = []
+    for seed in (12, 1012):
+        game = new_game("mariage", seed=seed)
+        rng = random.Random(seed)
+        rules = make_safe_bot("mariage", "rules")
+        for _ in range(8):
+            game.apply(rules.act(game.view(game.turn), rng))
+        views.append(game.view(game.turn))
+    second_hand = sum(1 << parse_card(c) for c in views[1]["hand"])
+    first = MariageTracker()
+    first.update(views[0])
+    assert first.played & second_hand  # the first game played cards the second one holds
+    assert [(v["deal_number"], v["dealer"], v["match"]) for v in views] == [
+        (views[0]["deal_number"], views[0]["dealer"], views[0]["match"])
+    ] * 2  # and nothing else in the views tells the two positions apart
+    bot = MariageSearchBot(samples=3, strict_samples=2)
+    for view in views:
+        action, _ = bot.explain(view, random.Random(0))
+        assert action.to_json() in view["legal"]
+    fresh = MariageTracker()
+    fresh.update(views[1])
+    assert vars(bot.tracker) == vars(fresh)

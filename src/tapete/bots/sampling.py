@@ -375,7 +375,9 @@ class MariageTracker:
         fresh_hand = (
             sum(view["tricks_won"]) == 0 and not view["trick"] and view["stock_count"] == 20
         )
-        if key != self.key or fresh_hand:
+        hand = cards_mask(view["hand"])
+        # a card in hand that the memory saw played: this view is from another hand or game
+        if key != self.key or fresh_hand or hand & self.played:
             self.key = key
             self.played = 0
             self.indicator_seen = None
@@ -383,7 +385,6 @@ class MariageTracker:
             self.opp_excluded = 0
             self.seen_tricks = set()
             self.closed_opp = None
-        hand = cards_mask(view["hand"])
         trump = SUIT_LETTERS.index(view["trump"])
         opp = 1 - seat
         last = view.get("last_trick")
