@@ -19,7 +19,9 @@ standard errors over the deals). Run from the repository root::
         --seed 31 --deals 200 --out /tmp/old.jsonl
     .venv/bin/python benchmarks/paired_mil.py compare /tmp/old.jsonl /tmp/new.jsonl
 
-``run`` shows progress and ends with a summary; bot options are passed as JSON
+``run`` uses only ``make_bot`` and ``MilGame``, not the arena's internals, so that it runs
+against an older tree too (the arena of this tree cannot load another tree's bots). ``run``
+shows progress and ends with a summary; bot options are passed as JSON
 (``--options '{"samples": 80}'``). The search bots' time budget makes results depend on the
 machine's load when decisions run out of time; note the load with the figures.
 """
