@@ -1,10 +1,23 @@
-"""The protocols every game (Mil, Mariage) implements; see docs/dev/contract.md."""
+"""The shapes every game (Mil, Mariage) shares; see docs/dev/contract.md.
+
+* :class:`Game` is the protocol of a whole game (many deals): the same names and meanings for
+  every registered game.
+* :class:`Event` is something an action caused (the action itself, a trick taken, a marriage,
+  a deal's end, a new deal, ...), with what each viewer may see of it: ``Game.apply`` returns
+  the list of them and ``event.for_viewer(seat)`` is the only form that leaves the server.
+* :class:`DealSummary` is a finished deal, the same small shape for every game.
+* :class:`GameKind` is a game's registry entry (:mod:`tapete.games` lists them): everything
+  generic code (CLI, arena, server, statistics, web client) needs to know about a game, so that
+  it never asks "is this Mil?".
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["JSON", "Action", "Game"]
+__all__ = ["JSON", "Action", "DealSummary", "Event", "Game", "GameKind"]
 
 JSON = dict[str, Any]
 
@@ -17,6 +30,51 @@ class Action(Protocol):
 
     @property
     def id(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened at a table, and who may see what of it.
+
+    ``public`` holds the fields every viewer (spectators too) receives; ``private`` maps a seat
+    to the fields that seat receives on top (they replace public fields of the same name), e.g.
+    the card of a Mil give for the giver and the receiver, or a seat's new hand at a new deal.
+    Both hold JSON-safe values only. The engine builds events; nothing else decides visibility.
+
+    >>> e = Event("action", {"seat": 0, "action": {"type": "give", "to": 1, "card": None}},
+    ...           {0: {"action": {"type": "give", "to": 1, "card": "KH"}}})
+    >>> e.for_viewer(None)["action"]["card"], e.for_viewer(0)["action"]["card"]
+    (None, 'KH')
+    """
+
+    type: str
+    public: Mapping[str, Any] = field(default_factory=dict)
+    private: Mapping[int, Mapping[str, Any]] = field(default_factory=dict)
+
+    def for_viewer(self, seat: int | None) -> JSON:
+        """The JSON that ``seat`` (``None``: a spectator) may receive of this event."""
+        out: JSON = {"type": self.type, **self.public}
+        if seat is not None:
+            out.update(self.private.get(seat, {}))
+        return out
+
+
+@dataclass(frozen=True)
+class DealSummary:
+    """A finished deal (Mil) or hand (Mariage), the same shape for every game.
+
+    ``deltas`` are each seat's change of the game's standing in this deal (Mil: points, 0 for
+    an annulled deal; Mariage: game points); ``declarer``/``made`` are None where the game or
+    the deal has none (Mariage, an annulled Mil deal, a rospis); ``record`` is the deal's
+    ``tapete/1`` JSON (with its ``result``).
+    """
+
+    index: int
+    dealer: int
+    declarer: int | None
+    made: bool | None
+    deltas: tuple[int | float, ...]
+    record: JSON
 
 
 class Game(Protocol):
@@ -41,10 +99,67 @@ class Game(Protocol):
 
     def legal_actions(self) -> list[Any]: ...
 
-    def apply(self, action: Any) -> Any: ...
+    def apply(self, action: Any) -> Any: ...  # becomes list[Event] (issue 9)
 
     def parse_action(self, data: JSON) -> Any: ...
 
     def view(self, seat: int | None) -> JSON: ...
 
     def to_record(self) -> JSON: ...
+
+
+#: ``(profile, *, seed, players, max_deals, start) -> Game``: a new game, or one begun from a
+#: record's ``start`` position (``ValueError``/``RecordError`` for a bad one)
+GameFactory = Callable[..., Game]
+
+
+@dataclass(frozen=True)
+class GameKind:
+    """One game's registry entry: what generic code may know about it.
+
+    The game package builds its own entry (``tapete.mil.KIND``, ``tapete.mariage.KIND``) and
+    :mod:`tapete.games` lists them. ``bots`` and ``terminal`` name the modules (above the
+    engine) that provide the game's computer players (``make_bot(level, profile, **options)``)
+    and its terminal front-end, so that the engine never imports them.
+    """
+
+    name: str
+    #: the game's name for people (the same in every language: "Mil", "Mariage")
+    title: str
+    seats: int
+    #: rule profiles, the default first
+    profiles: tuple[str, ...]
+    #: profile -> the standing that wins (Mil 1000 or 500 points, Mariage 7 game points)
+    targets: Mapping[str, int]
+    default_players: tuple[str, ...]
+    #: the key of the final standing in records and views ("scores", "match")
+    score_key: str
+    #: a cap on deals for games nobody plays to the end (simulations of random players)
+    max_deals: int
+    build: GameFactory
+    parse_action: Callable[[JSON], Any]
+    #: ``(record, *, check_results) -> Game``: replay a tapete/1 record, RecordError on a problem
+    replay: Callable[..., Game]
+    bots: str
+    terminal: str
+
+    def new(
+        self,
+        profile: str | None = None,
+        *,
+        seed: int | None = None,
+        players: list[str] | None = None,
+        max_deals: int | None = None,
+        start: JSON | None = None,
+    ) -> Game:
+        """A new game of this kind (``profile`` None: the default one)."""
+        profile = profile or self.profiles[0]
+        if profile not in self.profiles:
+            raise ValueError(
+                f"unknown profile {profile!r} for {self.name} "
+                f"(expected one of: {', '.join(self.profiles)})"
+            )
+        return self.build(profile, seed=seed, players=players, max_deals=max_deals, start=start)
+
+    def target(self, profile: str | None = None) -> int:
+        return self.targets[profile or self.profiles[0]]

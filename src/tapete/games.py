@@ -1,20 +1,42 @@
-"""One entry point for every game: create a game by name, rebuild one from a record."""
+"""The game registry: the only place outside the game packages that knows which games exist.
+
+>>> [k.name for k in kinds()]
+['mil', 'mariage']
+>>> kind("mil").seats, kind("mil").target("casa-500")
+(3, 500)
+>>> new_game("mariage", seed=4000).turn
+0
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from tapete.errors import RecordError
-from tapete.game import JSON, Game
+from tapete.game import JSON, Game, GameKind
+from tapete.mariage.kind import KIND as MARIAGE
+from tapete.mil.kind import KIND as MIL
 
-__all__ = ["GAMES", "PROFILES", "game_from_record", "new_game"]
+__all__ = ["GAMES", "PROFILES", "game_from_record", "kind", "kinds", "new_game"]
+
+_KINDS: dict[str, GameKind] = {k.name: k for k in (MIL, MARIAGE)}
 
 #: game name -> its rule profiles (the first one is the default)
-PROFILES: dict[str, tuple[str, ...]] = {
-    "mil": ("club", "casa", "casa-500"),
-    "mariage": ("mariage",),
-}
-GAMES = tuple(PROFILES)
+PROFILES: dict[str, tuple[str, ...]] = {k.name: k.profiles for k in _KINDS.values()}
+GAMES = tuple(_KINDS)
+
+
+def kinds() -> tuple[GameKind, ...]:
+    """Every registered game, in a stable order."""
+    return tuple(_KINDS.values())
+
+
+def kind(name: object) -> GameKind:
+    """The registered game called ``name``; ``ValueError`` naming the known ones otherwise."""
+    found = _KINDS.get(name) if isinstance(name, str) else None
+    if found is None:
+        raise ValueError(f"unknown game {name!r} (expected one of: {', '.join(GAMES)})")
+    return found
 
 
 def new_game(
@@ -24,33 +46,17 @@ def new_game(
     seed: int | None = None,
     players: list[str] | None = None,
     max_deals: int | None = None,
+    start: JSON | None = None,
 ) -> Game:
-    """A new game of ``game`` (``"mil"`` or ``"mariage"``) dealt from ``seed``."""
-    if game not in PROFILES:
-        raise ValueError(f"unknown game {game!r} (expected one of: {', '.join(GAMES)})")
-    profile = profile or PROFILES[game][0]
-    if profile not in PROFILES[game]:
-        raise ValueError(
-            f"unknown profile {profile!r} for {game} (expected one of: {', '.join(PROFILES[game])})"
-        )
-    if game == "mil":
-        from tapete.mil.game import MilGame
-
-        return MilGame(profile, seed=seed, players=players, max_deals=max_deals)
-    from tapete.mariage.game import MariageGame
-
-    return MariageGame(seed=seed, players=players, max_deals=max_deals)
+    """A new game of ``game`` dealt from ``seed`` (or begun from a record's ``start``)."""
+    return kind(game).new(profile, seed=seed, players=players, max_deals=max_deals, start=start)
 
 
 def game_from_record(record: JSON, *, check_results: bool = True) -> Game:
     """Replay a tapete/1 record through the engine; raise :class:`RecordError` on a problem."""
-    kind: Any = record.get("game") if isinstance(record, dict) else None
-    if kind == "mil":
-        from tapete.mil.record import replay_mil
-
-        return replay_mil(record, check_results=check_results)
-    if kind == "mariage":
-        from tapete.mariage.record import replay_mariage
-
-        return replay_mariage(record, check_results=check_results)
-    raise RecordError(f'unknown game {kind!r} (expected "mil" or "mariage")')
+    name: Any = record.get("game") if isinstance(record, dict) else None
+    try:
+        k = kind(name)
+    except ValueError as exc:
+        raise RecordError(str(exc)) from None
+    return k.replay(record, check_results=check_results)
