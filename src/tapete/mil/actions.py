@@ -207,8 +207,7 @@ def _int_field(data: dict[str, Any], key: str, top: int = _MAX_FIELD) -> int:
     value = data.get(key)
     if type(value) is not int or not 0 <= value <= top:
         raise InvalidNotationError(
-            f"{data.get('type')} needs a whole number {key!r} from 0 to {top}, "
-            f"got {shown(value)}"
+            f"{data.get('type')} needs a whole number {key!r} from 0 to {top}, got {shown(value)}"
         )
     return value
 

@@ -10,18 +10,15 @@ from tapete.cards import (
     CARD_NAMES,
     CARD_POINTS,
     MIL_DECK,
-    NINE,
     bits,
     card_name,
-    mask_of,
-    mask_points,
 )
 from tapete.errors import IllegalActionError
 from tapete.game import DealSummary, Event
 from tapete.mil.actions import Give, KeepDeal, MilAction, Play, Redeal, action_from_json
 from tapete.mil.profiles import Profile, get_profile
 from tapete.mil.scoring import BARREL_ATTEMPTS, DealResult, Standing, settle
-from tapete.mil.state import MARRIAGE_VALUES, PAIR_MASKS, Phase, State, held_marriages
+from tapete.mil.state import MARRIAGE_VALUES, State, hand_order
 from tapete.records import score_json
 
 __all__ = ["DealSource", "MilGame", "deal_cards"]
@@ -312,67 +309,12 @@ class MilGame:
                 talon_points=None,
             )
             return v
-        own = st.hands[seat] if seat is not None else 0
-        revealed = st.declarer >= 0
-        v.update(
-            # a spectator (None) never sees legal actions, also when turn is None (stop())
-            legal=[a.to_json() for a in st.legal_actions()]
-            if seat is not None and seat == self.turn
-            else [],
-            hand=[card_name(c) for c in sorted(bits(own), key=_hand_order)],
-            hand_counts=[h.bit_count() for h in st.hands],
-            bids=[
-                {"seat": s, **a.to_json()}
-                for s, a in st.history
-                if a.to_json()["type"] in ("bid", "pass")
-            ],
-            high_bid=st.high or None,
-            declarer=st.declarer if revealed else None,
-            bid=st.bid if revealed else None,
-            contract=st.contract or None,
-            talon=[card_name(c) for c in st.dealt_talon] if revealed else None,
-            talon_count=st.talon.bit_count(),
-            given=[
-                {
-                    "from": st.declarer,
-                    "to": to,
-                    "card": card_name(c) if seat in (to, st.declarer) else None,
-                }
-                for c, to in st.gives
-            ],
-            trump=_SUITS[st.trump] if st.trump >= 0 else None,
-            marriages=[
-                {"seat": s, "suit": _SUITS[su], "value": MARRIAGE_VALUES[su]}
-                for s, su in st.marriages
-            ],
-            trick=[
-                {"seat": (st.leader + i) % 3, "card": card_name(c)} for i, c in enumerate(st.trick)
-            ],
-            leader=st.leader if st.phase is Phase.PLAY else None,
-            tricks=[
-                {
-                    "leader": leader,
-                    "cards": [
-                        {"seat": (leader + i) % 3, "card": card_name(c)}
-                        for i, c in enumerate(cards)
-                    ],
-                    "winner": w,
-                }
-                for leader, cards, w in st.tricks
-            ],
-            tricks_won=list(st.tricks_won),
-            captured_points=list(st.captured),
-            held_marriages=[_SUITS[s] for s in held_marriages(own)],
-            pair_cards=[
-                card_name(c)
-                for c in sorted(bits(own), key=_hand_order)
-                if any(PAIR_MASKS[s] >> c & 1 for s in held_marriages(own))
-            ],
-            hand_points=mask_points(own) if seat is not None else None,
-            talon_points=mask_points(mask_of(st.dealt_talon)) if revealed else None,
-            redeal_reasons=_redeal_reasons(st, seat),
-            redeal_cards=_redeal_cards(st, seat),
-        )
+        # the deal's part of the view (the game's keys win: phase "over", turn None once over)
+        for key, value in st.view(seat).items():
+            if key not in v:
+                v[key] = value
+        if self.over:  # stopped in the middle of a deal: nobody acts any more
+            v.update(legal=[], redeal_reasons=[], redeal_cards={})
         return v
 
 
@@ -387,7 +329,7 @@ def _action_event(st: State, seat: int, action: MilAction) -> Event:
         mine = {"action": data}
         return Event("action", {"seat": seat, "action": hidden}, {seat: mine, action.to: mine})
     if isinstance(action, Redeal):
-        shown = [CARD_NAMES[c] for c in _redeal_proof(st, seat, action.reason)]
+        shown = [CARD_NAMES[c] for c in st.redeal_proof(seat, action.reason)]
         return Event("action", {"seat": seat, "action": data, "shown": shown})
     return Event("action", {"seat": seat, "action": data})
 
@@ -398,7 +340,7 @@ def _deal_event(st: State, deal_number: int) -> Event:
         "deal",
         {"deal_number": deal_number, "dealer": st.dealer},
         {
-            s: {"hand": [CARD_NAMES[c] for c in sorted(st.dealt_hands[s], key=_hand_order)]}
+            s: {"hand": [CARD_NAMES[c] for c in sorted(st.dealt_hands[s], key=hand_order)]}
             for s in range(3)
         },
     )
@@ -409,39 +351,3 @@ def _made(res: DealResult) -> bool | None:
     if res.annulled or res.rospis or res.raw is None or res.declarer is None:
         return None
     return res.contract is not None and res.raw[res.declarer] >= res.contract
-
-
-def _hand_order(c: int) -> tuple[int, int]:
-    # hearts, spades, diamonds, clubs alternate colours; strongest first inside a suit
-    return ((3, 0, 2, 1).index(c >> 3), -c)
-
-
-def _redeal_reasons(st: State, seat: int | None) -> list[str]:
-    if seat is None or seat != st.turn:
-        return []
-    return [a.to_json()["reason"] for a in st.legal_actions() if a.to_json()["type"] == "redeal"]
-
-
-def _redeal_cards(st: State, seat: int | None) -> dict[str, list[str]]:
-    """For each redeal ``seat`` may ask for now, the cards that justify it (the four 9s in
-    its hand, its dealt hand for low points, the talon for a poor talon): cards it knows."""
-    out: dict[str, list[str]] = {}
-    for reason in _redeal_reasons(st, seat):
-        assert seat is not None
-        out[reason] = [card_name(c) for c in _redeal_proof(st, seat, reason)]
-    return out
-
-
-def _redeal_proof(st: State, seat: int, reason: str) -> list[int]:
-    """The cards that justify ``seat``'s redeal for ``reason``, in hand order: its four 9s,
-    its dealt hand (too few points) or the talon (a poor talon). The same before and after
-    the redeal is applied (a redeal changes no hand)."""
-    if reason == "four_nines":
-        cards = [c for c in bits(st.hands[seat]) if c & 7 == NINE]
-    elif reason == "low_points":
-        cards = list(st.dealt_hands[seat])
-    elif reason == "low_talon":
-        cards = list(st.dealt_talon)
-    else:
-        cards = []
-    return sorted(cards, key=_hand_order)

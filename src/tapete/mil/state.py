@@ -23,10 +23,12 @@ from typing import Any, Final, cast
 
 from tapete.cards import (
     ABOVE,
+    CARD_NAMES,
     CARD_POINTS,
     KING,
     NINE,
     QUEEN,
+    SUIT_LETTERS,
     SUIT_MASKS,
     bits,
     card_name,
@@ -51,6 +53,7 @@ __all__ = [
     "MARRIAGE_VALUES",
     "Phase",
     "State",
+    "hand_order",
     "held_marriages",
     "marriages_value",
     "trick_winner",
@@ -151,6 +154,12 @@ def trick_winner(cards: Sequence[int], leader: int, trump: int) -> int:
         elif c >> 3 == trump:
             best, top = i, c
     return (leader + best) % 3
+
+
+def hand_order(c: int) -> tuple[int, int]:
+    """The sort key of a hand for people: hearts, spades, diamonds, clubs (the colours
+    alternate), strongest first inside a suit."""
+    return ((3, 0, 2, 1).index(c >> 3), -c)
 
 
 def _names(mask: int) -> str:
@@ -777,6 +786,105 @@ class State:
             self.phase = _PH_DONE
 
     # ------------------------------------------------------------------ views
+    def redeal_reasons(self, seat: int | None) -> list[str]:
+        """The redeals ``seat`` may ask for now (only the seat to act may)."""
+        if seat is None or seat != self.turn or self.phase is _PH_DONE:
+            return []
+        out: list[str] = []
+        for a in self.legal_actions():
+            if isinstance(a, Redeal):
+                out.append(a.reason)
+        return out
+
+    def redeal_proof(self, seat: int, reason: str) -> list[int]:
+        """The cards that justify ``seat``'s redeal for ``reason``, in hand order: its four
+        9s, its dealt hand (too few points) or the talon (a poor talon). The same before and
+        after the redeal is applied (a redeal moves no card); everyone sees them."""
+        if reason == "four_nines":
+            cards = [c for c in bits(self.hands[seat]) if c & 7 == NINE]
+        elif reason == "low_points":
+            cards = list(self.dealt_hands[seat])
+        elif reason == "low_talon":
+            cards = list(self.dealt_talon)
+        else:
+            cards = []
+        return sorted(cards, key=hand_order)
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` may know of this deal (``None``: a spectator), JSON-safe; the keys of
+        docs/dev/contract.md. A spectator never gets legal actions, nor a seat not to act."""
+        own = self.hands[seat] if seat is not None else 0
+        revealed = self.declarer >= 0
+        to_act = seat is not None and seat == self.turn and self.phase is not _PH_DONE
+        hand = sorted(bits(own), key=hand_order)
+        pairs = held_marriages(own)
+        reasons = self.redeal_reasons(seat)
+        redeal_cards: dict[str, list[str]] = {}
+        if seat is not None:
+            for reason in reasons:
+                redeal_cards[reason] = [CARD_NAMES[c] for c in self.redeal_proof(seat, reason)]
+        bids: list[dict[str, Any]] = []
+        for s, a in self.history:
+            if isinstance(a, Bid):
+                bids.append({"seat": s, "type": "bid", "value": a.value})
+            elif isinstance(a, Pass):
+                bids.append({"seat": s, "type": "pass"})
+        given: list[dict[str, Any]] = []
+        for c, to in self.gives:
+            shown = seat is not None and (seat == to or seat == self.declarer)
+            given.append(
+                {"from": self.declarer, "to": to, "card": CARD_NAMES[c] if shown else None}
+            )
+        tricks: list[dict[str, Any]] = []
+        for leader, cards, w in self.tricks:
+            tricks.append(
+                {
+                    "leader": leader,
+                    "cards": [
+                        {"seat": (leader + i) % 3, "card": CARD_NAMES[c]}
+                        for i, c in enumerate(cards)
+                    ],
+                    "winner": w,
+                }
+            )
+        return {
+            "phase": self.phase.value,
+            "turn": self.turn,
+            "dealer": self.dealer,
+            "legal": [a.to_json() for a in self.legal_actions()] if to_act else [],
+            "hand": [CARD_NAMES[c] for c in hand],
+            "hand_counts": [h.bit_count() for h in self.hands],
+            "bids": bids,
+            "high_bid": self.high or None,
+            "declarer": self.declarer if revealed else None,
+            "bid": self.bid if revealed else None,
+            "contract": self.contract or None,
+            "talon": [CARD_NAMES[c] for c in self.dealt_talon] if revealed else None,
+            "talon_count": self.talon.bit_count(),
+            "given": given,
+            "trump": SUIT_LETTERS[self.trump] if self.trump >= 0 else None,
+            "marriages": [
+                {"seat": s, "suit": SUIT_LETTERS[su], "value": MARRIAGE_VALUES[su]}
+                for s, su in self.marriages
+            ],
+            "trick": [
+                {"seat": (self.leader + i) % 3, "card": CARD_NAMES[c]}
+                for i, c in enumerate(self.trick)
+            ],
+            "leader": self.leader if self.phase is _PH_PLAY else None,
+            "tricks": tricks,
+            "tricks_won": list(self.tricks_won),
+            "captured_points": list(self.captured),
+            "held_marriages": [SUIT_LETTERS[su] for su in pairs],
+            "pair_cards": [
+                CARD_NAMES[c] for c in hand if any(PAIR_MASKS[su] >> c & 1 for su in pairs)
+            ],
+            "hand_points": mask_points(own) if seat is not None else None,
+            "talon_points": mask_points(mask_of(self.dealt_talon)) if revealed else None,
+            "redeal_reasons": reasons,
+            "redeal_cards": redeal_cards,
+        }
+
     def seat_knows(self, seat: int | None) -> int:
         """Mask of every card ``seat`` may know the place of now (None: spectator)."""
         known = 0
