@@ -102,6 +102,7 @@ class MariageGame:
         #: ``result``).
         self.finished: list[JSON] = []
         self._winner: int | None = None
+        self._stopped = False
         for s in (0, 1):
             if points[s] >= TARGET and points[s] > points[1 - s]:
                 self._winner = s
@@ -120,9 +121,16 @@ class MariageGame:
 
     @property
     def over(self) -> bool:
-        return self._winner is not None or (
-            self.max_deals is not None and len(self.finished) >= self.max_deals
+        return (
+            self._winner is not None
+            or self._stopped
+            or (self.max_deals is not None and len(self.finished) >= self.max_deals)
         )
+
+    def stop(self) -> None:
+        """End the match here without a winner (the record keeps the finished hands), as
+        ``MilGame.stop``."""
+        self._stopped = True
 
     @property
     def winner(self) -> int | None:
