@@ -237,7 +237,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         print("error: --hide-points is for mariage", file=sys.stderr)
         return 2
     if args.game == "mariage":
-        from tapete.mariage.terminal import play_terminal
+        from tapete.terminal.mariage import play_terminal
 
         play_terminal(
             seat=0,
@@ -246,7 +246,7 @@ def cmd_play(args: argparse.Namespace) -> int:
             show_points=not args.hide_points,
         )
         return 0
-    from tapete.terminal_mil import play_mil_terminal
+    from tapete.terminal.mil import play_mil_terminal
 
     return play_mil_terminal(args.profile or "club", args.level, seed, name=args.name)
 

@@ -10,7 +10,7 @@ import pytest
 
 from tapete.cards import InvalidNotationError, parse_card
 from tapete.mariage import Claim, Marriage, Play
-from tapete.mariage.terminal import parse_command, play_terminal
+from tapete.terminal.mariage import parse_command, play_terminal
 
 
 class FirstLegalBot:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from tapete.terminal_mil import parse_command, play_mil_terminal
+from tapete.terminal.mil import parse_command, play_mil_terminal
 
 
 def _scripted(rng: random.Random, out: list[str], limit: int):  # type: ignore[no-untyped-def]
@@ -66,7 +66,7 @@ def test_parse_command_announces_automatically_when_the_only_choice() -> None:
 
 
 def test_the_deal_that_ends_the_game_is_shown_before_the_winner(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import tapete.terminal_mil as terminal
+    import tapete.terminal.mil as terminal
     from tapete.mil.game import MilGame
     from tapete.mil.scoring import Standing
 
@@ -125,7 +125,7 @@ def test_a_computer_player_asking_for_a_redeal_shows_why() -> None:
     # the seeds: "show the cards that justify it"
     from tapete.cards import parse_card
     from tapete.mil import CLUB, State
-    from tapete.terminal_mil import _redeal_proof
+    from tapete.terminal.mil import _redeal_proof
 
     def cards(text: str) -> list[int]:
         return [parse_card(c) for c in text.split()]
@@ -180,7 +180,7 @@ def test_the_end_of_deal_line_says_whether_the_declarer_made_it() -> None:
 
 
 def test_the_gives_are_listed_once_as_cards_and_seats() -> None:
-    from tapete.terminal_mil import _legal_line
+    from tapete.terminal.mil import _legal_line
 
     legal = [
         {"type": "rospis"},
@@ -192,7 +192,7 @@ def test_the_gives_are_listed_once_as_cards_and_seats() -> None:
 
 
 def test_long_lists_of_bids_and_contracts_are_one_range() -> None:
-    from tapete.terminal_mil import _legal_line
+    from tapete.terminal.mil import _legal_line
 
     bids = [{"type": "pass"}, *({"type": "bid", "value": v} for v in range(105, 225, 5))]
     assert _legal_line(bids) == "pass, bid 105-220 (steps of 5)"

@@ -1,6 +1,6 @@
 """Play Mariage in a terminal: one person against the computer.
 
-``tapete play mariage`` (src/tapete/cli.py) calls :func:`play_terminal`. Input and output go
+``tapete play mariage`` (src/tapete/cli/) calls :func:`play_terminal`. Input and output go
 through ``input_fn``/``output_fn`` so that tests can script a whole match.
 
 Commands: ``play KH`` (or just ``KH``), ``exchange``, ``marriage H``, ``close``, ``claim``,
