@@ -221,7 +221,7 @@ def play_terminal(
     name: str = "You",
     show_points: bool = True,
     input_fn: Callable[[str], str] = input,
-    output_fn: Callable[[str], Any] = print,
+    output_fn: Callable[[str], None] = print,
 ) -> int:
     """Play a Mariage match at seat 0 against the ``level`` computer player; returns the exit
     code. ``profile`` is Mariage's one rule set; ``name`` is not an option here (the table
