@@ -6,26 +6,28 @@ that card luck cancels. Bot decisions use their own ``random.Random`` seeded fro
 seed, the game, the rotation and the seat: a run is reproducible.
 
 Per bot name: points per deal with a 95% confidence interval (clustered by game), declarer
-success rate (Mil), match share (games won) with its interval, ms per decision (median, p95).
-For Mariage "points" are game points and one "deal" is one hand.
+success rate (games with contracts: Mil), match share (games won) with its interval, ms per
+decision (median, p95), and for a game whose deals only win points (``GameKind.point_share``:
+Mariage, where "points" are game points and one "deal" is one hand) the share of all points.
+Everything is read from the game-level accessors (``finished_deals``, ``scores``, ``winner``)
+and the game's registry entry: the arena knows no game by name.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import random
 import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from tapete.bots import make_bot
-from tapete.games import new_game
+from tapete.game import DealSummary
+from tapete.games import kind
 
 __all__ = ["BotStats", "run_arena"]
-
-#: a game not finished after this many deals is stopped and won by the leader
-MAX_DEALS_PER_GAME = {"mil": 80, "mariage": 60}
 
 
 def _ratio_ci(
@@ -56,7 +58,7 @@ class BotStats:
     rospis: int = 0
     ms: list[float] = field(default_factory=list)
     game_points: float = 0.0
-    #: Mariage, per game: (this bot's game points, both seats' game points)
+    #: per game, where the kind has ``point_share``: (this bot's points, all seats' points)
     gp_units: list[tuple[float, float]] = field(default_factory=list)
     faults: int = 0
 
@@ -109,97 +111,67 @@ def _play_game(
     deal_cap: int,
 ) -> int:
     """Play one game; record everything in ``stats``; return the number of deals played."""
-    import random
-
-    g: Any = new_game(game_name, profile, seed=seed, players=names, max_deals=deal_cap)
+    game_kind = kind(game_name)
+    g = game_kind.new(profile, seed=seed, players=names, max_deals=deal_cap)
     bots = [make_bot(game_name, n, profile=profile) for n in names]
     rngs = [random.Random(f"{tag}:{seat}") for seat in range(len(names))]
-    seat_pts = [0.0] * len(names)
-    deals_done = 0
     steps = 0
     while not g.over:
         seat = g.turn
+        assert seat is not None
         view = g.view(seat)
         t0 = time.perf_counter()
         action = bots[seat].act(view, rngs[seat])
         stats[names[seat]].ms.append(1000 * (time.perf_counter() - t0))
-        before = _finished(g)
-        prev_scores = list(g.scores) if game_name == "mil" else []
         g.apply(action)
         steps += 1
         if steps > 200000:
             raise RuntimeError("arena game does not end")
-        after = _finished(g)
-        if after > before:
-            for row in _new_rows(g, before):
-                deals_done += 1
-                _score_row(game_name, row, names, stats, seat_pts, prev_scores)
+    seat_pts = [0.0] * len(names)
+    deals = g.finished_deals
+    for deal in deals:
+        _score_deal(deal, names, stats, seat_pts, game_kind.point_share)
     winner = g.winner
     if winner is None:
-        final = _final_scores(g)
+        final = g.scores
         best = max(final)
         leaders = [s for s, v in enumerate(final) if v == best]
         shares = [1 / len(leaders) if s in leaders else 0.0 for s in range(len(names))]
     else:
         shares = [1.0 if s == winner else 0.0 for s in range(len(names))]
     for seat, n in enumerate(names):
-        stats[n].units.append((seat_pts[seat], deals_done))
-        if game_name == "mariage":
+        stats[n].units.append((seat_pts[seat], len(deals)))
+        if game_kind.point_share:
             stats[n].gp_units.append((seat_pts[seat], sum(seat_pts)))
         stats[n].faults += getattr(bots[seat], "faults", 0)
     for n in set(names):
         stats[n].wins.append(sum(shares[s] for s in range(len(names)) if names[s] == n))
-    return deals_done
+    return len(deals)
 
 
-def _finished(g: Any) -> int:
-    if g.name == "mil":
-        return len(g.deals)
-    return len(g.finished)
-
-
-def _new_rows(g: Any, before: int) -> list[Any]:
-    if g.name == "mil":
-        return [("mil", st, res, i) for i, (st, res) in enumerate(g.deals) if i >= before]
-    return [("mariage", d, None, i) for i, d in enumerate(g.finished) if i >= before]
-
-
-def _final_scores(g: Any) -> list[float]:
-    if g.name == "mil":
-        return list(g.scores)
-    return [float(x) for x in g.match]
-
-
-def _score_row(
-    game_name: str,
-    row: Any,
+def _score_deal(
+    deal: DealSummary,
     names: list[str],
     stats: dict[str, BotStats],
     seat_pts: list[float],
-    prev: list[float],
+    point_share: bool,
 ) -> None:
-    if game_name == "mil":
-        _, _st, res, _i = row
-        now = [s / 2 for s in res.standing.scores]
-        for seat in range(3):
-            seat_pts[seat] += now[seat] - prev[seat]
-        if not res.annulled and res.declarer is not None:
-            n = names[res.declarer]
-            if res.rospis:
-                stats[n].rospis += 1
-                stats[n].contracts_failed += 1
-            elif res.raw is not None and res.contract is not None:
-                if res.raw[res.declarer] >= res.contract:
-                    stats[n].contracts_made += 1
-                else:
-                    stats[n].contracts_failed += 1
-        return
-    _, d, _, _ = row
-    result = d["result"]
-    w = result["winner"]
-    if w is not None:
-        seat_pts[w] += result["game_points"]
-        stats[names[w]].game_points += result["game_points"]
+    """Add one finished deal to the seats' points and the declarer's contracts."""
+    for seat, delta in enumerate(deal.deltas):
+        seat_pts[seat] += delta
+        if point_share:
+            stats[names[seat]].game_points += delta
+    if deal.declarer is None:
+        return  # no contract (a game without declarers, or a deal annulled before one)
+    declarer = stats[names[deal.declarer]]
+    if deal.made is not None:
+        if deal.made:
+            declarer.contracts_made += 1
+        else:
+            declarer.contracts_failed += 1
+    elif deal.record["result"].get("rospis"):
+        declarer.rospis += 1  # conceded: a failed contract
+        declarer.contracts_failed += 1
 
 
 def run_arena(
@@ -216,23 +188,24 @@ def run_arena(
     """Play at least ``deals`` deals (whole games, each in every seat rotation when
     ``duplicate``), print a summary table, optionally write JSON; return an exit code.
 
-    ``deals_per_game`` stops each game after that many deals (default: the cap of
-    :data:`MAX_DEALS_PER_GAME`). With 1 and ``duplicate``, every deal is played once in each
-    seat rotation: a paired comparison on single deals, whose points-per-deal interval is much
-    narrower than whole games give (the match share then only says who led after the deal).
+    ``deals_per_game`` stops each game after that many deals (default: the game's
+    ``GameKind.max_deals``; a game stopped there is won by the leader). With 1 and
+    ``duplicate``, every deal is played once in each seat rotation: a paired comparison on
+    single deals, whose points-per-deal interval is much narrower than whole games give (the
+    match share then only says who led after the deal).
     """
-    from tapete.games import PROFILES
-
-    if game not in PROFILES:
-        print(f"unknown game {game!r}", file=sys.stderr)
+    try:
+        game_kind = kind(game)
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
         return 2
-    profile = profile or PROFILES[game][0]
-    seats = 3 if game == "mil" else 2
+    profile = profile or game_kind.profiles[0]
+    seats = game_kind.seats
     if len(players) != seats:
         print(f"{game} needs {seats} players, got {len(players)}", file=sys.stderr)
         return 2
     stats: dict[str, BotStats] = {n: BotStats(n) for n in players}
-    cap = MAX_DEALS_PER_GAME[game] if deals_per_game is None else deals_per_game
+    cap = game_kind.max_deals if deals_per_game is None else deals_per_game
     played = 0
     gi = 0
     t_start = time.time()
@@ -280,7 +253,7 @@ def _summary(game: str, profile: str, played: int, stats: dict[str, BotStats]) -
             "games": len(s.wins),
             "faults": s.faults,
         }
-        if game == "mariage":
+        if kind(game).point_share:
             entry["game_points"] = s.game_points
             _, glo, ghi = s.game_point_share()
             entry["game_point_share"] = round(s.game_points / total_gp, 3) if total_gp else None
@@ -294,7 +267,8 @@ def _table(game: str, summary: dict[str, Any]) -> str:
         f"{'bot':<10} {'pts/deal':>9} {'95% CI':>17} {'share':>6} {'95% CI':>13} "
         f"{'decl ok':>7} {'made/failed':>11} {'ms p50':>7} {'ms p95':>7}"
     )
-    if game == "mariage":
+    point_share = kind(game).point_share
+    if point_share:
         head += f" {'gp share':>8} {'95% CI':>13}"
     lines = [f"{summary['game']} / {summary['profile']}: {summary['deals']} deals", head]
     for b in summary["bots"]:
@@ -308,7 +282,7 @@ def _table(game: str, summary: dict[str, Any]) -> str:
             f"{'-' if d is None else f'{d:.3f}':>7} {c['made']:>5}/{c['failed']:<5} "
             f"{b['ms_per_decision']['p50']:>7.2f} {b['ms_per_decision']['p95']:>7.2f}"
         )
-        if game == "mariage":
+        if point_share:
             share = b.get("game_point_share")
             lo, hi = b["game_point_share_ci95"]
             line += f" {'-' if share is None else f'{share:.3f}':>8} [{lo:.3f},{hi:.3f}]"

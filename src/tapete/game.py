@@ -161,6 +161,10 @@ class GameKind:
     replay: Callable[..., Game]
     bots: str
     terminal: str
+    #: a deal's ``deltas`` are points won, never negative (Mariage's game points), so each
+    #: seat's share of all the points is a figure of its own (the arena reports it); False
+    #: where a deal can take points away (Mil)
+    point_share: bool = False
 
     def new(
         self,

@@ -35,5 +35,6 @@ KIND = GameKind(
     parse_action=action_from_json,
     replay=replay_mariage,
     bots="tapete.bots.mariage",
+    point_share=True,
     terminal="tapete.terminal.mariage",
 )

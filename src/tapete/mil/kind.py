@@ -54,5 +54,6 @@ KIND = GameKind(
     parse_action=action_from_json,
     replay=replay_mil,
     bots="tapete.bots.mil",
+    point_share=False,
     terminal="tapete.terminal.mil",
 )

@@ -22,12 +22,12 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from tapete.games import PROFILES
+from tapete.games import GAMES, PROFILES, kind, kinds
 from tapete.server import stats
 from tapete.server.db import default_db_url, make_engine, upgrade
 from tapete.server.i18n import LANGUAGES
 from tapete.server.rules import rules_page
-from tapete.server.tables import SEATS, Table, TableError, TableManager
+from tapete.server.tables import Table, TableError, TableManager
 
 __all__ = ["LANGUAGES", "MAX_MESSAGE_BYTES", "create_app", "run_serve"]
 
@@ -85,12 +85,14 @@ def parse_new_table(body: bytes) -> dict[str, Any]:
             f"unknown field(s) {', '.join(map(repr, extra))}; expected {', '.join(sorted(allowed))}"
         )
     game = data.get("game")
-    if game not in PROFILES:
-        raise BadRequest(f"'game' must be one of {', '.join(PROFILES)}, got {game!r}")
-    profile = data.get("profile", PROFILES[game][0])
-    if profile not in PROFILES[game]:
+    if game not in GAMES:
+        raise BadRequest(f"'game' must be one of {', '.join(GAMES)}, got {game!r}")
+    game_kind = kind(game)
+    profile = data.get("profile", game_kind.profiles[0])
+    if profile not in game_kind.profiles:
         raise BadRequest(
-            f"'profile' must be one of {', '.join(PROFILES[game])} for {game}, got {profile!r}"
+            f"'profile' must be one of {', '.join(game_kind.profiles)} for {game}, "
+            f"got {profile!r}"
         )
     if "name" not in data:
         raise BadRequest("'name' is missing (the player's name)")
@@ -98,7 +100,7 @@ def parse_new_table(body: bytes) -> dict[str, Any]:
     language = data.get("language", "es")
     if language not in LANGUAGES:
         raise BadRequest(f"'language' must be one of {', '.join(LANGUAGES)}, got {language!r}")
-    computers = SEATS[game] - 1
+    computers = game_kind.seats - 1
     levels = data.get("levels", ["rules"] * computers)
     if (
         not isinstance(levels, list)
@@ -321,18 +323,18 @@ class Server:
         unknown = sorted(set(q) - {"target", "game", "limit"})
         if unknown:
             return _error(400, f"unknown parameter(s) {', '.join(unknown)}: target, game, limit")
-        game = q.get("game", "mil")
-        if game not in PROFILES:
-            return _error(400, f"'game' must be one of {', '.join(PROFILES)}")
-        if game == "mariage":
-            if q.get("target", "7") != "7":
-                return _error(400, "Mariage has one ranking: leave out 'target'")
-            target = 7
-        else:
-            raw = q.get("target", "1000")
-            if raw not in ("1000", "500"):
-                return _error(400, "'target' must be 1000 or 500")
-            target = int(raw)
+        game = q.get("game", kinds()[0].name)
+        if game not in GAMES:
+            return _error(400, f"'game' must be one of {', '.join(GAMES)}")
+        game_kind = kind(game)
+        # one board per target the game's profiles play to, the default profile's first
+        boards = [str(t) for t in dict.fromkeys(game_kind.targets.values())]
+        raw = q.get("target", str(game_kind.target()))
+        if raw not in boards:
+            if len(boards) == 1:
+                return _error(400, f"{game_kind.title} has one ranking: leave out 'target'")
+            return _error(400, f"'target' must be {' or '.join(boards)}")
+        target = int(raw)
         raw_limit = q.get("limit", "20")
         if not raw_limit.isdigit() or not 1 <= int(raw_limit) <= 100:
             return _error(400, "'limit' must be a whole number from 1 to 100")

@@ -4,8 +4,9 @@ Per (player name, game, profile): games, wins, total points (the player's final 
 the average is ``points_total / games``), contracts made and failed (Mil: deals the player
 declared; a rospis counts as failed), barrel visits (Mil: how many times the player's
 ``in_barrel`` went from false to true, deal by deal). A won game enters the Ranking with
-score = the player's final points; boards: Mil to 1000 (``club``, ``casa``), Mil to 500
-(``casa-500``), Mariage.
+score = the player's final points (the record's ``GameKind.score_key``); one board per game
+and target (``GameKind.target(profile)``: Mil to 1000 for ``club`` and ``casa``, Mil to 500
+for ``casa-500``, Mariage to 7).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from tapete.games import kind
 from tapete.server.db import RankingRow, StatRow
 
 __all__ = [
@@ -39,42 +41,47 @@ class GameSummary:
 
 
 def board_target(game: str, profile: str) -> int:
-    """The Ranking board a game belongs to: 1000 or 500 for Mil, 7 for Mariage."""
-    if game == "mil":
-        return 500 if profile == "casa-500" else 1000
-    return 7
+    """The Ranking board a game belongs to: its profile's target (Mil 1000 or 500, Mariage 7)."""
+    return kind(game).target(profile)
 
 
 def _final_points(record: dict[str, Any], seat: int) -> float:
-    key = "scores" if record.get("game") == "mil" else "match"
-    values = record.get(key) or []
+    values = record.get(kind(record.get("game")).score_key) or []
     return float(values[seat]) if seat < len(values) else 0.0
 
 
+def _flag(values: Any, seat: int) -> bool:
+    """``values[seat]`` of an optional per-seat list of a result (False when absent)."""
+    return bool(values[seat]) if isinstance(values, list) and seat < len(values) else False
+
+
 def summarize(record: dict[str, Any], seat: int) -> GameSummary:
-    """One seat's figures in a (finished) record."""
+    """One seat's figures in a (finished) record.
+
+    Contracts and barrel visits come from the fields a deal's ``result`` has in games with
+    contracts and a barrel (Mil: ``declarer``, ``contract``, ``raw``, ``rospis``,
+    ``annulled``, ``in_barrel``); a game whose results have none of them (Mariage) counts 0.
+    """
     made = failed = visits = 0
-    if record.get("game") == "mil":
-        start = record.get("start") or {}
-        in_barrel = bool((start.get("in_barrel") or [False] * 3)[seat])
-        for deal in record.get("deals", []):
-            result = deal.get("result") or {}
-            if not result:
-                continue
-            if (
-                not result.get("annulled")
-                and result.get("declarer") == seat
-                and result.get("contract") is not None
-            ):
-                raw = result.get("raw")
-                if result.get("rospis") or raw is None or raw[seat] < result["contract"]:
-                    failed += 1
-                else:
-                    made += 1
-            now = bool((result.get("in_barrel") or [False] * 3)[seat])
-            if now and not in_barrel:
-                visits += 1
-            in_barrel = now
+    in_barrel = _flag((record.get("start") or {}).get("in_barrel"), seat)
+    for deal in record.get("deals", []):
+        result = deal.get("result") or {}
+        if not result:
+            continue
+        if (
+            not result.get("annulled")
+            and result.get("declarer") == seat
+            and result.get("contract") is not None
+        ):
+            raw = result.get("raw")
+            if result.get("rospis") or raw is None or raw[seat] < result["contract"]:
+                failed += 1
+            else:
+                made += 1
+        now = _flag(result.get("in_barrel"), seat)
+        if now and not in_barrel:
+            visits += 1
+        in_barrel = now
     return GameSummary(
         points=_final_points(record, seat),
         won=record.get("winner") == seat,

@@ -33,13 +33,12 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from tapete.errors import IllegalActionError, InvalidNotationError
 from tapete.game import JSON, Event, Game
-from tapete.games import PROFILES, new_game
+from tapete.games import kind, kinds
 from tapete.server import stats
 from tapete.server.db import ActionRow, TableRow, utcnow
 from tapete.server.i18n import error_text
 
 __all__ = [
-    "SEATS",
     "Listener",
     "Table",
     "TableError",
@@ -52,9 +51,6 @@ __all__ = [
 ]
 
 log = logging.getLogger("tapete.server")
-
-#: seats per game
-SEATS: dict[str, int] = {"mil": 3, "mariage": 2}
 
 _INSERT_ACTION = insert(ActionRow)
 
@@ -74,32 +70,9 @@ def build_game(
     max_deals: int | None,
     start: JSON | None = None,
 ) -> Game:
-    """A table's game: new from ``seed``, or from a position (a record's ``start``: Mil
-    ``scores``, ``bolts``, ``in_barrel``, ``barrel_attempts``, ``failed_visits``, ``dealer``;
-    Mariage ``game_points``, ``dealer``). Raises ``ValueError`` for a bad position."""
-    if start is None:
-        return new_game(game, profile, seed=seed, players=players, max_deals=max_deals)
-    if not isinstance(start, dict):
-        raise ValueError(f"start must be an object, got {start!r}")
-    if game == "mil":
-        from tapete.mil.game import MilGame
-        from tapete.mil.record import standing_from_start
-
-        dealer = start.get("dealer")
-        if dealer is not None and (type(dealer) is not int or dealer not in (0, 1, 2)):
-            raise ValueError(f"start.dealer must be 0, 1 or 2, got {dealer!r}")
-        return MilGame(
-            profile,
-            seed=seed,
-            players=players,
-            max_deals=max_deals,
-            start=start,
-            standing=standing_from_start(start),
-            dealer=dealer,
-        )
-    from tapete.mariage.game import MariageGame
-
-    return MariageGame(seed=seed, players=players, max_deals=max_deals, start=start)
+    """A table's game: new from ``seed``, or from a position (a record's ``start``, as the
+    game's registry entry reads it). Raises ``ValueError`` for a bad position."""
+    return kind(game).new(profile, seed=seed, players=players, max_deals=max_deals, start=start)
 
 
 def game_of(row: TableRow) -> Game:
@@ -291,7 +264,7 @@ class TableManager:
 
         ``start`` (a record's start position) is for tests and administrators only: the
         HTTP API does not accept it. Such a table is not ranked and adds no statistics."""
-        seats = SEATS[game]
+        seats = kind(game).seats
         if len(levels) != seats - 1:
             raise ValueError(f"{game} needs {seats - 1} computer level(s), got {len(levels)}")
         players = [name, *bot_names(name, seats - 1)]
@@ -544,8 +517,7 @@ class TableManager:
 
     def _finish(self, session: Session, table: Table) -> None:
         record = table.game.to_record()
-        key = "scores" if table.game_name == "mil" else "match"
-        scores = record.get(key)
+        scores = record.get(kind(table.game_name).score_key)
         now = utcnow()
         session.execute(
             update(TableRow)
@@ -691,6 +663,7 @@ class TableManager:
 
 
 def valid_profiles() -> Iterable[tuple[str, str]]:
-    for game, profiles in PROFILES.items():
-        for profile in profiles:
-            yield game, profile
+    """Every (game, profile) a table may have."""
+    for k in kinds():
+        for profile in k.profiles:
+            yield k.name, profile

@@ -1,7 +1,8 @@
 """Play Mariage in a terminal: one person against the computer.
 
-``tapete play mariage`` (src/tapete/cli.py) calls :func:`play_terminal`. Input and output go
-through ``input_fn``/``output_fn`` so that tests can script a whole match.
+``tapete play mariage`` (src/tapete/cli/play.py) calls :func:`play_terminal`; :func:`play_match`
+takes any bot and either seat. Input and output go through ``input_fn``/``output_fn`` so that
+tests can script a whole match.
 
 Commands: ``play KH`` (or just ``KH``), ``exchange``, ``marriage H``, ``close``, ``claim``,
 ``decline`` (only after the last trick of a closed hand), ``help``, ``quit``.
@@ -13,6 +14,7 @@ import random
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from tapete.bots import make_bot
 from tapete.cards import (
     CARD_NAMES,
     SUIT_LETTERS,
@@ -40,9 +42,13 @@ from tapete.mariage.actions import (
     action_from_json,
 )
 from tapete.mariage.game import TARGET, MariageGame
+from tapete.mariage.kind import KIND
 from tapete.mariage.state import Reason, State
 
-__all__ = ["HELP", "TerminalBot", "parse_command", "play_terminal"]
+__all__ = ["HELP", "OPTIONS", "TerminalBot", "parse_command", "play_match", "play_terminal"]
+
+#: the optional arguments of :func:`play_terminal` this front-end honours
+OPTIONS = frozenset({"show_points"})
 
 SUIT_WORDS = ("spades ♠", "clubs ♣", "diamonds ♦", "hearts ♥")
 
@@ -208,6 +214,33 @@ def _hand_order(c: int) -> tuple[int, int]:
 
 
 def play_terminal(
+    profile: str,
+    level: str,
+    seed: int,
+    *,
+    name: str = "You",
+    show_points: bool = True,
+    input_fn: Callable[[str], str] = input,
+    output_fn: Callable[[str], None] = print,
+) -> int:
+    """Play a Mariage match at seat 0 against the ``level`` computer player; returns the exit
+    code. ``profile`` is Mariage's one rule set; ``name`` is not an option here (the table
+    says "you" and "the computer")."""
+    if profile not in KIND.profiles:
+        raise ValueError(f"unknown profile {profile!r} for {KIND.name} (expected one of: "
+                         f"{', '.join(KIND.profiles)})")
+    play_match(
+        0,
+        lambda: make_bot(KIND.name, level),
+        seed,
+        show_points,
+        input_fn=input_fn,
+        output_fn=output_fn,
+    )
+    return 0
+
+
+def play_match(
     seat: int,
     bot_factory: Callable[[], TerminalBot],
     seed: int | None,

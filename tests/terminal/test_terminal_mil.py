@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from tapete.terminal_mil import parse_command, play_mil_terminal
+from tapete.terminal.mil import parse_command, play_terminal
 
 
 def _scripted(rng: random.Random, out: list[str], limit: int):  # type: ignore[no-untyped-def]
@@ -32,7 +32,7 @@ def _scripted(rng: random.Random, out: list[str], limit: int):  # type: ignore[n
 def test_a_person_plays_whole_deals_against_the_computer() -> None:
     out: list[str] = []
     answer = _scripted(random.Random(1), out, 1500)
-    assert play_mil_terminal("club", "random", 4, input_fn=answer, output_fn=out.append) == 0
+    assert play_terminal("club", "random", 4, input_fn=answer, output_fn=out.append) == 0
     text = "\n".join(out)
     assert "deal 1 over" in text and "your hand:" in text and "scores:" in text
 
@@ -40,7 +40,7 @@ def test_a_person_plays_whole_deals_against_the_computer() -> None:
 def test_illegal_input_reprompts_with_the_reason() -> None:
     script = iter(["bid 500", "dance", "help", "quit"])
     out: list[str] = []
-    play_mil_terminal("casa", "random", 2, input_fn=lambda _p: next(script), output_fn=out.append)
+    play_terminal("casa", "random", 2, input_fn=lambda _p: next(script), output_fn=out.append)
     text = "\n".join(out)
     assert "I did not understand" in text
     assert "commands:" in text
@@ -50,7 +50,7 @@ def test_illegal_input_reprompts_with_the_reason() -> None:
 def test_given_cards_of_the_opponents_stay_hidden() -> None:
     out: list[str] = []
     answer = _scripted(random.Random(7), out, 3000)
-    play_mil_terminal("club", "random", 9, input_fn=answer, output_fn=out.append)
+    play_terminal("club", "random", 9, input_fn=answer, output_fn=out.append)
     gives = [ln for ln in out if ": give " in ln and not ln.startswith("legal")]
     assert gives
     for line in gives:
@@ -66,7 +66,7 @@ def test_parse_command_announces_automatically_when_the_only_choice() -> None:
 
 
 def test_the_deal_that_ends_the_game_is_shown_before_the_winner(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import tapete.terminal_mil as terminal
+    import tapete.terminal.mil as terminal
     from tapete.mil.game import MilGame
     from tapete.mil.scoring import Standing
 
@@ -78,7 +78,7 @@ def test_the_deal_that_ends_the_game_is_shown_before_the_winner(monkeypatch) -> 
     monkeypatch.setattr(terminal, "MilGame", near_the_end)
     out: list[str] = []
     answer = _scripted(random.Random(2), out, 5000)
-    assert play_mil_terminal("casa-500", "rules", 3, input_fn=answer, output_fn=out.append) == 0
+    assert play_terminal("casa-500", "rules", 3, input_fn=answer, output_fn=out.append) == 0
     assert "wins with" in out[-1] and out[-1].endswith("!")
     overs = [i for i, line in enumerate(out) if " over: " in line and line.startswith("deal ")]
     assert overs and out[overs[-1]].startswith(f"deal {len(overs)} over: raw ")
@@ -116,7 +116,7 @@ def test_another_command_while_the_cards_are_played_is_refused_clearly() -> None
             return "rospis"
         return pick(prompt)
 
-    play_mil_terminal("club", "random", 6, input_fn=answer, output_fn=out.append)
+    play_terminal("club", "random", 6, input_fn=answer, output_fn=out.append)
     assert typed == ["rospis"]
     assert "not now: the cards are being played; type 'play' and a card" in out
 
@@ -125,7 +125,7 @@ def test_a_computer_player_asking_for_a_redeal_shows_why() -> None:
     # the seeds: "show the cards that justify it"
     from tapete.cards import parse_card
     from tapete.mil import CLUB, State
-    from tapete.terminal_mil import _redeal_proof
+    from tapete.terminal.mil import _redeal_proof
 
     def cards(text: str) -> list[int]:
         return [parse_card(c) for c in text.split()]
@@ -147,7 +147,7 @@ def test_a_computer_player_asking_for_a_redeal_shows_why() -> None:
     for seed in range(1, 40):
         out: list[str] = []
         answer = _scripted(random.Random(seed), out, 60)
-        play_mil_terminal("club", "random", seed, input_fn=answer, output_fn=out.append)
+        play_terminal("club", "random", seed, input_fn=answer, output_fn=out.append)
         asks = [i for i, ln in enumerate(out) if ": redeal (" in ln and not ln.startswith("legal")]
         for i in asks:
             assert out[i + 1].startswith(f"  {out[i].split(':')[0]} shows "), out[i + 1]
@@ -158,7 +158,7 @@ def test_a_computer_player_asking_for_a_redeal_shows_why() -> None:
 
 def test_a_person_named_like_a_computer_player_gets_other_opponents() -> None:
     out: list[str] = []
-    play_mil_terminal("club", "random", 1, name="Bruno", input_fn=lambda _p: "quit",
+    play_terminal("club", "random", 1, name="Bruno", input_fn=lambda _p: "quit",
                       output_fn=out.append)  # fmt: skip
     assert "Carla (seat 1)" in out[0] and "Dora (seat 2)" in out[0]
 
@@ -166,7 +166,7 @@ def test_a_person_named_like_a_computer_player_gets_other_opponents() -> None:
 def test_the_end_of_deal_line_says_whether_the_declarer_made_it() -> None:
     out: list[str] = []
     answer = _scripted(random.Random(7), out, 200)
-    play_mil_terminal("club", "rules", 7, input_fn=answer, output_fn=out.append)
+    play_terminal("club", "rules", 7, input_fn=answer, output_fn=out.append)
     overs = [ln for ln in out if ln.startswith("deal ") and " over: " in ln]
     assert overs
     for line in overs:
@@ -180,7 +180,7 @@ def test_the_end_of_deal_line_says_whether_the_declarer_made_it() -> None:
 
 
 def test_the_gives_are_listed_once_as_cards_and_seats() -> None:
-    from tapete.terminal_mil import _legal_line
+    from tapete.terminal.mil import _legal_line
 
     legal = [
         {"type": "rospis"},
@@ -192,7 +192,7 @@ def test_the_gives_are_listed_once_as_cards_and_seats() -> None:
 
 
 def test_long_lists_of_bids_and_contracts_are_one_range() -> None:
-    from tapete.terminal_mil import _legal_line
+    from tapete.terminal.mil import _legal_line
 
     bids = [{"type": "pass"}, *({"type": "bid", "value": v} for v in range(105, 225, 5))]
     assert _legal_line(bids) == "pass, bid 105-220 (steps of 5)"

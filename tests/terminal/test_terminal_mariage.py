@@ -10,7 +10,7 @@ import pytest
 
 from tapete.cards import InvalidNotationError, parse_card
 from tapete.mariage import Claim, Marriage, Play
-from tapete.mariage.terminal import parse_command, play_terminal
+from tapete.terminal.mariage import parse_command, play_match
 
 
 class FirstLegalBot:
@@ -49,7 +49,7 @@ class Script:
 
 def run(script: Script, seat: int = 0, seed: int = 3, show_points: bool = True) -> None:
     factory: Callable[[], FirstLegalBot] = FirstLegalBot
-    play_terminal(seat, factory, seed, show_points, input_fn=script.input, output_fn=script.output)
+    play_match(seat, factory, seed, show_points, input_fn=script.input, output_fn=script.output)
 
 
 def test_a_whole_match_to_the_end() -> None:

@@ -14,9 +14,13 @@ from tapete.bots import make_bot
 from tapete.cards import NINE, InvalidNotationError, bits, card_name, card_points, parse_card
 from tapete.errors import IllegalActionError
 from tapete.mil.game import MilGame
+from tapete.mil.kind import KIND
 from tapete.mil.state import State
 
-__all__ = ["format_view", "parse_command", "play_mil_terminal"]
+__all__ = ["OPTIONS", "format_view", "parse_command", "play_terminal"]
+
+#: the optional arguments of :func:`play_terminal` this front-end honours
+OPTIONS = frozenset({"name"})
 
 SUIT_SYMBOLS = {"S": "♠", "C": "♣", "D": "♦", "H": "♥"}
 HELP = """commands:
@@ -156,19 +160,21 @@ def parse_command(text: str, legal: list[dict[str, Any]]) -> dict[str, Any] | st
     return "unknown"
 
 
-def play_mil_terminal(
+def play_terminal(
     profile: str,
     level: str,
     seed: int,
     *,
     name: str = "You",
+    show_points: bool = True,
     input_fn: Callable[[str], str] = input,
     output_fn: Callable[[str], None] = print,
 ) -> int:
-    """Play one game of Mil at seat 0; returns the exit code."""
+    """Play one game of Mil at seat 0 against two ``level`` computer players; returns the exit
+    code. ``show_points`` is not an option here (this front-end shows no card points)."""
     others = [n for n in ("Bruno", "Carla", "Dora") if n.casefold() != name.casefold()][:2]
     game = MilGame(profile, seed=seed, players=[name, *others])
-    bots = {s: make_bot("mil", level, profile=profile) for s in (1, 2)}
+    bots = {s: make_bot(KIND.name, level, profile=profile) for s in (1, 2)}
     rngs = {s: random.Random(seed * 7 + s) for s in (1, 2)}
     output_fn(
         f"Mil, profile {profile}, seed {seed}. You are seat 0; {game.players[1]} (seat 1) "

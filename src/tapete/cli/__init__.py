@@ -1,0 +1,60 @@
+"""The ``tapete`` command: play, simulate, replay, solve, arena, serve.
+
+Each sub-command is one module of this package (``add_parser(sub)`` declares its options,
+``run(args) -> int`` does the work as a thin layer over the public API: engine, records, bots,
+server); :mod:`tapete.cli.common` holds what they share. See docs/cli.md for examples.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from tapete.cli import arena, play, replay, serve, simulate, solve
+from tapete.cli.common import play_game, seat_rng
+from tapete.games import kind
+
+__all__ = ["build_parser", "main", "play_game", "seat_rng"]
+
+#: the sub-commands, in the order ``tapete --help`` lists them
+COMMANDS = (serve, play, simulate, replay, solve, arena)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tapete", description="Mil (Thousand) and Mariage (66): play, simulate, replay."
+    )
+    from tapete import __version__, compiled_modules
+
+    engine = "compiled engine" if compiled_modules() else "pure Python engine"
+    parser.add_argument("--version", action="version", version=f"tapete {__version__} ({engine})")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for command in COMMANDS:
+        command.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "profile", None) is not None and args.command in ("simulate", "arena"):
+        profiles = kind(args.game).profiles
+        if args.profile not in profiles:
+            parser.error(
+                f"unknown profile {args.profile!r} for {args.game} "
+                f"(expected one of: {', '.join(profiles)})"
+            )
+    try:
+        code: int = args.func(args)
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # whoever reads our output went away (``tapete replay f | head``): stop quietly, and
+        # keep Python from complaining again when it flushes stdout at exit
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    return code

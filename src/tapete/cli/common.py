@@ -1,0 +1,160 @@
+"""What several ``tapete`` commands share: argument types, checks, the progress bar, and one
+bot-against-bot game.
+
+Nothing here knows which games exist: seats, profiles and defaults come from the game
+registry (:mod:`tapete.games`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from tapete.game import Game
+from tapete.games import kind, kinds, new_game
+
+__all__ = [
+    "Progress",
+    "check_output",
+    "check_players",
+    "count",
+    "default_game",
+    "game_names",
+    "play_game",
+    "port_number",
+    "positive_int",
+    "profile_help",
+    "seat_rng",
+]
+
+
+def game_names() -> list[str]:
+    """The registered games, for ``choices=``."""
+    return [k.name for k in kinds()]
+
+
+def default_game() -> str:
+    """The game a command plays when ``--game`` is left out: the first registered one."""
+    return kinds()[0].name
+
+
+def profile_help() -> str:
+    """``club, casa or casa-500 (Mil; default: club)``: the games with a choice of rules."""
+    parts = []
+    for k in kinds():
+        if len(k.profiles) > 1:
+            *head, last = k.profiles
+            parts.append(f"{', '.join(head)} or {last} ({k.title}; default: {k.profiles[0]})")
+    return "; ".join(parts)
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 0 to 65535 (0: any free port)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, got {value}")
+    return value
+
+
+def count(n: int, noun: str) -> str:
+    """``1 game``, ``2 games``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def check_players(game: str, names: Sequence[str]) -> str | None:
+    """Why a comma-separated list of bot names cannot play ``game`` (None: it can)."""
+    from tapete.bots import BOT_NAMES
+
+    need = kind(game).seats
+    if len(names) != need:
+        return f"--players needs {need} names for {game}, got {len(names)}"
+    for b in names:
+        if b not in BOT_NAMES:
+            return f"unknown player {b!r} (expected {', '.join(BOT_NAMES)})"
+    return None
+
+
+def check_output(path: Path, flag: str) -> str | None:
+    """Why ``path`` cannot be written (None: its folder exists and it is not a folder)."""
+    if path.is_dir():
+        return f"{flag} {path} is a folder, not a file"
+    folder = path.parent
+    if not folder.is_dir():
+        return f"{flag} {path}: the folder {folder} does not exist"
+    return None
+
+
+def seat_rng(seed: int | None, game_index: int, seat: int) -> random.Random:
+    """The private random stream of one bot seat (independent of the dealing stream)."""
+    base = 0 if seed is None else seed
+    return random.Random(base * 1_000_003 + game_index * 101 + seat + 7)
+
+
+class Progress:
+    """A one-line progress bar on stderr (quiet when stderr is not a terminal, except every 10%)."""
+
+    def __init__(self, total: int, label: str) -> None:
+        self.total = max(total, 1)
+        self.label = label
+        self.start = time.perf_counter()
+        self.tty = sys.stderr.isatty()
+        self.last_tenth = -1
+
+    def update(self, done: int, extra: str = "") -> None:
+        frac = done / self.total
+        tenth = int(frac * 10)
+        if not self.tty and tenth == self.last_tenth and done != self.total:
+            return
+        self.last_tenth = tenth
+        bar = "#" * int(frac * 30)
+        rate = done / max(time.perf_counter() - self.start, 1e-9)
+        line = f"{self.label} [{bar:<30}] {done}/{self.total} {rate:.1f}/s {extra}"
+        if self.tty:
+            sys.stderr.write("\r" + line)
+            if done == self.total:
+                sys.stderr.write("\n")
+        else:
+            sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+
+def play_game(
+    game_name: str,
+    profile: str | None,
+    seed: int,
+    bots: Sequence[str],
+    *,
+    game_index: int = 0,
+    max_deals: int | None = None,
+    players: list[str] | None = None,
+) -> Game:
+    """Play one whole game between bots; the cards depend only on ``seed``."""
+    from tapete.bots import make_bot
+
+    game = new_game(game_name, profile, seed=seed, players=players, max_deals=max_deals)
+    seat_bots = [make_bot(game_name, b, profile=game.profile_name) for b in bots]
+    rngs = [seat_rng(seed, game_index, s) for s in range(len(bots))]
+    while not game.over:
+        seat = game.turn
+        assert seat is not None
+        action = seat_bots[seat].act(game.view(seat), rngs[seat])
+        game.apply(action)
+    return game

@@ -1,0 +1,76 @@
+"""``tapete play GAME``: one person at seat 0 against computer players, in the terminal.
+
+The game's terminal front-end is the module its registry entry names (``kind.terminal``); it
+provides ``play_terminal(profile, level, seed, *, name, show_points, input_fn, output_fn)``
+and ``OPTIONS``, the optional arguments it honours.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import random
+import sys
+from types import ModuleType
+from typing import Any
+
+from tapete.cli.common import game_names
+from tapete.games import kind, kinds
+
+__all__ = ["add_parser", "run", "terminal_of"]
+
+
+def add_parser(sub: Any) -> None:
+    from tapete.bots import BOT_NAMES
+
+    with_rules = [k for k in kinds() if len(k.profiles) > 1]
+    p = sub.add_parser("play", help="play in the terminal against computer players")
+    p.add_argument("game", choices=game_names())
+    p.add_argument(
+        "--profile",
+        choices=[p for k in with_rules for p in k.profiles],
+        default=None,
+        help="; ".join(f"{k.title} rule set (default: {k.profiles[0]})" for k in with_rules),
+    )
+    p.add_argument(
+        "--level",
+        choices=list(BOT_NAMES),
+        default="rules",
+        help="the computer players (default: rules)",
+    )
+    p.add_argument("--seed", type=int, default=None, help="deal the same cards again")
+    p.add_argument("--name", default="You", help="your name at the table (where names show)")
+    p.add_argument(
+        "--hide-points",
+        action="store_true",
+        help="do not show the card points (where counting them is part of the game)",
+    )
+    p.set_defaults(func=run)
+
+
+def terminal_of(game: str) -> ModuleType:
+    """The terminal front-end module of ``game``."""
+    return importlib.import_module(kind(game).terminal)
+
+
+def run(args: argparse.Namespace) -> int:
+    seed = args.seed if args.seed is not None else random.randrange(1 << 30)
+    game = kind(args.game)
+    if args.profile is not None and args.profile not in game.profiles:
+        with_rules = [k.name for k in kinds() if len(k.profiles) > 1]
+        one = " (" + game.title + " has one rule set)" if len(game.profiles) == 1 else ""
+        print(f"error: --profile is for {' and '.join(with_rules)}{one}", file=sys.stderr)
+        return 2
+    terminal = terminal_of(game.name)
+    if args.hide_points and "show_points" not in terminal.OPTIONS:
+        which = [k.name for k in kinds() if "show_points" in terminal_of(k.name).OPTIONS]
+        print(f"error: --hide-points is for {' and '.join(which)}", file=sys.stderr)
+        return 2
+    code: int = terminal.play_terminal(
+        args.profile or game.profiles[0],
+        args.level,
+        seed,
+        name=args.name,
+        show_points=not args.hide_points,
+    )
+    return code

@@ -1,0 +1,67 @@
+"""``tapete replay FILE``: replay every record of a file through the engine and check it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from tapete.cli.common import Progress, count
+from tapete.errors import RecordError
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("replay", help="check a file of tapete/1 records")
+    p.add_argument("file")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from tapete import records
+
+    path = Path(args.file)
+    try:
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark is tolerated
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"error: cannot read {path}: {exc}", file=sys.stderr)
+        return 2
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if len(lines) > 1 and lines[0].strip() == "{":
+        # one pretty-printed record (as records.loads accepts it), not JSON Lines
+        try:
+            single = json.loads(text)
+        except json.JSONDecodeError:
+            single = None
+        if isinstance(single, dict):
+            lines = [json.dumps(single, ensure_ascii=False)]
+    if not lines:
+        print(f"error: {path}: the file holds no record", file=sys.stderr)
+        return 1
+    games = deals = finished = 0
+    kinds: dict[str, int] = {}
+    progress = Progress(len(lines), "replay")
+    for i, line in enumerate(lines):
+        try:
+            (rec,) = records.loads(line)
+            game = records.replay(rec, index=i)
+        except RecordError as exc:
+            if exc.game is None:
+                exc = exc.located(game=i)
+            print(f"error: {path}: {exc}", file=sys.stderr)
+            return 1
+        games += 1
+        deals += len(rec["deals"])
+        finished += game.winner is not None
+        key = f"{rec['game']}/{rec['profile']}"
+        kinds[key] = kinds.get(key, 0) + 1
+        progress.update(i + 1)
+    summary = ", ".join(f"{k}: {n}" for k, n in sorted(kinds.items()))
+    print(
+        f"OK {path}: {count(games, 'game')} ({summary}), {count(deals, 'deal')}, "
+        f"{finished} won; every action legal, every result reproduced"
+    )
+    return 0

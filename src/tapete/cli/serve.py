@@ -1,0 +1,66 @@
+"""``tapete serve``: the web server (the work is :func:`tapete.server.app.run_serve`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from tapete.cli.common import port_number
+
+__all__ = ["add_parser", "check_db", "check_listen", "run"]
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("serve", help="start the web server (play in the browser)")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=port_number, default=8000)
+    p.add_argument(
+        "--db", default=None, help="SQLAlchemy URL (default: SQLite in your data folder)"
+    )
+    p.add_argument("--delay-ms", type=int, default=700, help="pause before each computer move")
+    p.set_defaults(func=run)
+
+
+def check_db(url: str) -> str | None:
+    """Why ``--db URL`` cannot work (None: it may): it is not a database URL."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        make_url(url)
+    except ArgumentError:
+        return f"--db {url!r} is not a database URL (for example sqlite:////home/ana/tapete.db)"
+    return None
+
+
+def check_listen(host: str, port: int) -> str | None:
+    """Why the server could not listen on ``host:port`` (None: it can, as far as we know now);
+    checked before the server prints that it is running."""
+    import socket
+
+    if port == 0:
+        return None
+    try:
+        family, kind, proto, _, addr = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except OSError:
+        return f"--host {host!r} is not an address of this machine"
+    with socket.socket(family, kind, proto) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(addr)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            return f"cannot listen on {host} port {port}: {reason} (try another --port)"
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    from tapete.server.app import run_serve
+
+    problem = None if args.db is None else check_db(args.db)
+    problem = problem or check_listen(args.host, args.port)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    return run_serve(host=args.host, port=args.port, db=args.db, delay_ms=args.delay_ms)

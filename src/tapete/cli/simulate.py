@@ -1,0 +1,95 @@
+"""``tapete simulate``: play many games between bots and write their records (JSON Lines)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from tapete.cli.common import (
+    Progress,
+    check_output,
+    check_players,
+    count,
+    default_game,
+    game_names,
+    play_game,
+    positive_int,
+    profile_help,
+)
+from tapete.games import kind
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("simulate", help="play many games between bots and write their records")
+    p.add_argument("--game", choices=game_names(), default=default_game())
+    p.add_argument("--profile", default=None, help=profile_help())
+    p.add_argument("--games", type=positive_int, default=10)
+    p.add_argument("--seed", type=int, default=0, help="game i is dealt from seed S + i")
+    p.add_argument(
+        "--players",
+        default=None,
+        help="comma-separated bot names, one per seat: random, rules, search (default: random)",
+    )
+    p.add_argument("--out", required=True, help="the JSON Lines file to write")
+    p.add_argument(
+        "--max-deals",
+        type=positive_int,
+        default=1000,
+        help="end a game after K deals (winner null)",
+    )
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    game_kind = kind(args.game)
+    if args.players is None:
+        args.players = ",".join(["random"] * game_kind.seats)
+    bots = [b.strip() for b in args.players.split(",")]
+    out = Path(args.out)
+    problem = check_players(args.game, bots) or check_output(out, "--out")
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    tmp = out.with_name(out.name + ".tmp")
+    progress = Progress(args.games, "simulate")
+    deals = finished = 0
+    t0 = time.perf_counter()
+    try:
+        fp = tmp.open("w", encoding="utf-8")
+    except OSError as exc:
+        print(f"error: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    with fp:
+        for i in range(args.games):
+            game = play_game(
+                args.game,
+                args.profile,
+                args.seed + i,
+                bots,
+                game_index=i,
+                max_deals=args.max_deals,
+            )
+            rec = game.to_record()
+            fp.write(json.dumps(rec, ensure_ascii=False) + "\n")
+            deals += len(rec["deals"])
+            finished += rec["winner"] is not None
+            progress.update(i + 1, f"deals={deals}")
+    try:
+        tmp.replace(out)
+    except OSError as exc:
+        print(f"error: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    secs = time.perf_counter() - t0
+    print(
+        f"simulated {count(args.games, args.game + ' game')} "
+        f"({args.profile or game_kind.profiles[0]}), {count(deals, 'deal')}, "
+        f"{finished} finished, {deals / max(args.games, 1):.1f} deals per game, "
+        f"{secs:.1f} s -> {out}"
+    )
+    return 0

@@ -1,0 +1,32 @@
+"""``tapete solve FILE``: the open-hand value of a deal in a record (the work is
+:func:`tapete.solver.command.run_solve`)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("solve", help="open-hand value of a Mil deal in a record")
+    p.add_argument("file")
+    p.add_argument(
+        "--game", dest="game_index", type=int, default=0, help="which game of the file (from 0)"
+    )
+    p.add_argument("--deal", type=int, default=0, help="which deal of that game (from 0)")
+    p.add_argument(
+        "--trick",
+        type=int,
+        default=None,
+        help="solve after this many tricks as played (default: before the first lead)",
+    )
+    p.add_argument("--json", action="store_true", help="print the answer as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from tapete.solver.command import run_solve
+
+    return run_solve(args.file, args.game_index, args.deal, args.trick, args.json)
