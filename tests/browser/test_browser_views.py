@@ -49,7 +49,7 @@ class Feeder:
     def show(self, view: dict[str, Any]) -> None:
         self.version += 1
         self.page.evaluate(
-            "([v, n]) => window.tapete.receive({type: 'view', version: n, view: v, event: null})",
+            "([v, n]) => window.tapete.receive({type: 'view', version: n, view: v, events: []})",
             [view, self.version],
         )
         self.page.wait_for_function(
@@ -89,12 +89,13 @@ def test_redeal_offer_and_keep(mil_page, artifacts) -> None:
     assert feed.sent()[-1] == {"type": "act", "version": feed.version, "action": {"type": "keep"}}
     # someone else's redeal: the cards that justify it are shown when the event carries them
     event = {
+        "type": "action",
         "seat": 1,
         "action": {"type": "redeal", "reason": "four_nines"},
         "shown": ["9S", "9C", "9D", "9H"],
     }
     mil_page.evaluate(
-        "([v, n, e]) => window.tapete.receive({type: 'view', version: n, view: v, event: e})",
+        "([v, n, e]) => window.tapete.receive({type: 'view', version: n, view: v, events: [e]})",
         [view, feed.version + 1, event],
     )
     shown = mil_page.eval_on_selector_all(
