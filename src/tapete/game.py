@@ -97,6 +97,16 @@ class Game(Protocol):
     @property
     def phase(self) -> str: ...
 
+    @property
+    def scores(self) -> list[int | float]:
+        """The standing as JSON numbers, per seat (Mil: points; Mariage: game points)."""
+        ...
+
+    @property
+    def finished_deals(self) -> list[DealSummary]:
+        """Every finished deal (hand) so far, in order."""
+        ...
+
     def legal_actions(self) -> list[Any]: ...
 
     def apply(self, action: Any) -> Any: ...  # becomes list[Event] (issue 9)

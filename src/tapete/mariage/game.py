@@ -18,7 +18,7 @@ from typing import Any, Final
 
 from tapete.cards import CARD_NAMES, Card
 from tapete.errors import IllegalActionError
-from tapete.game import JSON
+from tapete.game import JSON, DealSummary
 from tapete.mariage.actions import Action, Decline, action_from_json
 from tapete.mariage.state import State, deal_cards
 
@@ -139,6 +139,32 @@ class MariageGame:
     def deal_number(self) -> int:
         """The number of the current hand, counting from 1."""
         return len(self.finished) + (0 if self.over else 1)
+
+    @property
+    def scores(self) -> list[int | float]:
+        """Each seat's game points (the match standing; the same list as :attr:`match`)."""
+        return list(self.match)
+
+    @property
+    def finished_deals(self) -> list[DealSummary]:
+        """The finished hands in order, the same shape as Mil's (no declarer in Mariage)."""
+        out: list[DealSummary] = []
+        for i, d in enumerate(self.finished):
+            result = d["result"]
+            deltas: list[int | float] = [0, 0]
+            if result["winner"] is not None:
+                deltas[result["winner"]] = result["game_points"]
+            out.append(
+                DealSummary(
+                    index=i,
+                    dealer=d["dealer"],
+                    declarer=None,
+                    made=None,
+                    deltas=tuple(deltas),
+                    record=d,
+                )
+            )
+        return out
 
     def legal_actions(self) -> list[Action]:
         return [] if self.over else self.state.legal_actions()

@@ -8,10 +8,12 @@ from typing import Any
 
 from tapete.cards import MIL_DECK, NINE, bits, card_name, mask_of, mask_points
 from tapete.errors import IllegalActionError
+from tapete.game import DealSummary
 from tapete.mil.actions import KeepDeal, MilAction, action_from_json
 from tapete.mil.profiles import Profile, get_profile
 from tapete.mil.scoring import BARREL_ATTEMPTS, DealResult, Standing, settle
 from tapete.mil.state import MARRIAGE_VALUES, PAIR_MASKS, Phase, State, held_marriages
+from tapete.records import score_json
 
 __all__ = ["DealSource", "MilGame", "deal_cards"]
 
@@ -65,6 +67,7 @@ class MilGame:
         self._deal_source = deal_source
         self.deals: list[tuple[State, DealResult]] = []
         self._sheet: list[dict[str, Any]] = []
+        self._summaries: list[DealSummary] = []
         self.winner: int | None = None
         self.state: State | None = None
         self._stopped = False
@@ -97,8 +100,28 @@ class MilGame:
         return "over" if self.over or self.state is None else self.state.phase.value
 
     @property
-    def scores(self) -> list[float]:
-        return [s / 2 for s in self.standing.scores]
+    def scores(self) -> list[int | float]:
+        """Each seat's points as JSON numbers (``125``, or ``62.5`` after a rospis half)."""
+        return [score_json(s) for s in self.standing.scores]
+
+    @property
+    def finished_deals(self) -> list[DealSummary]:
+        """The finished deals in order (annulled ones too), the same shape as Mariage's."""
+        summaries = self._summaries
+        for i in range(len(summaries), len(self.deals)):
+            st, res = self.deals[i]
+            row = self._sheet[i]
+            summaries.append(
+                DealSummary(
+                    index=i,
+                    dealer=st.dealer,
+                    declarer=res.declarer,
+                    made=row["made"],
+                    deltas=tuple(row["deltas"]),
+                    record=self._deal_record(st, res),
+                )
+            )
+        return list(summaries)
 
     def legal_actions(self) -> list[MilAction]:
         return [] if self.over or self.state is None else self.state.legal_actions()
@@ -119,8 +142,6 @@ class MilGame:
     def _finish_deal(self) -> DealResult:
         st = self.state
         assert st is not None
-        from tapete.records import score_json
-
         before = self.standing.scores
         result = settle(self.profile, self.standing, st)
         self.deals.append((st, result))
