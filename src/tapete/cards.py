@@ -55,6 +55,7 @@ __all__ = [
     "parse_card",
     "parse_suit",
     "rank",
+    "shown",
     "suit",
 ]
 
@@ -140,6 +141,20 @@ def above_mask(c: Card) -> int:
     return ABOVE[c]
 
 
+def shown(value: object) -> str:
+    """``repr(value)`` for an error message, bounded: a long text is cut and an int too long
+    to print (Python refuses more than 4300 digits) is described instead of raising."""
+    try:
+        text = repr(value)
+    except ValueError:
+        return (
+            "an integer too large to show"
+            if isinstance(value, int)
+            else "a value too large to show"
+        )
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
 def parse_suit(text: str) -> int:
     """``"H"``, ``"h"`` or ``"♥"`` -> 3."""
     t = text.strip()
@@ -148,7 +163,7 @@ def parse_suit(text: str) -> int:
             return SUIT_LETTERS.index(t.upper())
         if t in _SUIT_SYMBOLS:
             return _SUIT_SYMBOLS[t]
-    raise InvalidNotationError(f"{text!r} is not a suit (expected one of S C D H or ♠ ♣ ♦ ♥)")
+    raise InvalidNotationError(f"{shown(text)} is not a suit (expected one of S C D H or ♠ ♣ ♦ ♥)")
 
 
 def parse_card(text: object) -> Card:
@@ -156,7 +171,7 @@ def parse_card(text: object) -> Card:
     (also for an object that is not a string: typed ``object`` so that compiled with mypyc,
     this stays an InvalidNotationError, not a TypeError)."""
     if not isinstance(text, str):
-        raise InvalidNotationError(f"{text!r} is not a card (expected a string such as 'KH')")
+        raise InvalidNotationError(f"{shown(text)} is not a card (expected a string such as 'KH')")
     t = text.strip()
     if len(t) >= 2:
         r, s = t[:-1].upper(), t[-1]
@@ -168,7 +183,7 @@ def parse_card(text: object) -> Card:
             except InvalidNotationError:
                 pass
     raise InvalidNotationError(
-        f"{text!r} is not a card (expected rank A T K Q J 9 8 7 then suit S C D H, e.g. 'KH')"
+        f"{shown(text)} is not a card (expected rank A T K Q J 9 8 7 then suit S C D H, e.g. 'KH')"
     )
 
 

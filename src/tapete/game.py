@@ -109,7 +109,16 @@ class Game(Protocol):
 
     def legal_actions(self) -> list[Any]: ...
 
-    def apply(self, action: Any) -> Any: ...  # becomes list[Event] (issue 9)
+    def can_apply(self, action: object) -> bool: ...
+
+    def why_illegal(self, action: object) -> str | None:
+        """None when ``action`` is legal now, else the sentence :meth:`apply` would raise."""
+        ...
+
+    def apply(self, action: Any) -> list[Event]:
+        """Apply ``action`` for ``turn`` (``IllegalActionError`` with a sentence when it is
+        illegal) and return the events it caused, in order."""
+        ...
 
     def parse_action(self, data: JSON) -> Any: ...
 

@@ -38,6 +38,7 @@ from tapete.cards import (
     InvalidNotationError,
     parse_card,
     parse_suit,
+    shown,
 )
 from tapete.game import JSON
 
@@ -72,7 +73,7 @@ class Play:
 
     def __post_init__(self) -> None:
         if type(self.card) is not int or not 0 <= self.card < 32:
-            raise InvalidNotationError(f"{self.card!r} is not a card int (expected 0..31)")
+            raise InvalidNotationError(f"{shown(self.card)} is not a card int (expected 0..31)")
 
     @property
     def id(self) -> int:
@@ -108,7 +109,7 @@ class Marriage:
 
     def __post_init__(self) -> None:
         if type(self.suit) is not int or not 0 <= self.suit < 4:
-            raise InvalidNotationError(f"{self.suit!r} is not a suit int (expected 0..3)")
+            raise InvalidNotationError(f"{shown(self.suit)} is not a suit int (expected 0..3)")
 
     @property
     def id(self) -> int:
@@ -183,10 +184,14 @@ _BY_ID: Final[tuple[Action, ...]] = (*PLAYS, EXCHANGE, *MARRIAGES, CLOSE, CLAIM,
 
 def action_from_id(action_id: int) -> Action:
     """The action whose dense id is ``action_id`` (0..38)."""
-    if not isinstance(action_id, int) or isinstance(action_id, bool) or not (
-        0 <= action_id < ACTION_COUNT
+    if (
+        not isinstance(action_id, int)
+        or isinstance(action_id, bool)
+        or not (0 <= action_id < ACTION_COUNT)
     ):
-        raise InvalidNotationError(f"{action_id!r} is not a Mariage action id (expected 0..39)")
+        raise InvalidNotationError(
+            f"{shown(action_id)} is not a Mariage action id (expected 0..39)"
+        )
     return _BY_ID[action_id]
 
 
@@ -208,23 +213,22 @@ def action_from_json(data: Any) -> Action:
     if not isinstance(data, dict):
         raise InvalidNotationError(
             f"an action must be a JSON object such as {{'type': 'play', 'card': 'KH'}}, "
-            f"not {data!r}"
+            f"not {shown(data)}"
         )
     kind = data.get("type")
     if kind not in _FIELDS:
         raise InvalidNotationError(
-            f"unknown Mariage action type {kind!r} "
-            f"(expected one of: {', '.join(_FIELDS)})"
+            f"unknown Mariage action type {shown(kind)} (expected one of: {', '.join(_FIELDS)})"
         )
     for field in _FIELDS[kind]:
         if field not in data:
-            raise InvalidNotationError(f"a {kind} action needs a {field!r} field: {data!r}")
+            raise InvalidNotationError(f"a {kind} action needs a {field!r} field: {shown(data)}")
     if kind == "play":
         return PLAYS[parse_card(data["card"])]
     if kind == "marriage":
         text = data["suit"]
         if not isinstance(text, str):
-            raise InvalidNotationError(f"{text!r} is not a suit (expected one of S C D H)")
+            raise InvalidNotationError(f"{shown(text)} is not a suit (expected one of S C D H)")
         return MARRIAGES[parse_suit(text)]
     if kind == "exchange":
         return EXCHANGE

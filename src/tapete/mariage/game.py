@@ -5,7 +5,8 @@
 >>> g = MariageGame(seed=4000, players=["Ana", "Bruno"])
 >>> g.state.dealer, g.turn, g.phase
 (1, 0, 'open')
->>> g.apply(g.parse_action({"type": "play", "card": "JD"}))
+>>> [e.type for e in g.apply(g.parse_action({"type": "play", "card": "JD"}))]
+['action']
 >>> g.turn
 1
 """
@@ -16,11 +17,11 @@ import random
 from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
-from tapete.cards import CARD_NAMES, Card
+from tapete.cards import CARD_NAMES, CARD_POINTS, SUIT_LETTERS, Card
 from tapete.errors import IllegalActionError
-from tapete.game import JSON, DealSummary
-from tapete.mariage.actions import Action, Decline, action_from_json
-from tapete.mariage.state import State, deal_cards
+from tapete.game import JSON, DealSummary, Event
+from tapete.mariage.actions import Action, Close, Decline, Exchange, Marriage, action_from_json
+from tapete.mariage.state import STOCK_SIZE, State, deal_cards
 
 __all__ = ["DEFAULT_PLAYERS", "TARGET", "DealSpec", "MariageGame", "draw_first_dealer"]
 
@@ -172,15 +173,71 @@ class MariageGame:
     def parse_action(self, data: JSON) -> Action:
         return action_from_json(data)
 
-    def apply(self, action: Any) -> None:
+    def can_apply(self, action: object) -> bool:
+        """Whether ``action`` is legal for ``turn`` now."""
+        return self.why_illegal(action) is None
+
+    def why_illegal(self, action: object) -> str | None:
+        """None when ``action`` is legal now, else the sentence :meth:`apply` would raise."""
+        if self.over:
+            return f"nobody can {action}: the match is over"
+        return self.state.why_illegal(action)
+
+    def apply(self, action: Any) -> list[Event]:
+        """Apply ``action`` for ``turn``; return the events it caused, in order (see
+        docs/dev/protocol.md): the action, then a marriage, a trick and the stock draws, an
+        exchange or a closing, and at a hand's end its sheet row, then the next hand or the
+        match's end."""
         if self.over:
             raise IllegalActionError(f"nobody can {action}: the match is over")
         state = self.state
+        seat = state.turn
+        following = state.lead_card is not None
+        pos = STOCK_SIZE - state.stock_count
+        indicator = state.indicator
         state.apply(action)
+        assert seat is not None
+        events = [Event("action", {"seat": seat, "action": action.to_json()})]
+        cls = type(action)
+        if following:
+            leader, lead, follow, winner = state.last_trick  # type: ignore[misc]
+            events.append(
+                Event(
+                    "trick",
+                    {
+                        "winner": winner,
+                        "cards": [
+                            {"seat": leader, "card": CARD_NAMES[lead]},
+                            {"seat": 1 - leader, "card": CARD_NAMES[follow]},
+                        ],
+                        "points": CARD_POINTS[lead] + CARD_POINTS[follow],
+                    },
+                )
+            )
+            if STOCK_SIZE - state.stock_count > pos:
+                events.append(_draw_event(state, pos, winner))
+        elif cls is Marriage:
+            _, suit, value = state.marriages[-1]
+            events.append(
+                Event("marriage", {"seat": seat, "suit": SUIT_LETTERS[suit], "value": value})
+            )
+        elif cls is Exchange:
+            assert indicator is not None
+            new = state.indicator
+            assert new is not None
+            events.append(
+                Event(
+                    "exchange",
+                    {"seat": seat, "card": CARD_NAMES[indicator], "indicator": CARD_NAMES[new]},
+                )
+            )
+        elif cls is Close:
+            events.append(Event("closed", {"seat": seat}))
         if state.done:
-            self._finish_hand()
+            self._finish_hand(events)
+        return events
 
-    def _finish_hand(self) -> None:
+    def _finish_hand(self, events: list[Event]) -> None:
         state = self.state
         result = state.result
         assert result is not None
@@ -188,9 +245,22 @@ class MariageGame:
             self.match[result.winner] += result.game_points
             if self.match[result.winner] >= TARGET:
                 self._winner = result.winner
-        self.finished.append(_deal_json(state, result.to_json(self.match)))
-        if not self.over:
-            self.state = self._new_state(1 - state.dealer)
+        deal = _deal_json(state, result.to_json(self.match))
+        self.finished.append(deal)
+        events.append(
+            Event(
+                "deal_end",
+                {
+                    "deal": len(self.finished) - 1,
+                    "row": {"dealer": deal["dealer"], **deal["result"]},
+                },
+            )
+        )
+        if self.over:
+            events.append(Event("game_over", {"winner": self._winner, "scores": self.scores}))
+            return
+        self.state = self._new_state(1 - state.dealer)
+        events.append(_deal_event(self.state, self.deal_number))
 
     def view(self, seat: int | None) -> JSON:
         """What ``seat`` may know (None: a spectator); JSON-safe, keys as in the contract."""
@@ -259,6 +329,36 @@ class MariageGame:
             f"<MariageGame seed={self.seed} match={self.match} hand={self.deal_number} "
             f"{self.phase}>"
         )
+
+
+def _draw_event(state: State, pos: int, winner: int) -> Event:
+    """The two cards drawn after a trick: the winner's first. Each seat sees its own card;
+    the last draw takes the face-up indicator, which everyone sees go to the loser."""
+    first, second = state.stock[pos], state.stock[pos + 1]
+    public: JSON = {"seats": [winner, 1 - winner], "stock_count": state.stock_count}
+    if pos + 2 >= STOCK_SIZE:
+        public["indicator"] = {"seat": 1 - winner, "card": CARD_NAMES[second]}
+    return Event(
+        "draw",
+        public,
+        {winner: {"card": CARD_NAMES[first]}, 1 - winner: {"card": CARD_NAMES[second]}},
+    )
+
+
+def _deal_event(state: State, deal_number: int) -> Event:
+    """A new hand: its number, dealer, trump and face-up indicator for everyone, each seat's
+    six cards for that seat."""
+    indicator = state.indicator
+    return Event(
+        "deal",
+        {
+            "deal_number": deal_number,
+            "dealer": state.dealer,
+            "trump": SUIT_LETTERS[state.trump],
+            "indicator": None if indicator is None else CARD_NAMES[indicator],
+        },
+        {s: {"hand": [CARD_NAMES[c] for c in sorted(state.initial_hands[s])]} for s in (0, 1)},
+    )
 
 
 def _deal_json(state: State, result: JSON | None) -> JSON:

@@ -446,9 +446,18 @@ class State:
             acts.append(CLAIM)
         return acts
 
-    def can_apply(self, action: Action) -> bool:
+    def can_apply(self, action: object) -> bool:
         """Whether ``action`` is legal for the seat to act."""
         return self._why_illegal(action) is None
+
+    def why_illegal(self, action: object) -> str | None:
+        """None when ``action`` is legal now, else the sentence :meth:`apply` would raise."""
+        why = self._why_illegal(action)
+        if why is None:
+            return None
+        if self._phase == _DONE:
+            return f"nobody can {_describe(action)}: the hand is over"
+        return f"seat {self._turn} cannot {_describe(action)}: {why}"
 
     def check(self, action: Action) -> None:
         """Raise :class:`IllegalActionError` (with the reason) if ``action`` is illegal."""
@@ -582,7 +591,8 @@ class State:
         return self.history.pop()[1]
 
     def push(self, action: Action) -> None:
-        """Same as :meth:`apply` (the undo entry is always recorded)."""
+        """Apply ``action`` and remember how to undo it with :meth:`pop` (the same as
+        :meth:`apply`, which always records its undo entry)."""
         self.apply(action)
 
     def apply(self, action: Action) -> None:
@@ -684,11 +694,10 @@ class State:
             self._phase = _STRICT
 
     def _illegal(self, action: object) -> None:
-        if self._phase == _DONE:
-            raise IllegalActionError(f"nobody can {_describe(action)}: the hand is over")
-        seat = f"seat {self._turn}"
-        reason = self._why_illegal(action) or "not legal here"
-        raise IllegalActionError(f"{seat} cannot {_describe(action)}: {reason}")
+        why = self.why_illegal(action)
+        if why is None:  # not reached: called only for an illegal action
+            why = f"seat {self._turn} cannot {_describe(action)}: not legal here"
+        raise IllegalActionError(why)
 
     def _end_of_cards(self) -> None:
         """The last trick has been played and nobody has claimed."""

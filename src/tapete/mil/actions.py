@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, Final
 
-from tapete.cards import NINE, InvalidNotationError, card_name, parse_card, rank, suit
+from tapete.cards import NINE, InvalidNotationError, card_name, parse_card, rank, shown, suit
 
 __all__ = [
     "NUM_ACTIONS",
@@ -197,13 +197,20 @@ def action_from_id(i: int) -> MilAction:
     return Play(_card_from_dense(i // 2), bool(i % 2))
 
 
-def _int_field(data: dict[str, Any], key: str) -> int:
+#: the largest number a bid, contract or seat field may hold (no Mil number reaches it)
+_MAX_FIELD: Final = 10_000
+
+
+def _int_field(data: dict[str, Any], key: str, top: int = _MAX_FIELD) -> int:
+    """A whole-number field: a JSON integer (not a bool, not a float such as 120.0, Infinity
+    or NaN) from 0 to ``top``, else InvalidNotationError with a sentence."""
     value = data.get(key)
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
+    if type(value) is not int or not 0 <= value <= top:
         raise InvalidNotationError(
-            f"{data.get('type')} needs a whole number {key!r}, got {value!r}"
+            f"{data.get('type')} needs a whole number {key!r} from 0 to {top}, "
+            f"got {shown(value)}"
         )
-    return int(value)
+    return value
 
 
 def _card_field(data: dict[str, Any]) -> int:
@@ -216,7 +223,7 @@ def _card_field(data: dict[str, Any]) -> int:
 def action_from_json(data: Any) -> MilAction:
     """The action of a record or wire dict (``seat`` is ignored); clear error when malformed."""
     if not isinstance(data, dict):
-        raise InvalidNotationError(f"an action must be a JSON object, not {data!r}")
+        raise InvalidNotationError(f"an action must be a JSON object, not {shown(data)}")
     kind = data.get("type")
     if kind == "pass":
         return Pass()
@@ -228,7 +235,7 @@ def action_from_json(data: Any) -> MilAction:
         reason = data.get("reason")
         if reason not in REDEAL_REASONS:
             raise InvalidNotationError(
-                f"redeal reason {reason!r} is not one of {', '.join(REDEAL_REASONS)}"
+                f"redeal reason {shown(reason)} is not one of {', '.join(REDEAL_REASONS)}"
             )
         return Redeal(reason)
     if kind == "bid":
@@ -236,16 +243,18 @@ def action_from_json(data: Any) -> MilAction:
     if kind == "contract":
         return Contract(_int_field(data, "value"))
     if kind == "give":
-        to = _int_field(data, "to")
+        to = _int_field(data, "to", 2)
         if to not in (0, 1, 2):
-            raise InvalidNotationError(f"give 'to' must be a seat 0, 1 or 2, got {to!r}")
+            raise InvalidNotationError(f"give 'to' must be a seat 0, 1 or 2, got {shown(to)}")
         return Give(_card_field(data), to)
     if kind == "play":
         marriage = data.get("marriage", False)
         if not isinstance(marriage, bool):
-            raise InvalidNotationError(f"play 'marriage' must be true or false, got {marriage!r}")
+            raise InvalidNotationError(
+                f"play 'marriage' must be true or false, got {shown(marriage)}"
+            )
         return Play(_card_field(data), marriage)
     raise InvalidNotationError(
-        f"unknown Mil action type {kind!r} "
+        f"unknown Mil action type {shown(kind)} "
         "(expected bid, pass, redeal, rospis, give, contract or play)"
     )

@@ -6,10 +6,19 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tapete.cards import MIL_DECK, NINE, bits, card_name, mask_of, mask_points
+from tapete.cards import (
+    CARD_NAMES,
+    CARD_POINTS,
+    MIL_DECK,
+    NINE,
+    bits,
+    card_name,
+    mask_of,
+    mask_points,
+)
 from tapete.errors import IllegalActionError
-from tapete.game import DealSummary
-from tapete.mil.actions import KeepDeal, MilAction, action_from_json
+from tapete.game import DealSummary, Event
+from tapete.mil.actions import Give, KeepDeal, MilAction, Play, Redeal, action_from_json
 from tapete.mil.profiles import Profile, get_profile
 from tapete.mil.scoring import BARREL_ATTEMPTS, DealResult, Standing, settle
 from tapete.mil.state import MARRIAGE_VALUES, PAIR_MASKS, Phase, State, held_marriages
@@ -129,43 +138,94 @@ class MilGame:
     def parse_action(self, data: dict[str, Any]) -> MilAction:
         return action_from_json(data)
 
-    def apply(self, action: MilAction) -> DealResult | None:
-        """Apply ``action`` for ``turn``; returns the deal's result when it ends it."""
+    def can_apply(self, action: object) -> bool:
+        """Whether ``action`` is legal for ``turn`` now."""
+        return self.why_illegal(action) is None
+
+    def why_illegal(self, action: object) -> str | None:
+        """None when ``action`` is legal now, else the sentence :meth:`apply` would raise."""
+        if self.over or self.state is None:
+            return f"cannot {action}: the game is over"
+        return self.state.why_illegal(action)
+
+    def apply(self, action: MilAction) -> list[Event]:
+        """Apply ``action`` for ``turn``; return the events it caused, in order (see
+        docs/dev/protocol.md): the action, then a marriage, a trick or the talon turned up, and
+        at a deal's end the deal's sheet row, then the next deal or the game's end."""
         if self.over or self.state is None:
             raise IllegalActionError(f"cannot {action}: the game is over")
         st = self.state
+        seat = st.turn
+        n_tricks = len(st.tricks)
+        n_marriages = len(st.marriages)
+        auction = st.declarer < 0
         st.apply(action)
-        if not st.done:
-            return None
-        return self._finish_deal()
+        events = [_action_event(st, seat, action)]
+        if len(st.marriages) > n_marriages:
+            suit = st.marriages[-1][1]
+            events.append(
+                Event(
+                    "marriage",
+                    {"seat": seat, "suit": _SUITS[suit], "value": MARRIAGE_VALUES[suit]},
+                )
+            )
+        if len(st.tricks) > n_tricks:
+            leader, cards, winner = st.tricks[-1]
+            events.append(
+                Event(
+                    "trick",
+                    {
+                        "winner": winner,
+                        "cards": [
+                            {"seat": (leader + i) % 3, "card": CARD_NAMES[c]}
+                            for i, c in enumerate(cards)
+                        ],
+                        "points": sum(CARD_POINTS[c] for c in cards),
+                    },
+                )
+            )
+        elif auction and st.declarer >= 0:
+            events.append(
+                Event(
+                    "talon",
+                    {"seat": st.declarer, "cards": [CARD_NAMES[c] for c in st.dealt_talon]},
+                )
+            )
+        if st.done:
+            self._finish_deal(events)
+        return events
 
-    def _finish_deal(self) -> DealResult:
+    def _finish_deal(self, events: list[Event]) -> None:
         st = self.state
         assert st is not None
         before = self.standing.scores
         result = settle(self.profile, self.standing, st)
         self.deals.append((st, result))
-        self._sheet.append(
-            {
-                "dealer": st.dealer,
-                **result.to_json(self.profile),
-                "notes": list(result.notes),
-                # for the views: what the deal changed, so that no client works it out
-                "deltas": [
-                    score_json(a - b) for a, b in zip(result.standing.scores, before, strict=True)
-                ],
-                "made": _made(result),
-            }
-        )
+        row = {
+            "dealer": st.dealer,
+            **result.to_json(self.profile),
+            "notes": list(result.notes),
+            # for the views: what the deal changed, so that no client works it out
+            "deltas": [
+                score_json(a - b) for a, b in zip(result.standing.scores, before, strict=True)
+            ],
+            "made": _made(result),
+        }
+        self._sheet.append(row)
+        events.append(Event("deal_end", {"deal": len(self.deals) - 1, "row": row}))
         self.standing = result.standing
         if result.winner is not None:
             self.winner = result.winner
             self.state = None
-            return result
-        if not result.annulled:
-            self.dealer = (self.dealer + 1) % 3
-        self._deal()
-        return result
+        else:
+            if not result.annulled:
+                self.dealer = (self.dealer + 1) % 3
+            self._deal()
+        new = self.state
+        if new is None:
+            events.append(Event("game_over", {"winner": self.winner, "scores": self.scores}))
+        else:
+            events.append(_deal_event(new, len(self.deals) + 1))
 
     def stop(self) -> None:
         """End the game here without a winner (the record keeps the finished deals)."""
@@ -255,7 +315,10 @@ class MilGame:
         own = st.hands[seat] if seat is not None else 0
         revealed = st.declarer >= 0
         v.update(
-            legal=[a.to_json() for a in st.legal_actions()] if seat == self.turn else [],
+            # a spectator (None) never sees legal actions, also when turn is None (stop())
+            legal=[a.to_json() for a in st.legal_actions()]
+            if seat is not None and seat == self.turn
+            else [],
             hand=[card_name(c) for c in sorted(bits(own), key=_hand_order)],
             hand_counts=[h.bit_count() for h in st.hands],
             bids=[
@@ -313,6 +376,34 @@ class MilGame:
         return v
 
 
+def _action_event(st: State, seat: int, action: MilAction) -> Event:
+    """The action as every viewer may see it: a give's card only for the giver and the
+    receiver; a redeal with the cards that justify it (shown to everyone)."""
+    data = action.to_json()
+    if action.__class__ is Play:
+        return Event("action", {"seat": seat, "action": data})
+    if isinstance(action, Give):
+        hidden = {**data, "card": None}
+        mine = {"action": data}
+        return Event("action", {"seat": seat, "action": hidden}, {seat: mine, action.to: mine})
+    if isinstance(action, Redeal):
+        shown = [CARD_NAMES[c] for c in _redeal_proof(st, seat, action.reason)]
+        return Event("action", {"seat": seat, "action": data, "shown": shown})
+    return Event("action", {"seat": seat, "action": data})
+
+
+def _deal_event(st: State, deal_number: int) -> Event:
+    """A new deal: its number and dealer for everyone, each seat's 7 cards for that seat."""
+    return Event(
+        "deal",
+        {"deal_number": deal_number, "dealer": st.dealer},
+        {
+            s: {"hand": [CARD_NAMES[c] for c in sorted(st.dealt_hands[s], key=_hand_order)]}
+            for s in range(3)
+        },
+    )
+
+
 def _made(res: DealResult) -> bool | None:
     """Whether the declarer made the contract (None for an annulled deal or a rospis)."""
     if res.annulled or res.rospis or res.raw is None or res.declarer is None:
@@ -337,13 +428,20 @@ def _redeal_cards(st: State, seat: int | None) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for reason in _redeal_reasons(st, seat):
         assert seat is not None
-        if reason == "four_nines":
-            cards = [c for c in bits(st.hands[seat]) if c & 7 == NINE]
-        elif reason == "low_points":
-            cards = list(st.dealt_hands[seat])
-        elif reason == "low_talon":
-            cards = list(st.dealt_talon)
-        else:
-            cards = []
-        out[reason] = [card_name(c) for c in sorted(cards, key=_hand_order)]
+        out[reason] = [card_name(c) for c in _redeal_proof(st, seat, reason)]
     return out
+
+
+def _redeal_proof(st: State, seat: int, reason: str) -> list[int]:
+    """The cards that justify ``seat``'s redeal for ``reason``, in hand order: its four 9s,
+    its dealt hand (too few points) or the talon (a poor talon). The same before and after
+    the redeal is applied (a redeal changes no hand)."""
+    if reason == "four_nines":
+        cards = [c for c in bits(st.hands[seat]) if c & 7 == NINE]
+    elif reason == "low_points":
+        cards = list(st.dealt_hands[seat])
+    elif reason == "low_talon":
+        cards = list(st.dealt_talon)
+    else:
+        cards = []
+    return sorted(cards, key=_hand_order)

@@ -430,7 +430,15 @@ class State:
 
     # ------------------------------------------------------------------ actions
     def can_apply(self, action: object) -> bool:
+        """Whether ``action`` is legal for the seat ``turn`` now."""
         return self._why_illegal(action) is None
+
+    def why_illegal(self, action: object) -> str | None:
+        """None when ``action`` is legal now, else the sentence :meth:`apply` would raise."""
+        why = self._why_illegal(action)
+        if why is None:
+            return None
+        return f"seat {self.turn} cannot {action}: {why}"
 
     def _why_illegal(self, action: object) -> str | None:
         """None when legal, else the reason as the end of a sentence."""
@@ -577,9 +585,9 @@ class State:
                 if low <= v <= high and not v % self.profile.step:
                     self._do(action)
                     return
-        why = self._why_illegal(action)
+        why = self.why_illegal(action)
         if why is not None:
-            raise IllegalActionError(f"seat {self.turn} cannot {action}: {why}")
+            raise IllegalActionError(why)
         self._do(cast(MilAction, action))  # a legal action is a Mil action
 
     def push(self, action: object) -> None:
@@ -591,8 +599,10 @@ class State:
         self.apply(action)
         self._undo.append(snapshot)
 
-    def pop(self) -> None:
-        """Undo the last :meth:`push`."""
+    def pop(self) -> MilAction:
+        """Undo the last :meth:`push` and return its action (``IndexError`` if none is left)."""
+        if not self._undo:
+            raise IndexError("pop from a deal with no pushed action")
         (
             hands,
             self.talon,
@@ -626,7 +636,9 @@ class State:
         del self.gives[n_gives:]
         del self.marriages[n_marriages:]
         del self.tricks[n_tricks:]
+        action: MilAction = self.history[n_history][1]
         del self.history[n_history:]
+        return action
 
     def _snapshot(self) -> tuple[Any, ...]:
         return (

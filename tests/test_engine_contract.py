@@ -1,0 +1,263 @@
+"""The one contract both engines honour (docs/dev/contract.md): the deal level (push/pop,
+why_illegal), the game level (events from apply), spectators, and strict action parsing."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+
+from tapete.errors import IllegalActionError, InvalidNotationError
+from tapete.game import Event
+from tapete.games import kind, kinds, new_game
+from tapete.mariage.actions import Claim, Close, Exchange
+from tapete.mil.actions import Give, Redeal
+
+NAMES = [k.name for k in kinds()]
+
+
+def play_until(game: Any, rng: random.Random, stop: Any, limit: int = 5000) -> list[Event]:
+    """Random play until ``stop(events)`` is true; the events of the last action."""
+    for _ in range(limit):
+        events = game.apply(rng.choice(game.legal_actions()))
+        if stop(events) or game.over:
+            return events
+    raise AssertionError("the condition never came")
+
+
+# --- the deal level ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_pop_returns_the_pushed_action_and_raises_index_error_when_empty(name: str) -> None:
+    st = new_game(name, seed=2).state
+    with pytest.raises(IndexError):
+        st.pop()
+    first = st.legal_actions()[0]
+    st.push(first)
+    second = st.legal_actions()[-1]
+    st.push(second)
+    assert st.pop() == second
+    assert st.pop() == first
+    with pytest.raises(IndexError):
+        st.pop()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_why_illegal_is_the_sentence_apply_raises(name: str) -> None:
+    game = new_game(name, seed=5)
+    rng = random.Random(3)
+    checked = 0
+    for _ in range(200):
+        legal = game.legal_actions()
+        for a in legal:
+            assert game.why_illegal(a) is None and game.can_apply(a)
+            assert game.state.why_illegal(a) is None and game.state.can_apply(a)
+        # an action of another position (a card not in hand, a bid out of turn ...)
+        other = new_game(name, seed=rng.randrange(100)).legal_actions()
+        for a in other:
+            if a in legal:
+                continue
+            why = game.why_illegal(a)
+            assert why is not None and not game.can_apply(a)
+            assert game.state.why_illegal(a) == why
+            with pytest.raises(IllegalActionError) as exc:
+                game.apply(a)
+            assert str(exc.value) == why
+            checked += 1
+        game.apply(rng.choice(legal))
+        if game.over:
+            break
+    assert checked > 10
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_push_on_an_illegal_action_leaves_nothing_to_pop(name: str) -> None:
+    st = new_game(name, seed=8).state
+    legal = st.legal_actions()
+    st.push(legal[0])
+    other = [a for a in new_game(name, seed=9).state.legal_actions() if not st.can_apply(a)]
+    with pytest.raises(IllegalActionError):
+        st.push(other[0])
+    assert st.pop() == legal[0]
+    with pytest.raises(IndexError):
+        st.pop()
+
+
+# --- spectators ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_spectator_view_lists_no_legal_actions(name: str) -> None:
+    game = new_game(name, seed=1)
+    rng = random.Random(0)
+    for _ in range(60):
+        assert game.view(None)["legal"] == []
+        if game.over:
+            break
+        game.apply(rng.choice(game.legal_actions()))
+
+
+def test_mil_stop_leaks_no_legal_actions_to_a_spectator() -> None:
+    # before the fix the view compared seat == turn with both None after stop()
+    game = new_game("mil", seed=1)
+    game.stop()
+    assert game.over and game.turn is None
+    assert game.view(None)["legal"] == []
+    assert all(game.view(s)["legal"] == [] for s in range(3))
+
+
+# --- events -------------------------------------------------------------------------------
+
+
+def test_mil_give_card_only_for_the_giver_and_the_receiver() -> None:
+    game = new_game("mil", seed=4)
+    rng = random.Random(4)
+    while True:
+        legal = game.legal_actions()
+        gives = [a for a in legal if isinstance(a, Give)]
+        if gives:
+            give = gives[0]
+            declarer = game.turn
+            events = game.apply(give)
+            break
+        events = game.apply(rng.choice(legal))
+    (ev,) = [e for e in events if e.type == "action"]
+    card = ev.for_viewer(declarer)["action"]["card"]
+    assert card is not None and ev.for_viewer(give.to)["action"]["card"] == card
+    third = 3 - declarer - give.to
+    assert ev.for_viewer(third)["action"]["card"] is None
+    assert ev.for_viewer(None)["action"] == {"type": "give", "card": None, "to": give.to}
+
+
+def test_mil_talon_event_when_the_auction_ends() -> None:
+    game = new_game("mil", seed=6)
+    events = play_until(game, random.Random(2), lambda ev: any(e.type == "talon" for e in ev))
+    (talon,) = [e.for_viewer(None) for e in events if e.type == "talon"]
+    view = game.view(None)
+    assert talon == {"type": "talon", "seat": view["declarer"], "cards": view["talon"]}
+
+
+def test_mil_deal_end_row_is_the_new_sheet_row_and_the_next_deal_is_private() -> None:
+    game = new_game("mil", seed=7)
+    events = play_until(game, random.Random(1), lambda ev: any(e.type == "deal_end" for e in ev))
+    types = [e.type for e in events]
+    assert types[0] == "action" and types[-2:] == ["deal_end", "deal"]
+    end = events[-2].for_viewer(None)
+    assert end["deal"] == 0 and end["row"] == game.view(None)["sheet"][0]
+    deal = events[-1]
+    assert "hand" not in deal.for_viewer(None)
+    for s in range(3):
+        assert sorted(deal.for_viewer(s)["hand"]) == sorted(game.view(s)["hand"])
+        assert deal.for_viewer(s)["dealer"] == game.view(s)["dealer"]
+
+
+def test_mil_redeal_shows_the_cards_that_justify_it() -> None:
+    for seed in range(200):
+        game = new_game("mil", seed=seed)
+        redeals = [a for a in game.legal_actions() if isinstance(a, Redeal)]
+        if redeals:
+            break
+    else:
+        raise AssertionError("no redeal offer in 200 seeds")
+    seat = game.turn
+    proof = game.view(seat)["redeal_cards"][redeals[0].reason]
+    events = game.apply(redeals[0])
+    action = events[0].for_viewer(None)
+    assert action["action"] == redeals[0].to_json() and action["shown"] == proof
+    assert [e.type for e in events] == ["action", "deal_end", "deal"]
+    assert events[1].for_viewer(None)["row"]["annulled"] is True
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_game_over_event_with_the_winner_and_scores(name: str) -> None:
+    game = new_game(name, seed=3, max_deals=2)
+    events = play_until(game, random.Random(3), lambda ev: False, limit=100000)
+    assert game.over
+    last = events[-1].for_viewer(None)
+    assert last == {"type": "game_over", "winner": game.winner, "scores": game.scores}
+
+
+def test_mariage_draws_are_private_and_the_last_one_shows_the_indicator() -> None:
+    game = new_game("mariage", seed=11)
+    rng = random.Random(5)
+    draws: list[Event] = []
+    while game.deal_number == 1 and not game.over:
+        legal = [a for a in game.legal_actions() if not isinstance(a, Close | Claim)]
+        before = [set(game.view(s)["hand"]) for s in (0, 1)]
+        events = game.apply(rng.choice(legal))
+        for e in events:
+            if e.type == "draw" and game.deal_number == 1:
+                draws.append(e)
+                for s in (0, 1):
+                    card = e.for_viewer(s)["card"]
+                    assert card in game.view(s)["hand"] and card not in before[s]
+                assert "card" not in e.for_viewer(None)
+    assert len(draws) == 10
+    last = draws[-1].for_viewer(None)
+    assert last["stock_count"] == 0 and last["indicator"]["seat"] == last["seats"][1]
+    assert all("indicator" not in d.for_viewer(None) for d in draws[:-1])
+
+
+def test_mariage_exchange_and_closing_events() -> None:
+    for seed in range(300):
+        game = new_game("mariage", seed=seed)
+        rng = random.Random(seed)
+        while not game.over and game.deal_number == 1:
+            legal = game.legal_actions()
+            if Exchange() in legal:
+                indicator = game.view(None)["indicator"]
+                events = game.apply(Exchange())
+                ex = events[1].for_viewer(None)
+                assert ex["type"] == "exchange" and ex["card"] == indicator
+                assert ex["indicator"] == game.view(None)["indicator"]
+                assert indicator in game.view(ex["seat"])["hand"]
+                if Close() in game.legal_actions():
+                    events = game.apply(Close())
+                    assert [e.type for e in events] == ["action", "closed"]
+                    assert events[1].for_viewer(None)["seat"] == game.turn
+                    return
+            game.apply(rng.choice(legal))
+    raise AssertionError("no exchange followed by a closing in 300 seeds")
+
+
+# --- notation -----------------------------------------------------------------------------
+
+BAD_MIL = [
+    '{"type": "bid", "value": Infinity}',
+    '{"type": "bid", "value": -Infinity}',
+    '{"type": "bid", "value": NaN}',
+    '{"type": "bid", "value": 120.0}',
+    '{"type": "contract", "value": 1e400}',
+    '{"type": "contract", "value": 100000000000000000000000000000}',
+    '{"type": "give", "card": "KH", "to": Infinity}',
+    '{"type": "give", "card": "KH", "to": 1.5}',
+    '{"type": "bid", "value": true}',
+    '{"type": "play", "card": NaN}',
+]
+BAD_MARIAGE = [
+    '{"type": "play", "card": Infinity}',
+    '{"type": "play", "card": 100000000000000000000000000000}',
+    '{"type": "marriage", "suit": NaN}',
+    '{"type": "marriage", "suit": 1e400}',
+    '{"type": Infinity}',
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "text"), [("mil", t) for t in BAD_MIL] + [("mariage", t) for t in BAD_MARIAGE]
+)
+def test_bad_numbers_in_an_action_raise_invalid_notation(name: str, text: str) -> None:
+    with pytest.raises(InvalidNotationError) as exc:
+        kind(name).parse_action(json.loads(text))
+    assert str(exc.value) and "\n" not in str(exc.value)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_an_integer_too_long_to_print_is_described_not_raised(name: str) -> None:
+    huge = 10**5000
+    for data in ({"type": huge}, {"type": "play", "card": huge}, {"type": "bid", "value": huge}):
+        with pytest.raises(InvalidNotationError, match=r"too large to show|unknown"):
+            kind(name).parse_action(data)
