@@ -182,7 +182,11 @@ class Oracle:
         #: version -> the cards a redeal applied to reach it showed to everyone
         self.redeal_shown: dict[int, set[str]] = {}
         self._note()
-        self.cache: dict[int, set[str]] = {0: self._forbidden()}
+        self.cache: dict[int, set[str]] = {0: self._forbidden(self.state)}
+        #: version -> what is hidden from the seat in the deal of the action that led to
+        #: that version, right after the action (the events of a deal's last action speak of
+        #: that deal, not of the next one)
+        self.during: dict[int, set[str]] = {0: self.cache[0]}
 
     def _note(self) -> None:
         st = self.game.state
@@ -194,8 +198,7 @@ class Oracle:
         if self.game.name == "mariage" and st.indicator is not None:
             self.seen_indicators.add(CARD_NAMES[st.indicator])
 
-    def _forbidden(self) -> set[str]:
-        st = self.state
+    def _forbidden(self, st: Any) -> set[str]:
         others = [s for s in range(len(st.hands)) if s != self.seat]
         hidden = 0
         for s in others:
@@ -244,13 +247,22 @@ class Oracle:
         while self.version < version:
             data = self.actions[self.version]
             shown = self._redeal_justification(data)
+            old = self.game.state
             self.game.apply(self.game.parse_action(data))
             self.version += 1
             if shown is not None:
                 self.redeal_shown[self.version] = shown
+            if self.game.name == "mariage" and old.indicator is not None:
+                self.seen_indicators.add(CARD_NAMES[old.indicator])
+            self.during[self.version] = self._forbidden(old)
             self._note()
-            self.cache[self.version] = self._forbidden()
+            self.cache[self.version] = self._forbidden(self.state)
         return self.cache[version]
+
+    def forbidden_during(self, version: int) -> set[str]:
+        """What the events of the action that led to ``version`` must not show."""
+        self.forbidden(version)
+        return self.during[version]
 
 
 def _points(cards: list[str]) -> int:
@@ -289,6 +301,11 @@ def check_view_numbers(view: dict[str, Any], seat: int | None) -> None:
         before = row["scores"]
 
 
+#: events that speak of the position after the action (a new deal, the game's end); the
+#: others speak of the deal the action was in
+_NEW_POSITION_EVENTS = frozenset({"deal", "game_over"})
+
+
 def check_no_leak(app: Starlette, table_id: int, log: list[Received], seat: int | None) -> int:
     """Every card string in every message of ``log`` is one ``seat`` may know; returns the
     number of card strings checked."""
@@ -299,22 +316,27 @@ def check_no_leak(app: Starlette, table_id: int, log: list[Received], seat: int 
         forbidden = oracle.forbidden(item.version)
         if m["type"] == "view":
             check_view_numbers(m["view"], seat)
-            event = m.get("event")
-            body = {k: v for k, v in m.items() if k != "event"}
-            if event is not None:
-                action = event["action"]
-                if action.get("type") == "give" and seat not in (event["seat"], action["to"]):
-                    assert action["card"] is None, f"give card leaked to seat {seat}: {event}"
-                if "deal_end" in event:
-                    body["deal_end"] = event["deal_end"]
-                if "shown" in event:
-                    # cards a redeal shows are public from then on: exactly the ones that
-                    # justify it, taken from the deal it ended
-                    shown = set(event["shown"])
-                    allowed = oracle.shown_by_redeal(item.version)
-                    assert action.get("type") == "redeal", f"cards shown by a {action}: {event}"
-                    assert shown == allowed, f"redeal showed {sorted(shown)}: {event}"
-                    checked += len(shown)
+            body = {k: v for k, v in m.items() if k != "events"}
+            during = oracle.forbidden_during(item.version)
+            for event in m.get("events", []):
+                if event["type"] == "action":
+                    action = event["action"]
+                    if action.get("type") == "give" and seat not in (event["seat"], action["to"]):
+                        assert action["card"] is None, f"give card leaked to seat {seat}: {event}"
+                    if "shown" in event:
+                        # cards a redeal shows are public from then on: exactly the ones that
+                        # justify it, taken from the deal it ended
+                        shown = set(event["shown"])
+                        allowed = oracle.shown_by_redeal(item.version)
+                        assert action.get("type") == "redeal", f"cards shown by {action}: {event}"
+                        assert shown == allowed, f"redeal showed {sorted(shown)}: {event}"
+                        checked += len(shown)
+                        event = {k: v for k, v in event.items() if k != "shown"}
+                hidden = forbidden if event["type"] in _NEW_POSITION_EVENTS else during
+                cards = CARD_RE.findall(json.dumps(event))
+                checked += len(cards)
+                leaked = sorted(set(cards) & hidden)
+                assert not leaked, f"version {item.version}: seat {seat} was sent {leaked}: {event}"
         else:
             body = m
         cards = CARD_RE.findall(json.dumps(body))

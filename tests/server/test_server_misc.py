@@ -220,7 +220,7 @@ def test_the_oracle_catches_a_leak(app: Starlette, client: TestClient) -> None:
     assert len(hidden) == 17  # 7 + 7 cards of the others and the 3 of the talon
     state = app.state.manager.get(table_id).game.state
     assert {CARD_NAMES[c] for c in bits(state.hands[1])} <= set(hidden)
-    leak = Received(0, {"type": "view", "version": 0, "view": {"hand": [hidden[0]]}, "event": None})
+    leak = Received(0, {"type": "view", "version": 0, "view": {"hand": [hidden[0]]}, "events": []})
     with pytest.raises(AssertionError, match="was sent"):
         check_no_leak(app, table_id, [leak], 0)
     give = Received(
@@ -229,11 +229,25 @@ def test_the_oracle_catches_a_leak(app: Starlette, client: TestClient) -> None:
             "type": "view",
             "version": 0,
             "view": {},
-            "event": {"seat": 1, "action": {"type": "give", "card": "9S", "to": 2}},
+            "events": [
+                {"type": "action", "seat": 1, "action": {"type": "give", "card": "9S", "to": 2}}
+            ],
         },
     )
     with pytest.raises(AssertionError, match="give card leaked"):
         check_no_leak(app, table_id, [give], 0)
+    # a card in an event is checked too (here: another seat's card as a "drawn" one)
+    drawn = Received(
+        0,
+        {
+            "type": "view",
+            "version": 0,
+            "view": {},
+            "events": [{"type": "draw", "seats": [1, 0], "card": hidden[0]}],
+        },
+    )
+    with pytest.raises(AssertionError, match="was sent"):
+        check_no_leak(app, table_id, [drawn], 0)
 
 
 def test_the_real_web_client_is_served(client: TestClient) -> None:

@@ -42,8 +42,9 @@ def test_mil_game_no_leaks_and_record(app: Starlette, client: TestClient) -> Non
     assert check_no_leak(app, table_id, me.log, 0) > 100
     assert check_no_leak(app, table_id, spectator_log, None) > 10
     views = [r.message for r in me.log if r.message["type"] == "view"]
-    assert any("deal_end" in (m["event"] or {}) for m in views)
-    assert any(m["event"] and m["event"]["action"]["type"] == "give" for m in views)
+    events = [e for m in views for e in m["events"]]
+    assert any(e["type"] == "deal_end" for e in events)
+    assert any(e["type"] == "action" and e["action"]["type"] == "give" for e in events)
 
     info = client.get(f"/api/tables/{table_id}", params={"token": token}).json()
     assert info["status"] == "finished" and info["seat"] == 0 and info["version"] == me.version

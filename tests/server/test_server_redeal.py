@@ -10,7 +10,6 @@ from starlette.testclient import TestClient
 
 from tapete.cards import card_name
 from tapete.games import new_game
-from tapete.server.tables import redeal_shown
 
 # seeds whose first turn is seat 0's (club profile), with that redeal legal
 SEED_LOW_POINTS = 18
@@ -20,8 +19,11 @@ SEED_FOUR_NINES = 179
 def _redeal_event(session: Session) -> dict:
     while True:
         m = session.receive()
-        if m["type"] == "view" and (m["event"] or {}).get("action", {}).get("type") == "redeal":
-            return m["event"]
+        if m["type"] != "view":
+            continue
+        for e in m["events"]:
+            if e["type"] == "action" and e["action"]["type"] == "redeal":
+                return e
 
 
 def _play_redeal(client: TestClient, seed: int, reason: str) -> tuple[int, Session, Session, list]:
@@ -54,41 +56,38 @@ def test_low_points_redeal_shows_the_askers_dealt_hand(app: Starlette, client: T
 
 def test_four_nines_redeal_shows_the_nines(app: Starlette, client: TestClient) -> None:
     table_id, me, spectator, (event, _hand) = _play_redeal(client, SEED_FOUR_NINES, "four_nines")
-    assert event["shown"] == ["9S", "9C", "9D", "9H"]
+    # in hand order (hearts, spades, diamonds, clubs), as the view's redeal_cards
+    assert event["shown"] == ["9H", "9S", "9D", "9C"]
     assert check_no_leak(app, table_id, me.log, 0) > 0
     assert check_no_leak(app, table_id, spectator.log, None) > 0
 
 
 def test_other_actions_show_nothing_and_low_talon_shows_the_talon() -> None:
+    # the engine's action events carry "shown" for a redeal only; low_talon shows the talon
     rng = random.Random(3)
-    seen_talon = False
     for seed in range(400):
         game = new_game("mil", "club", seed=seed, players=["a", "b", "c"])
-        while not game.over and game.state is not None and not seen_talon:
-            seat = game.turn
-            assert seat is not None
+        while not game.over and len(game.finished_deals) == 0:
             legal = game.legal_actions()
-            for a in legal:
-                data = a.to_json()
-                shown = redeal_shown(game, seat, data)
-                if data["type"] != "redeal":
-                    assert shown is None
-                elif data["reason"] == "low_talon":
-                    st = game.state
-                    assert shown == [card_name(c) for c in st.dealt_talon]
-                    seen_talon = True
-            game.apply(rng.choice(legal))
-        if seen_talon:
-            break
-    assert seen_talon
+            low_talon = [a for a in legal if a.to_json().get("reason") == "low_talon"]
+            action = low_talon[0] if low_talon else rng.choice(legal)
+            talon = sorted(card_name(c) for c in game.state.dealt_talon)
+            (event,) = [e for e in game.apply(action) if e.type == "action"]
+            seen = event.for_viewer(None)
+            assert ("shown" in seen) == (action.to_json()["type"] == "redeal")
+            if low_talon:
+                assert sorted(seen["shown"]) == talon
+                return
+    raise AssertionError("no low_talon redeal in 400 seeds")
 
 
 def test_the_oracle_rejects_a_redeal_showing_more(app: Starlette, client: TestClient) -> None:
     table_id, me, _spectator, _ = _play_redeal(client, SEED_FOUR_NINES, "four_nines")
     for item in me.log:
-        ev = item.message.get("event") if item.message["type"] == "view" else None
-        if ev and ev["action"]["type"] == "redeal":
-            ev["shown"] = [*ev["shown"], "AS"]
+        events = item.message.get("events", []) if item.message["type"] == "view" else []
+        redeals = [e for e in events if e["type"] == "action" and e["action"]["type"] == "redeal"]
+        if redeals:
+            redeals[0]["shown"] = [*redeals[0]["shown"], "AS"]
             break
     try:
         check_no_leak(app, table_id, me.log, 0)

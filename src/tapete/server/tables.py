@@ -3,8 +3,10 @@ append-only action log in the database.
 
 The server is the authority. A person's action is parsed and checked here (token, turn,
 version), applied by the engine, appended to the log in one transaction, and then every
-connected listener gets its own view (``game.view(seat)``; spectators ``game.view(None)``).
-Nothing sent is ever built from the full state. Computer seats play from an asyncio task
+connected listener gets its own view (``game.view(seat)``; spectators ``game.view(None)``)
+with the events the action caused as its seat may see them (``event.for_viewer(seat)``: the
+engine decides who sees a card, never the server). Nothing sent is ever built from the full
+state. Computer seats play from an asyncio task
 per table, paced by ``delay_ms``; a bot that raises or runs out of time plays the first
 legal action instead, and the fault is logged, so a game never stalls.
 
@@ -30,7 +32,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from tapete.errors import IllegalActionError, InvalidNotationError
-from tapete.game import JSON, Game
+from tapete.game import JSON, Event, Game
 from tapete.games import PROFILES, new_game
 from tapete.server import stats
 from tapete.server.db import ActionRow, TableRow, utcnow
@@ -183,8 +185,6 @@ class Table:
     bots: dict[int, Any] = field(default_factory=dict)
     rngs: dict[int, random.Random] = field(default_factory=dict)
     bot_task: asyncio.Task[None] | None = None
-    #: number of rows in the views' ``sheet`` at the last broadcast (None: unknown)
-    sheet_len: int | None = None
     #: set when the in-memory game can no longer be trusted (a failed write)
     broken: bool = False
     #: after a rebuild from the database: the stored actions and the index of the current
@@ -200,12 +200,13 @@ class Table:
             return 0
         return None
 
-    def view_message(self, seat: int | None, event: JSON | None = None) -> JSON:
+    def view_message(self, seat: int | None, events: list[Event] | None = None) -> JSON:
+        """The ``view`` message for ``seat``: its view and what it may see of ``events``."""
         return {
             "type": "view",
             "version": self.version,
             "view": self.game.view(seat),
-            "event": event,
+            "events": [e.for_viewer(seat) for e in events or ()],
         }
 
     def info(self, seat: int | None) -> JSON:
@@ -225,41 +226,6 @@ class Table:
         if self.status == "finished":
             out["seed"] = self.seed
         return out
-
-
-def _public_event(
-    seat: int, action: JSON, viewer: int | None, revealed: list[str] | None = None
-) -> JSON:
-    """The event of ``seat``'s action as ``viewer`` may see it (a give shows its card only
-    to the giver and the receiver; a redeal carries the cards that justify it)."""
-    shown = dict(action)
-    if action.get("type") == "give" and viewer not in (seat, action.get("to")):
-        shown["card"] = None
-    event: JSON = {"seat": seat, "action": shown}
-    if revealed is not None:
-        event["shown"] = list(revealed)
-    return event
-
-
-def redeal_shown(game: Game, seat: int, action: JSON) -> list[str] | None:
-    """The cards a Mil ``redeal`` by ``seat`` shows to everyone, read from the deal *before*
-    the action is applied: the four 9s, the asking seat's 7 dealt cards (``low_points``) or
-    the talon (``low_talon``, already public). ``None`` for any other action."""
-    if action.get("type") != "redeal" or game.name != "mil":
-        return None
-    from tapete.cards import card_name
-
-    reason = action.get("reason")
-    if reason == "four_nines":
-        return ["9S", "9C", "9D", "9H"]
-    st = getattr(game, "state", None)
-    if st is None:
-        return None
-    if reason == "low_points":
-        return [card_name(c) for c in st.dealt_hands[seat]]
-    if reason == "low_talon":
-        return [card_name(c) for c in st.dealt_talon]
-    return None
 
 
 def rebuild_memory(table: Table, game: Game, actions: list[JSON], hand_start: int) -> None:
@@ -513,7 +479,8 @@ class TableManager:
             action = table.game.parse_action(data)
         except (InvalidNotationError, ValueError, KeyError, TypeError) as exc:
             raise TableError("bad_message", f"not an action: {exc}") from None
-        check_action_fields(data, action.to_json())
+        canonical = action.to_json()
+        check_action_fields(data, canonical)
         async with table.lock:
             if table.broken:
                 raise TableError("stale_version", "this table is being reloaded: reconnect")
@@ -529,21 +496,18 @@ class TableManager:
                     f"your view is version {version} but the table is at version "
                     f"{table.version}: look at the new view and choose again",
                 )
-            revealed = redeal_shown(table.game, seat, action.to_json())
             try:
-                table.game.apply(action)
+                events = table.game.apply(action)
             except IllegalActionError as exc:
                 raise TableError("illegal", str(exc)) from None
-            self._commit(table, seat, action, revealed)
+            self._commit(table, seat, canonical, events)
         self.ensure_bots(table)
 
-    def _commit(
-        self, table: Table, seat: int, action: Any, revealed: list[str] | None = None
-    ) -> None:
-        """Store an applied action (and the end of the game) in one transaction, then tell
-        the listeners. On a failed write the table is dropped from memory so that the next
-        access rebuilds it from what the database holds."""
-        data = action.to_json()
+    def _commit(self, table: Table, seat: int, data: JSON, events: list[Event]) -> None:
+        """Store an applied action (``data``: its JSON, serialised once) and the end of the
+        game in one transaction, then send the listeners the ``events`` it caused. On a failed
+        write the table is dropped from memory so that the next access rebuilds it from what
+        the database holds."""
         n = table.version
         try:
             with self.engine.begin() as connection:
@@ -576,7 +540,7 @@ class TableManager:
         table.version = n + 1
         if table.game.over:
             table.status = "finished"
-        self._broadcast(table, seat, data, revealed)
+        self._broadcast(table, events)
 
     def _finish(self, session: Session, table: Table) -> None:
         record = table.game.to_record()
@@ -607,39 +571,23 @@ class TableManager:
                     ranked=table.max_deals is None,
                 )
 
-    def _broadcast(
-        self, table: Table, seat: int, action: JSON, revealed: list[str] | None = None
-    ) -> None:
-        if not table.listeners:
-            table.sheet_len = None
-            return
-        views: dict[int | None, JSON] = {}
-        for listener in list(table.listeners):
-            if listener.seat not in views:
-                views[listener.seat] = table.game.view(listener.seat)
-        sheet = next(iter(views.values())).get("sheet") or []
-        deal_end = None
-        if table.sheet_len is not None and len(sheet) > table.sheet_len:
-            deal_end = sheet[-1]
-        table.sheet_len = len(sheet)
+    def _broadcast(self, table: Table, events: list[Event]) -> None:
+        """Send every listener its view and the events as its seat may see them (the engine
+        decides who sees what: ``Event.for_viewer``); one message text per seat."""
         texts: dict[int | None, str] = {}
-        for viewer, view in views.items():
-            event = _public_event(seat, action, viewer, revealed)
-            if deal_end is not None:
-                event["deal_end"] = deal_end
-            texts[viewer] = json.dumps(
-                {"type": "view", "version": table.version, "view": view, "event": event},
-                separators=(",", ":"),
-            )
         for listener in list(table.listeners):
-            listener.push(texts[listener.seat])
+            seat = listener.seat
+            text = texts.get(seat)
+            if text is None:
+                text = texts[seat] = json.dumps(
+                    table.view_message(seat, events), separators=(",", ":")
+                )
+            listener.push(text)
 
     def attach(self, table: Table, listener: Listener) -> None:
-        """Add a listener and send it the current view."""
+        """Add a listener and send it the current view (with no events)."""
         table.listeners.add(listener)
         message = table.view_message(listener.seat)
-        if table.sheet_len is None:
-            table.sheet_len = len(message["view"].get("sheet") or [])
         listener.push(json.dumps(message, separators=(",", ":")))
 
     def detach(self, table: Table, listener: Listener) -> None:
@@ -678,9 +626,8 @@ class TableManager:
                 async with table.lock:
                     if table.broken or table.version != version:
                         continue
-                    revealed = redeal_shown(table.game, seat, action.to_json())
                     try:
-                        table.game.apply(action)
+                        events = table.game.apply(action)
                     except IllegalActionError as exc:
                         log.warning(
                             "table %s: bot at seat %d chose an illegal action (%s); "
@@ -690,10 +637,9 @@ class TableManager:
                             exc,
                         )
                         action = table.game.legal_actions()[0]
-                        revealed = redeal_shown(table.game, seat, action.to_json())
-                        table.game.apply(action)
+                        events = table.game.apply(action)
                     try:
-                        self._commit(table, seat, action, revealed)
+                        self._commit(table, seat, action.to_json(), events)
                     except TableError:
                         return
         except asyncio.CancelledError:
