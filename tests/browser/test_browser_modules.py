@@ -8,6 +8,8 @@ from typing import Any
 
 from browser_helpers import tid
 
+from tapete.games import kinds as registered
+
 WEB = Path(__file__).resolve().parents[2] / "src" / "tapete" / "web"
 
 
@@ -42,7 +44,18 @@ def test_the_games_window_lists_exactly_the_kinds(new_page, live_server) -> None
     page.wait_for_selector(f"{tid('newgame')}[open]")
     config = page.request.get(f"{live_server.url}/api/config").json()
     kinds = config["kinds"]
-    assert [k["name"] for k in kinds] == list(config["games"])
+    assert kinds == [
+        {
+            "name": k.name,
+            "title": k.title,
+            "seats": k.seats,
+            "profiles": [{"name": p, "target": k.targets[p]} for p in k.profiles],
+            "default_players": list(k.default_players),
+            "score_key": k.score_key,
+        }
+        for k in registered()
+    ]
+    assert [k["name"] for k in kinds] == list(config["games"])  # the older key agrees
     wanted = [(k["name"], p["name"], k["seats"]) for k in kinds for p in k["profiles"]]
     ids = page.eval_on_selector_all(
         f"{tid('game-choices')} button", "els => els.map(e => e.dataset.testid)"

@@ -278,6 +278,10 @@ def test_events_of_a_deal_end(new_page, live_server, game, profile, players) -> 
     # the next message without events (a sync) keeps what was said
     feed.events(g.view(0), [])
     assert page.locator(f"{tid('log')} li").count() == 1
+    # the status line says it again in another language
+    page.click(tid("lang-es"))
+    page.wait_for_function("() => document.documentElement.lang === 'es'")
+    assert " echa " in page.inner_text(tid("status"))
 
 
 def test_events_hide_a_give_and_show_a_redeal_proof(mil_page) -> None:

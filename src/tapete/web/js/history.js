@@ -50,13 +50,19 @@ function eventText(ev) {
   return "";
 }
 
-// the events of one server message: their words join the history as one line and become the
-// status line; a deal's end keeps its last trick; a redeal keeps the cards that justify it
+// the events of one message in words, as one line ("Bruno plays the 9♠. Deal over. …")
+export function eventsText(events) {
+  const lines = (events || []).map(eventText).filter(Boolean);
+  return lines.map((x, i) => (i < lines.length - 1 && !/[.!?]$/.test(x) ? `${x}.` : x)).join(" ");
+}
+
+// the events of one server message: their words join the history as one line (and the status
+// line says them until the next ones); a deal's end keeps its last trick; a redeal keeps the
+// cards that justify it
 export function takeEvents(events) {
   if (!Array.isArray(events) || !events.length) return; // a sync or a first view: nothing new
-  const lines = events.map(eventText).filter(Boolean);
-  const text = lines.map((x, i) => (i < lines.length - 1 && !/[.!?]$/.test(x) ? `${x}.` : x)).join(" ");
-  S.said = text;
+  const text = eventsText(events);
+  S.said = events;
   if (text) {
     S.log.push(text);
     if (S.log.length > LOG_LINES) S.log.shift();

@@ -18,7 +18,7 @@ export const S = {
   wsAttempts: 0,
   version: null,
   view: null, // the last view the server sent
-  said: "", // what the last message's events said, for the status line
+  said: [], // the last events that said something (the status line says them in the current language)
   proof: null, // a redeal someone asked for, with the cards that justify it: {seat, action, shown}
   finalTrick: null, // the trick that ended the previous deal (the view already shows the next)
   hint: null,
@@ -45,7 +45,7 @@ export const screen = {
 
 export function resetTableState() {
   Object.assign(S, {
-    view: null, version: null, said: "", proof: null, finalTrick: null, hint: null, error: null,
+    view: null, version: null, said: [], proof: null, finalTrick: null, hint: null, error: null,
     pending: false, log: [], overDismissed: false,
   });
   Object.assign(S.ui, { bid: null, contract: null, giveCard: null, sing: true, showLast: false });

@@ -6,6 +6,7 @@ import { S, myTurn, playerName } from "./state.js";
 import { t } from "./i18n.js";
 import { setStatus } from "./connection.js";
 import { renderChrome } from "./chrome.js";
+import { eventsText } from "./history.js";
 import { showOver } from "./game_over.js";
 import * as milBoard from "./board_mil.js";
 import * as mariageBoard from "./board_mariage.js";
@@ -65,6 +66,6 @@ export function renderTable() {
       || main.querySelector('[data-testid="actions"] button:not([disabled])');
     if (el) { el.focus(); S.refocus = false; }
   }
-  setStatus([S.error || S.said, turnText()].filter(Boolean).join(" — "));
+  setStatus([S.error || eventsText(S.said), turnText()].filter(Boolean).join(" — "));
   if (v.over) showOver(); else hideDialog("over");
 }
