@@ -85,3 +85,19 @@ def test_the_games_window_lists_exactly_the_kinds(new_page, live_server) -> None
         ]
     assert tabs == boards
     page.wait_for_selector(tid("ranking-body"))
+
+
+def test_the_client_names_no_game() -> None:
+    """No game's name is written in the client's code (no browser needed): what differs per
+    game comes from /api/config's kinds or from the view's own keys."""
+    files = [WEB / "app.js", *sorted((WEB / "js").glob("*.js"))]
+    names = [k.name for k in registered()]
+    assert len(files) > 10 and names
+    found = [
+        (f.name, n, q)
+        for f in files
+        for n in names
+        for q in "\"'`"
+        if f"{q}{n}{q}" in f.read_text(encoding="utf-8")
+    ]
+    assert found == []
