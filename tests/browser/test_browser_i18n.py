@@ -29,7 +29,9 @@ def test_same_keys_and_placeholders_in_every_language() -> None:
 
 
 def test_every_key_used_by_the_code_exists() -> None:
-    code = (WEB / "app.js").read_text(encoding="utf-8")
+    code = "\n".join(
+        f.read_text(encoding="utf-8") for f in [WEB / "app.js", *sorted((WEB / "js").glob("*.js"))]
+    )
     en = load("en")
     used = set(re.findall(r'\bt\("([a-z0-9_]+)"', code))
     missing = sorted(k for k in used if k not in en)

@@ -6,6 +6,7 @@ to the client as if the server had sent them; what the client sends back is capt
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Callable
 from typing import Any
@@ -49,8 +50,20 @@ class Feeder:
     def show(self, view: dict[str, Any]) -> None:
         self.version += 1
         self.page.evaluate(
-            "([v, n]) => window.tapete.receive({type: 'view', version: n, view: v, event: null})",
+            "([v, n]) => window.tapete.receive({type: 'view', version: n, view: v, events: []})",
             [view, self.version],
+        )
+        self.page.wait_for_function(
+            "([n]) => document.querySelector('#table').dataset.version === String(n)",
+            arg=[self.version],
+        )
+
+    def events(self, view: dict[str, Any], events: list[dict[str, Any]]) -> None:
+        """A view with the events that led to it, as the server sends them after an action."""
+        self.version += 1
+        self.page.evaluate(
+            "([v, n, e]) => window.tapete.receive({type: 'view', version: n, view: v, events: e})",
+            [view, self.version, events],
         )
         self.page.wait_for_function(
             "([n]) => document.querySelector('#table').dataset.version === String(n)",
@@ -89,12 +102,13 @@ def test_redeal_offer_and_keep(mil_page, artifacts) -> None:
     assert feed.sent()[-1] == {"type": "act", "version": feed.version, "action": {"type": "keep"}}
     # someone else's redeal: the cards that justify it are shown when the event carries them
     event = {
+        "type": "action",
         "seat": 1,
         "action": {"type": "redeal", "reason": "four_nines"},
         "shown": ["9S", "9C", "9D", "9H"],
     }
     mil_page.evaluate(
-        "([v, n, e]) => window.tapete.receive({type: 'view', version: n, view: v, event: e})",
+        "([v, n, e]) => window.tapete.receive({type: 'view', version: n, view: v, events: [e]})",
         [view, feed.version + 1, event],
     )
     shown = mil_page.eval_on_selector_all(
@@ -204,3 +218,91 @@ def test_mariage_buttons_and_closed_stock(new_page, live_server, artifacts) -> N
     assert page.locator(f"{tid('stock')} .indicator.closed .back").count() == 1
     assert page.locator(tid("exchange")).count() == 0
     shot(page, artifacts, "views-mariage-closed-en")
+
+
+def _last_play_of_a_deal(game: str, profile: str, players: list[str]) -> tuple[Any, Any]:
+    """A seeded game one card before a deal ends with a trick, and that card's action."""
+    for seed in range(200):
+        g = new_game(game, profile, seed=seed, players=players)
+        rng = random.Random(seed)
+        for _ in range(200):
+            if g.over:
+                break
+            acts = [a for a in g.legal_actions() if a.to_json()["type"] not in ("claim", "close")]
+            acts = acts or g.legal_actions()
+            deals = len(g.view(None)["sheet"])
+            for a in acts:
+                if a.to_json()["type"] == "play":
+                    trial = copy.deepcopy(g)
+                    trial.apply(a)
+                    if len(trial.view(None)["sheet"]) > deals:
+                        return g, a
+            g.apply(rng.choice(acts))
+    raise AssertionError("no deal ending with a trick in 200 seeds")
+
+
+@pytest.mark.parametrize(
+    ("game", "profile", "players"),
+    [("mil", "club", MIL_PLAYERS), ("mariage", "mariage", ["Ana", "Bruno"])],
+)
+def test_events_of_a_deal_end(new_page, live_server, game, profile, players) -> None:  # type: ignore[no-untyped-def]
+    """The engine's events of the card that ends a deal: the history says so, and the trick
+    that ended it stays on the table (the view already shows the next deal)."""
+    page = new_page(locale="en-GB")
+    start_game(
+        page,
+        live_server.url,
+        "mil-club" if game == "mil" else "mariage",
+        levels=("random",) * (len(players) - 1),
+    )
+    g, action = _last_play_of_a_deal(game, profile, players)
+    feed = Feeder(page)
+    feed.show(g.view(0))
+    events = [e.for_viewer(0) for e in g.apply(action)]
+    types = [e["type"] for e in events]
+    assert "trick" in types and "deal_end" in types, types
+    trick = next(e for e in events if e["type"] == "trick")
+    row = next(e for e in events if e["type"] == "deal_end")["row"]
+    feed.events(g.view(0), events)
+    final = page.eval_on_selector_all(
+        f"{tid('last-trick')}.final .card", "els => els.map(e => e.dataset.card)"
+    )
+    assert sorted(final) == sorted(c["card"] for c in trick["cards"])
+    log = page.locator(f"{tid('log')} li").all_inner_texts()
+    assert len(log) == 1
+    if game == "mil":
+        assert "Deal over." in log[0] or "annulled" in log[0]
+    elif row["winner"] is not None:
+        assert f"{players[row['winner']]} wins the hand" in log[0]
+    assert log[0] in page.inner_text(tid("status"))
+    # the next message without events (a sync) keeps what was said
+    feed.events(g.view(0), [])
+    assert page.locator(f"{tid('log')} li").count() == 1
+    # the status line says it again in another language
+    page.click(tid("lang-es"))
+    page.wait_for_function("() => document.documentElement.lang === 'es'")
+    assert " echa " in page.inner_text(tid("status"))
+
+
+def test_events_hide_a_give_and_show_a_redeal_proof(mil_page) -> None:
+    """A give seen by the third player names no card; a redeal's event carries its proof."""
+    g = find("mil", "club", lambda g: "give" in legal_types(g), MIL_PLAYERS)
+    feed = Feeder(mil_page)
+    feed.show(g.view(1))
+    give = next(
+        a for a in g.legal_actions() if a.to_json()["type"] == "give" and a.to_json()["to"] == 2
+    )
+    events = [e.for_viewer(1) for e in g.apply(give)]
+    assert events[0]["action"]["card"] is None
+    feed.events(g.view(1), events)
+    assert mil_page.locator(f"{tid('log')} li").last.inner_text() == "Ana da una carta a Carla"
+    g = find("mil", "club", lambda g: "redeal" in legal_types(g), MIL_PLAYERS)
+    redeal = next(a for a in g.legal_actions() if a.to_json()["type"] == "redeal")
+    events = [e.for_viewer(1) for e in g.apply(redeal)]
+    shown = next(e for e in events if e["type"] == "action")["shown"]
+    feed.events(g.view(1), events)
+    cards = mil_page.eval_on_selector_all(
+        f"{tid('redeal-shown')} .card", "els => els.map(e => e.dataset.card)"
+    )
+    assert cards == shown and len(shown) >= 3
+    assert "Ana pide otro reparto" in mil_page.inner_text(tid("status"))

@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Mapping
@@ -20,8 +21,10 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
+from starlette.types import Scope
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from tapete.game import JSON, GameKind
 from tapete.games import GAMES, PROFILES, kind, kinds
 from tapete.server import stats
 from tapete.server.db import default_db_url, make_engine, upgrade
@@ -130,6 +133,42 @@ def parse_new_table(body: bytes) -> dict[str, Any]:
         "seed": seed,
         "max_deals": max_deals,
     }
+
+
+def kind_json(k: GameKind) -> JSON:
+    """What the web client knows of a registered game (``/api/config``'s ``kinds``).
+
+    >>> from tapete.games import kind
+    >>> kind_json(kind("mil"))["profiles"][2]
+    {'name': 'casa-500', 'target': 500}
+    """
+    return {
+        "name": k.name,
+        "title": k.title,
+        "seats": k.seats,
+        "profiles": [{"name": p, "target": k.target(p)} for p in k.profiles],
+        "default_players": list(k.default_players),
+        "score_key": k.score_key,
+    }
+
+
+class WebFiles(StaticFiles):
+    """The web client's files under ``/static``. JavaScript (the client's ES modules) always
+    goes out as ``text/javascript``: a browser refuses a module script served with any other
+    type, and the type Python guesses comes from the system's tables (some map .js to
+    text/plain)."""
+
+    def file_response(
+        self,
+        full_path: str | os.PathLike[str],
+        stat_result: os.stat_result,
+        scope: Scope,
+        status_code: int = 200,
+    ) -> Response:
+        response = super().file_response(full_path, stat_result, scope, status_code)
+        if isinstance(response, FileResponse) and os.fspath(full_path).endswith((".js", ".mjs")):
+            response.headers["content-type"] = "text/javascript; charset=utf-8"
+        return response
 
 
 # ---------------------------------------------------------------------- WebSocket
@@ -255,6 +294,7 @@ class Server:
         return JSONResponse(
             {
                 "games": {g: list(p) for g, p in PROFILES.items()},
+                "kinds": [kind_json(k) for k in kinds()],
                 "levels": list(LEVELS),
                 "languages": list(LANGUAGES),
                 "default_delay_ms": self.delay_ms,
@@ -499,7 +539,7 @@ def create_app(
         Route("/api/ranking", server.ranking),
         Route("/rules/{profile}", server.rules),
         WebSocketRoute("/ws/{table_id}", server.websocket),
-        Mount("/static", StaticFiles(directory=server.web_dir, check_dir=False), name="static"),
+        Mount("/static", WebFiles(directory=server.web_dir, check_dir=False), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.server = server

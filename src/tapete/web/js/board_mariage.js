@@ -1,0 +1,87 @@
+// The Mariage board: two seats, a stock with its trump indicator, the tricks and the buttons
+// of the game's own actions. It draws any view that carries a stock (`stock_count`); table.js
+// picks it from the view's keys.
+
+import { h } from "./dom.js";
+import { S, STORE_POINTS, myTurn, playerName, screen } from "./state.js";
+import { t } from "./i18n.js";
+import { SUIT_SYMBOL, backs, shownCard, suitLabel } from "./cards.js";
+import { actionText } from "./history.js";
+import { hintBox } from "./hints.js";
+import { actionButton, centerTricks, renderHand } from "./play.js";
+import { matchSheet } from "./sheet.js";
+
+export const fits = (v) => "stock_count" in v;
+
+const marriageChips = (v, seat) => (v.marriages || []).filter((m) => m.seat === seat)
+  .map((m) => h("span", { class: "chip marriage" }, `${SUIT_SYMBOL[m.suit]} ${m.value}`));
+
+export function render(v) {
+  const me = v.seat ?? 0; // a watcher sees the table from seat 0, with no hand
+  const opp = 1 - me;
+  const root = h("div", { class: `board seats-${v.players.length} profile-${v.profile}` });
+  root.append(h("section", { class: `seat opp top ${v.turn === opp ? "active" : ""}`, testid: `seat-${opp}`, "aria-label": playerName(opp) },
+    h("div", { class: "who" }, h("span", { class: "name" }, playerName(opp)),
+      h("span", { class: "score", title: t("game_points") }, `${v.match?.[opp] ?? 0}/${v.target}`)),
+    h("div", { class: "badges" }, v.dealer === opp ? h("span", { class: "badge dealer" }, t("dealer_short")) : null,
+      v.turn === opp && !v.over ? h("span", { class: "badge turn" }, t("turn_badge")) : null),
+    backs(v.hand_counts?.[opp] ?? 0, "fan"),
+    h("div", { class: "meta" }, t("tricks_count", { n: v.tricks_won?.[opp] ?? 0 }),
+      S.ui.showPoints ? ` · ${t("points_n", { n: v.points?.[opp] ?? 0 })}` : ""),
+    h("div", { class: "chips" }, marriageChips(v, opp))));
+  root.append(center(v));
+  root.append(h("section", { class: `seat me bottom ${v.turn === me ? "active" : ""}`, testid: `seat-${me}`, "aria-label": v.seat === null ? playerName(me) : t("you") },
+    h("div", { class: "who" }, h("span", { class: "name" }, playerName(me)),
+      h("span", { class: "score", title: t("game_points") }, `${v.match?.[me] ?? 0}/${v.target}`),
+      v.dealer === me ? h("span", { class: "badge dealer" }, t("dealer_short")) : null,
+      h("span", { class: "meta" }, t("tricks_count", { n: v.tricks_won?.[me] ?? 0 })),
+      h("span", { class: "meta points", testid: "my-points" }, S.ui.showPoints ? t("points_n", { n: v.points?.[me] ?? 0 }) : ""),
+      h("button", { type: "button", class: "small toggle", testid: "toggle-points", "aria-pressed": String(S.ui.showPoints),
+        onclick: () => { S.ui.showPoints = !S.ui.showPoints; localStorage.setItem(STORE_POINTS, S.ui.showPoints ? "1" : "0"); screen.table(); } },
+      S.ui.showPoints ? t("hide_points") : t("show_points")),
+      h("span", { class: "chips" }, marriageChips(v, me))),
+    ...(v.seat === null ? [backs(v.hand_counts?.[me] ?? 0, "fan")] : [actions(v), hintBox(), renderHand(v)])));
+  root.append(matchSheet(v));
+  return root;
+}
+
+function center(v) {
+  const c = h("section", { class: "center has-stock", testid: "center", "aria-label": t("table_center") });
+  c.append(h("div", { class: "info" },
+    h("span", { class: "trump", testid: "trump" }, t("trump_is", { suit: suitLabel(v.trump) })),
+    v.closed ? h("span", { class: "chip", testid: "closed" }, t("closed_by", { name: playerName(v.closed_by) })) : null,
+    v.pending_marriage ? h("span", { class: "chip marriage" }, t("marriage_shown", { suit: suitLabel(v.pending_marriage) })) : null,
+    h("span", { class: "dealno" }, t("hand_no", { n: v.deal_number ?? 1 }))));
+  // the indicator lies face up under the stock while it is open, face down once closed
+  const stock = h("div", { class: "stock", testid: "stock", role: "group", "aria-label": t("stock") });
+  if (v.stock_count > 0) {
+    if (v.indicator) stock.append(h("div", { class: "indicator" }, shownCard(v.indicator)));
+    else if (v.closed) stock.append(h("div", { class: "indicator closed" }, h("div", { class: "card back", title: t("closed") })));
+    stock.append(h("div", { class: "pile" }, h("div", { class: "card back" }), h("span", { class: "count", testid: "stock-count" }, String(v.stock_count))));
+  } else {
+    stock.append(h("div", { class: "note" }, t("stock_empty")));
+  }
+  c.append(stock, centerTricks(v));
+  return c;
+}
+
+function actions(v) {
+  const panel = h("div", { class: "actions", testid: "actions" });
+  if (!myTurn()) return panel;
+  const legal = v.legal || [];
+  const row = h("div", { class: "panel" });
+  const ex = legal.find((a) => a.type === "exchange");
+  if (ex) row.append(actionButton(ex, t("exchange_btn"), "exchange"));
+  legal.filter((a) => a.type === "marriage").forEach((a) =>
+    row.append(actionButton(a, t("marriage_btn", { suit: suitLabel(a.suit) }), `marriage-${a.suit}`, "gold")));
+  const close = legal.find((a) => a.type === "close");
+  if (close) row.append(actionButton(close, t("close_btn"), "close"));
+  const claim = legal.find((a) => a.type === "claim");
+  if (claim) row.append(actionButton(claim, t("claim_btn"), "claim", "primary"));
+  const decline = legal.find((a) => a.type === "decline");
+  if (decline) row.append(actionButton(decline, t("decline_btn"), "decline"));
+  legal.filter((a) => !["exchange", "marriage", "close", "claim", "decline", "play"].includes(a.type))
+    .forEach((a, i) => row.append(actionButton(a, actionText(a, null, "do"), `other-${i}`)));
+  if (row.childNodes.length) panel.append(row);
+  return panel;
+}

@@ -1,0 +1,191 @@
+// The Mil board: three seats around an auction, a talon and the tricks. It draws any view
+// that carries a talon (`talon_count`); table.js picks it from the view's keys.
+
+import { fmt, h, isNone } from "./dom.js";
+import { S, hintIs, legalOf, myTurn, playerName, screen } from "./state.js";
+import { t } from "./i18n.js";
+import { SUIT_SYMBOL, backs, cardName, cardShort, shownCard, suitLabel } from "./cards.js";
+import { act } from "./connection.js";
+import { actionText } from "./history.js";
+import { hintBox } from "./hints.js";
+import { actionButton, centerTricks, relPos, renderHand, stepper } from "./play.js";
+import { scoreSheet } from "./sheet.js";
+
+export const fits = (v) => "talon_count" in v;
+
+export function render(v) {
+  const root = h("div", { class: `board seats-${v.players.length} profile-${v.profile}` });
+  // the cards that justify a redeal this seat may ask for come with the view
+  const cards = new Set(legalOf("redeal").flatMap((a) => v.redeal_cards?.[a.reason] || []));
+  const justify = cards.size ? (c) => cards.has(c) : null;
+
+  const base = v.seat ?? 0;
+  for (const seat of [1, 2].map((d) => (base + d) % 3)) root.append(opponent(v, seat));
+  root.append(center(v, justify));
+  root.append(v.seat === null ? opponent(v, base, "me bottom") : me(v, justify));
+  root.append(scoreSheet(v));
+  return root;
+}
+
+function seatBadges(v, seat) {
+  const b = [];
+  if (v.dealer === seat) b.push(h("span", { class: "badge dealer", title: t("dealer") }, t("dealer_short")));
+  if (v.declarer === seat) b.push(h("span", { class: "badge declarer" }, t("declarer")));
+  if (v.in_barrel?.[seat]) b.push(h("span", { class: "badge barrel", title: t("barrel") }, v.barrel_attempts_max ? `${t("barrel")} ${v.barrel_attempts?.[seat] ?? 0}/${v.barrel_attempts_max}` : t("barrel")));
+  if (v.bolts?.[seat]) b.push(h("span", { class: "badge bolt", title: t("bolts") }, `⚡ ${v.bolts[seat]}`));
+  if (v.turn === seat && !v.over) b.push(h("span", { class: "badge turn" }, t("turn_badge")));
+  return b;
+}
+
+function lastBidOf(v, seat) {
+  const bids = (v.bids || []).filter((b) => b.seat === seat);
+  if (!bids.length) return null;
+  const b = bids[bids.length - 1];
+  return b.type === "pass" ? t("pass_said") : String(b.value);
+}
+
+function marriagesOf(v, seat) {
+  return (v.marriages || []).filter((m) => m.seat === seat)
+    .map((m) => h("span", { class: `chip marriage suit-${m.suit}`, title: t("announced") }, `${SUIT_SYMBOL[m.suit]} ${m.value}`));
+}
+
+// the button on a seat that gives it the chosen card (only where a legal give goes)
+function giveTarget(v, seat) {
+  const gives = legalOf("give");
+  if (!gives.length || S.pending) return null;
+  const card = S.ui.giveCard;
+  const ok = card && gives.some((a) => a.card === card && a.to === seat);
+  if (!gives.some((a) => a.to === seat)) return null;
+  const hinted = hintIs((a) => a.type === "give" && a.card === card && a.to === seat);
+  return h("button", { type: "button", class: `give-to primary ${hinted ? "hinted" : ""}`, testid: `give-to-${seat}`, disabled: !ok,
+    onclick: () => { if (ok) { S.ui.giveCard = null; act({ type: "give", card, to: seat }); } } },
+  card ? t("give_card_to", { card: cardShort(card), name: playerName(seat) }) : t("give_to", { name: playerName(seat) }));
+}
+
+// another seat (or, for a watcher, any seat): face-down cards only
+function opponent(v, seat, place = null) {
+  const pos = place || relPos(seat);
+  const bid = v.phase === "bidding" ? lastBidOf(v, seat) : null;
+  const got = (v.given || []).filter((g) => g.to === seat);
+  return h("section", { class: `seat opp ${pos} ${v.turn === seat ? "active" : ""}`, testid: `seat-${seat}`, "aria-label": playerName(seat) },
+    h("div", { class: "who" },
+      h("span", { class: "name" }, playerName(seat)),
+      h("span", { class: "score", title: t("score") }, fmt(v.scores?.[seat] ?? 0))),
+    h("div", { class: "badges" }, seatBadges(v, seat)),
+    backs(v.hand_counts?.[seat] ?? 0, "fan"),
+    h("div", { class: "meta" }, t("cards_count", { n: v.hand_counts?.[seat] ?? 0 }),
+      v.phase === "play" ? ` · ${t("tricks_count", { n: v.tricks_won?.[seat] ?? 0 })}` : ""),
+    bid ? h("div", { class: "bubble", testid: `bid-of-${seat}` }, bid) : null,
+    got.length ? h("div", { class: "meta" }, got.map((g) => t("received", { card: g.card ? cardShort(g.card) : "🂠" })).join(" ")) : null,
+    h("div", { class: "chips" }, marriagesOf(v, seat)),
+    giveTarget(v, seat));
+}
+
+function center(v, justify) {
+  const c = h("section", { class: "center", testid: "center", "aria-label": t("table_center") });
+  c.append(h("div", { class: "info" },
+    h("span", { class: "trump", testid: "trump" }, v.trump ? t("trump_is", { suit: suitLabel(v.trump) }) : t("no_trump")),
+    v.contract ? h("span", { testid: "contract-info" }, t("contract_of", { name: playerName(v.declarer), value: v.contract }))
+      : (v.high_bid ? h("span", {}, t("high_bid", { value: v.high_bid })) : null),
+    h("span", { class: "dealno" }, t("deal_no", { n: v.deal_number ?? 1 }))));
+  if (v.marriages?.length) {
+    c.append(h("div", { class: "announced", testid: "marriages" },
+      v.marriages.map((m) => h("span", { class: `chip marriage suit-${m.suit}` }, t("marriage_by", { name: playerName(m.seat), suit: suitLabel(m.suit), value: m.value })))));
+  }
+  // a redeal asked by someone: the cards that justify it, from the redeal's event
+  if (S.proof && v.phase !== "play") {
+    c.append(h("div", { class: "dealresult", testid: "redeal-shown" },
+      h("div", { class: "label" }, actionText(S.proof.action, S.proof.seat, "ev")),
+      h("div", { class: "cards" }, S.proof.shown.map((x) => shownCard(x, "justify")))));
+  }
+  // the previous deal's result stays in the middle while the next auction runs
+  const prevRow = (v.sheet || [])[v.sheet.length - 1];
+  if (prevRow && (v.phase === "bidding" || v.phase === "redeal_offer")) c.append(dealResultBox(v, prevRow));
+  // talon: face down until revealed, then shown to everyone for the rest of the deal
+  const talon = h("div", { class: `talon ${v.phase === "play" ? "small" : ""}`, testid: "talon", role: "group", "aria-label": t("talon") },
+    h("div", { class: "label" }, v.talon && !isNone(v.declarer) ? t("talon_of", { name: playerName(v.declarer) }) : t("talon")));
+  if (v.talon) talon.append(h("div", { class: "cards" }, v.talon.map((x) => shownCard(x, justify && justify(x) ? "justify" : ""))));
+  else if (v.talon_count) talon.append(backs(v.talon_count));
+  if (v.talon || v.talon_count) c.append(talon);
+  c.append(centerTricks(v));
+  return c;
+}
+
+// the last finished deal, from its sheet row (deltas and made come with the view)
+function dealResultBox(v, r) {
+  let head;
+  if (r.annulled) head = t("annulled");
+  else if (r.rospis) head = `${playerName(r.declarer)}: ${t("rospis")} (${r.bid})`;
+  else head = t(r.made ? "contract_made" : "contract_failed", { name: playerName(r.declarer), value: r.contract });
+  return h("div", { class: "dealresult", testid: "last-deal" },
+    h("div", { class: "label" }, t("previous_deal", { n: v.sheet.length })),
+    h("strong", {}, head),
+    r.annulled ? null : h("ul", {}, v.players.map((name, s) => {
+      const d = r.deltas?.[s] ?? 0;
+      const raw = r.raw ? ` ${t("raw_points", { n: fmt(r.raw[s]) })} →` : "";
+      return h("li", {}, `${name}:${raw} ${d >= 0 ? "+" : ""}${fmt(d)}`);
+    })));
+}
+
+function actions(v) {
+  const panel = h("div", { class: "actions", testid: "actions" });
+  if (!myTurn()) return panel;
+  const legal = v.legal || [];
+  const bids = legal.filter((a) => a.type === "bid").map((a) => a.value).sort((a, b) => a - b);
+  const pass = legal.find((a) => a.type === "pass");
+  if (bids.length || pass) {
+    const passBtn = pass ? actionButton(pass, t("pass"), "pass") : null;
+    if (bids.length) panel.append(stepper("bid", bids, t("bidding"), t("bid_btn"), (value) => ({ type: "bid", value }), [passBtn]));
+    else panel.append(h("div", { class: "panel" }, passBtn));
+  }
+  const redeals = legal.filter((a) => a.type === "redeal");
+  const keep = legal.find((a) => a.type === "keep");
+  if (redeals.length || keep) {
+    const box = h("div", { class: "panel redeal", testid: "redeal-panel" });
+    for (const r of redeals) {
+      let why = t(`reason_${r.reason}`);
+      // the points come from the view (the client knows no card values)
+      if (r.reason === "low_points" && typeof v.hand_points === "number") why += ` (${t("hand_points", { n: v.hand_points })})`;
+      if (r.reason === "low_talon" && typeof v.talon_points === "number") why += ` (${t("talon_points", { n: v.talon_points })})`;
+      box.append(h("p", {}, t("redeal_offer", { reason: why })));
+      box.append(actionButton(r, t("redeal_btn"), `redeal-${r.reason}`, "primary"));
+    }
+    if (keep) box.append(actionButton(keep, t("keep_btn"), "keep"));
+    panel.append(box);
+  }
+  const rospis = legal.find((a) => a.type === "rospis");
+  if (rospis) panel.append(h("div", { class: "panel" }, actionButton(rospis, t("rospis_btn"), "rospis", "warn"), h("span", { class: "note" }, t("rospis_note"))));
+  if (legal.some((a) => a.type === "give")) {
+    panel.append(h("div", { class: "panel note", testid: "give-help" }, S.ui.giveCard ? t("give_choose_player", { card: cardName(S.ui.giveCard) }) : t("give_choose_card")));
+  }
+  const contracts = legal.filter((a) => a.type === "contract").map((a) => a.value).sort((a, b) => a - b);
+  if (contracts.length) panel.append(stepper("contract", contracts, t("contract"), t("play_btn"), (value) => ({ type: "contract", value })));
+  const plays = legal.filter((a) => a.type === "play");
+  const choice = plays.some((a) => a.marriage) && plays.some((a) => !a.marriage && plays.some((b) => b.card === a.card && b.marriage));
+  if (choice) {
+    panel.append(h("div", { class: "panel" },
+      h("button", { type: "button", class: "toggle", testid: "sing", "aria-pressed": String(S.ui.sing),
+        onclick: () => { S.ui.sing = !S.ui.sing; screen.table(); } }, `${S.ui.sing ? "✓ " : ""}${t("sing")}`),
+      h("span", { class: "note" }, t("sing_note"))));
+  }
+  legal.filter((a) => !["bid", "pass", "redeal", "keep", "rospis", "give", "contract", "play"].includes(a.type))
+    .forEach((a, i) => panel.append(actionButton(a, actionText(a, null, "do"), `other-${i}`)));
+  return panel;
+}
+
+function me(v, justify) {
+  const seat = v.seat;
+  const got = (v.given || []).filter((g) => g.to === seat && g.card);
+  return h("section", { class: `seat me bottom ${v.turn === seat ? "active" : ""}`, testid: `seat-${seat}`, "aria-label": t("you") },
+    h("div", { class: "who" },
+      h("span", { class: "name" }, playerName(seat)),
+      h("span", { class: "score", title: t("score") }, fmt(v.scores?.[seat] ?? 0)),
+      h("span", { class: "badges" }, seatBadges(v, seat)),
+      v.phase === "bidding" && lastBidOf(v, seat) ? h("span", { class: "bubble" }, lastBidOf(v, seat)) : null,
+      v.phase === "play" ? h("span", { class: "meta" }, t("tricks_count", { n: v.tricks_won?.[seat] ?? 0 })) : null,
+      got.length ? h("span", { class: "meta" }, got.map((g) => t("received_from", { card: cardShort(g.card), name: playerName(g.from) })).join(" ")) : null,
+      h("span", { class: "chips" }, marriagesOf(v, seat))),
+    actions(v),
+    hintBox(),
+    renderHand(v, justify));
+}

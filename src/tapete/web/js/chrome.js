@@ -1,0 +1,24 @@
+// The top bar: Games, Hint, Rules, Statistics, Ranking, the languages, and the watching mark.
+
+import { $, h } from "./dom.js";
+import { S, myTurn, watching } from "./state.js";
+import { langButtons, t } from "./i18n.js";
+import { askHint } from "./connection.js";
+import { showNewGame } from "./games_window.js";
+import { showRanking, showStats } from "./stats.js";
+
+export function renderChrome() {
+  const v = S.view;
+  const profile = v?.profile || S.ui.choice.profile;
+  $("#topbar").replaceChildren(
+    h("h1", { class: "brand" }, "Tapete"),
+    h("nav", { class: "tools", "aria-label": t("tools") },
+      h("button", { type: "button", testid: "open-newgame", onclick: showNewGame }, t("games")),
+      h("button", { type: "button", testid: "hint", onclick: askHint, disabled: !myTurn() }, t("hint")),
+      profile ? h("a", { class: "btnlink", testid: "rules-link", href: `/rules/${encodeURIComponent(profile)}?lang=${S.lang}`, target: "_blank", rel: "noopener" }, t("rules")) : null,
+      h("button", { type: "button", testid: "open-stats", onclick: showStats }, t("stats")),
+      h("button", { type: "button", testid: "open-ranking", onclick: () => showRanking(S.rankingBoard) }, t("ranking")),
+      langButtons("lang")),
+    ...(watching() ? [h("span", { class: "chip watching", testid: "watching" }, t("watching", { n: S.session.table }))] : []),
+  );
+}

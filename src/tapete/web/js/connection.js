@@ -1,0 +1,120 @@
+// The table's WebSocket: start, resume or watch a table; the messages in (view, hint, error)
+// and out (act, hint, sync). See docs/dev/protocol.md for the messages.
+
+import { hideDialog } from "./dom.js";
+import { S, myTurn, resetTableState, screen, watching } from "./state.js";
+import { t } from "./i18n.js";
+import { kindOf } from "./kinds.js";
+import { takeEvents } from "./history.js";
+import { takeHint } from "./hints.js";
+import { api, leaveWatchUrl, rememberTable, storeSession } from "./session.js";
+
+export function setStatus(text) {
+  const el = document.getElementById("status");
+  if (el.textContent !== text) el.textContent = text;
+}
+
+// a new table: the person at seat 0, one level per computer seat (the kind says how many)
+export async function startTable(choice, name, seed = null) {
+  const computers = (kindOf(choice.game)?.seats ?? 1) - 1;
+  const body = { game: choice.game, profile: choice.profile, name, language: S.lang,
+    levels: choice.levels.slice(0, computers) };
+  if (seed !== null) body.seed = seed;
+  const res = await api("/api/tables", {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(res.body?.error || `HTTP ${res.status}`);
+  storeSession({ table: res.body.table, token: res.body.token, seat: res.body.seat ?? 0 });
+  leaveWatchUrl();
+  rememberTable({ ...S.session, game: choice.game, profile: choice.profile, name, started: Date.now() });
+  resetTableState();
+  connect();
+}
+
+export function resumeTable(entry) {
+  storeSession({ table: entry.table, token: entry.token, seat: entry.seat ?? 0 });
+  leaveWatchUrl();
+  resetTableState();
+  hideDialog("newgame");
+  screen.table();
+  connect();
+}
+
+// watching: a spectator's connection has no token and gets the public view (seat null)
+export function watchTable(table) {
+  S.session = { table, token: null, seat: null, watch: true }; // never stored: it is no seat
+  S.notice = null;
+  resetTableState();
+  connect();
+}
+
+export function connect() {
+  if (!S.session) return;
+  if (S.ws) { S.ws.onclose = null; S.ws.close(); }
+  const proto = location.protocol === "https:" ? "wss" : "ws";
+  const { table, token } = S.session;
+  const query = token ? `token=${encodeURIComponent(token)}` : `lang=${S.lang}`; // no token: watch
+  const ws = new WebSocket(`${proto}://${location.host}/ws/${encodeURIComponent(table)}?${query}`);
+  S.ws = ws;
+  ws.onopen = () => { S.wsAttempts = 0; ws.send(JSON.stringify({ type: "sync" })); };
+  ws.onmessage = (m) => {
+    let msg;
+    try { msg = JSON.parse(m.data); } catch { return; }
+    onMessage(msg);
+  };
+  ws.onclose = () => {
+    if (S.ws !== ws || !S.session) return;
+    S.wsAttempts += 1;
+    setStatus(t("reconnecting"));
+    setTimeout(() => { if (S.ws === ws) connect(); }, Math.min(500 * S.wsAttempts, 4000));
+  };
+}
+
+export function send(msg) {
+  if (S.ws && S.ws.readyState === WebSocket.OPEN) { S.ws.send(JSON.stringify(msg)); return true; }
+  return false;
+}
+
+// send one of view.legal (the version says which view the choice was made on)
+export function act(action) {
+  if (S.pending || !S.view) return;
+  if (send({ type: "act", version: S.version, action })) {
+    S.pending = true; S.hint = null;
+    screen.table();
+  }
+}
+
+export function onMessage(msg) {
+  if (msg.type === "view") {
+    if (S.version !== null && msg.version < S.version) return; // an older view
+    const prev = S.view;
+    const newDeal = prev && msg.view.deal_number !== prev.deal_number;
+    S.version = msg.version; S.pending = false; S.error = null;
+    takeEvents(msg.events);
+    S.view = msg.view;
+    if (msg.version !== S.lastHintVersion) S.hint = null;
+    if (newDeal) Object.assign(S.ui, { bid: null, contract: null, giveCard: null });
+    if (S.ui.giveCard && !S.view.hand.includes(S.ui.giveCard)) S.ui.giveCard = null;
+    if (!prev) hideDialog("newgame");
+    screen.table();
+  } else if (msg.type === "hint") {
+    takeHint(msg);
+    screen.table();
+  } else if (msg.type === "error") {
+    S.pending = false;
+    if (msg.code === "unknown_table" || msg.code === "bad_token") {
+      if (watching()) { S.notice = msg.message || t("no_such_table"); S.session = null; leaveWatchUrl(); } else storeSession(null);
+      resetTableState();
+      if (S.ws) { S.ws.onclose = null; S.ws.close(); S.ws = null; }
+      screen.table(); screen.newGame(); return;
+    }
+    S.error = msg.message || msg.code;
+    if (msg.code === "stale_version") send({ type: "sync" });
+    screen.table();
+  }
+}
+
+// ask the strongest computer player for a move (only the seat to act may)
+export function askHint() {
+  if (myTurn()) send({ type: "hint" });
+}

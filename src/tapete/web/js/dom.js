@@ -1,0 +1,34 @@
+// Small DOM helpers shared by every module: element building, dialogs, number formatting.
+
+// h("button", {class, text, onclick, testid, ...attrs}, ...children): attributes that are
+// null, undefined or false are left out; "on..." attaches a listener; true gives an empty one
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") el.className = v;
+    else if (k === "text") el.textContent = v;
+    else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else if (k === "testid") el.dataset.testid = v;
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+export const $ = (sel, root = document) => root.querySelector(sel);
+
+// a score as people write it: integers as they are, half points with one decimal
+export const fmt = (n) => (typeof n === "number" ? (Number.isInteger(n) ? String(n) : n.toFixed(1)) : String(n ?? "—"));
+
+export const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+export const isNone = (x) => x === null || x === undefined;
+
+// the <dialog> elements of index.html (newgame, stats, ranking, over)
+export const dialog = (id) => document.getElementById(id);
+export const dialogOpen = (id) => Boolean(dialog(id)?.open);
+export function openDialog(id) { const d = dialog(id); if (!d.open) d.showModal(); }
+export function hideDialog(id) { const d = dialog(id); if (d?.open) d.close(); }

@@ -1,0 +1,23 @@
+// The window at the end of a game: the winner, the final standing (the kind's score_key),
+// the record to download, and a new game.
+
+import { dialog, fmt, h, hideDialog, isNone } from "./dom.js";
+import { S, playerName, screen } from "./state.js";
+import { t } from "./i18n.js";
+import { standingOf } from "./kinds.js";
+
+export function showOver() {
+  const v = S.view;
+  const d = dialog("over");
+  const scores = standingOf(v);
+  const rec = `/api/tables/${encodeURIComponent(S.session.table)}/record${S.session.token ? `?token=${encodeURIComponent(S.session.token)}` : ""}`;
+  d.replaceChildren(
+    h("h2", { testid: "winner" }, isNone(v.winner) ? t("game_over") : (v.winner === v.seat ? t("you_won") : t("winner_is", { name: playerName(v.winner) }))),
+    h("ul", { class: "final" }, v.players.map((n, i) => h("li", {}, h("strong", {}, n), ` ${fmt(scores?.[i] ?? 0)}`))),
+    h("div", { class: "dlgbuttons" },
+      h("a", { class: "btnlink", testid: "download-record", href: rec, download: `tapete-${S.session.table}.json` }, t("download_record")),
+      h("button", { type: "button", testid: "over-close", onclick: () => hideDialog("over") }, t("see_table")),
+      h("button", { type: "button", class: "primary", testid: "over-newgame", onclick: () => { hideDialog("over"); screen.newGame(); } }, t("new_game"))));
+  if (!d.open && !S.overDismissed) d.showModal();
+  d.onclose = () => { S.overDismissed = true; };
+}

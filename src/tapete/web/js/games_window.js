@@ -1,0 +1,108 @@
+// The Games window (Juegos, Jogos): your games in this browser, a new game (game and profile,
+// the computer players' levels, your name, the language, a game number), and the tables
+// anyone may watch. Games, profiles and seats come from /api/config (kinds.js).
+
+import { dialog, h, hideDialog, openDialog } from "./dom.js";
+import { S, STORE_NAME, screen, watching } from "./state.js";
+import { langButtons, t, tMaybe } from "./i18n.js";
+import { choiceId, computerSeatLabels, gameChoices, kindOf, kinds, profileLabel } from "./kinds.js";
+import { resumeTable, startTable } from "./connection.js";
+import { api, forgetTable, savedTables, watchUrl } from "./session.js";
+
+export function showNewGame() {
+  renderNewGame();
+  openDialog("newgame");
+}
+
+// the first choice: the first game and profile the server lists, "rules" players if offered
+export function defaultChoice() {
+  const levels = S.config?.levels || [];
+  const level = levels.includes("rules") ? "rules" : (levels[0] || "random");
+  const first = gameChoices()[0] || { game: null, profile: null };
+  const seats = Math.max(0, ...kinds().map((k) => k.seats));
+  Object.assign(S.ui.choice, { ...first, levels: Array(Math.max(0, seats - 1)).fill(level) });
+}
+
+function savedGamesBox() {
+  const others = savedTables().filter((e) => !S.session || e.table !== S.session.table);
+  if (!others.length) return null;
+  const list = h("ul", { class: "saved", testid: "saved-games" });
+  for (const e of others) {
+    const when = new Date(e.started || 0).toLocaleString(S.lang, { dateStyle: "short", timeStyle: "short" });
+    const status = h("span", { class: "note" });
+    const li = h("li", {}, h("button", { type: "button", testid: `resume-${e.table}`, onclick: () => resumeTable(e) },
+      `${profileLabel(e.profile, e.game)} · ${e.name || ""} · ${when}`), " ", status);
+    list.append(li);
+    api(`/api/tables/${encodeURIComponent(e.table)}?token=${encodeURIComponent(e.token)}`).then((res) => {
+      if (res.status === 404 || res.status === 403) { forgetTable(e.table); li.remove(); return; }
+      if (res.ok) status.textContent = res.body.status === "finished" ? t("finished") : t("in_progress");
+    }).catch(() => {});
+  }
+  return h("fieldset", {}, h("legend", {}, t("your_games")), list);
+}
+
+// the running tables anyone may watch, with shareable links
+function liveGamesBox() {
+  const list = h("ul", { class: "saved", testid: "live-games" }, h("li", { class: "note" }, t("loading")));
+  const box = h("fieldset", {}, h("legend", {}, t("watch_title")));
+  if (S.session && !watching()) {
+    const url = watchUrl(S.session.table);
+    box.append(h("p", { class: "note" }, t("watch_share"), " ", h("a", { href: url, testid: "share-link" }, url)));
+  }
+  box.append(list);
+  api("/api/tables/live").then((res) => {
+    const rows = (res.ok && Array.isArray(res.body) ? res.body : [])
+      .filter((r) => !S.session || watching() || r.table !== S.session.table);
+    list.replaceChildren(...(rows.length ? rows.map((r) => h("li", {},
+      h("a", { class: "btnlink", href: watchUrl(r.table), testid: `watch-${r.table}` }, t("watch_btn")), " ",
+      `${profileLabel(r.profile, r.game)} · ${(r.players || []).join(", ")}`))
+      : [h("li", { class: "note" }, t("watch_none"))]));
+  }).catch(() => list.replaceChildren(h("li", { class: "note" }, t("unavailable"))));
+  return box;
+}
+
+export function renderNewGame() {
+  const d = dialog("newgame");
+  const ch = S.ui.choice;
+  const levels = S.config?.levels || [];
+  const seatsLabel = computerSeatLabels(kindOf(ch.game));
+  const nameInput = h("input", { id: "player-name", testid: "name", type: "text", maxlength: "24", autocomplete: "nickname",
+    value: localStorage.getItem(STORE_NAME) || "", placeholder: t("name_placeholder") });
+  const err = h("p", { class: "error", testid: "newgame-error", role: "alert" });
+  const seedInput = h("input", { id: "game-seed", testid: "seed", type: "text", inputmode: "numeric", pattern: "[0-9]*", maxlength: "9" });
+  const choices = gameChoices();
+  d.replaceChildren(h("form", { method: "dialog", class: "newgame", onsubmit: (e) => e.preventDefault() },
+    h("h2", { id: "newgame-title" }, t("games")),
+    S.notice ? h("p", { class: "error", testid: "notice", role: "alert" }, S.notice) : null,
+    !choices.length ? h("p", { class: "error", testid: "no-config", role: "alert" }, t("unavailable")) : null,
+    savedGamesBox(),
+    h("fieldset", {}, h("legend", {}, t("choose_game")),
+      h("div", { class: "choices", testid: "game-choices" }, choices.map((o) => h("button", {
+        type: "button", testid: `choose-${choiceId(o.game, o.profile)}`,
+        "aria-pressed": String(ch.game === o.game && ch.profile === o.profile),
+        onclick: () => { ch.game = o.game; ch.profile = o.profile; renderNewGame(); },
+      }, h("strong", {}, profileLabel(o.profile, o.game)), h("small", {}, tMaybe(`profile_${o.profile}_desc`) ?? ""))))),
+    h("fieldset", {}, h("legend", {}, t("computer_levels")),
+      seatsLabel.map((label, i) => h("div", { class: "levelrow", role: "group", "aria-label": label },
+        h("span", { class: "lbl" }, label),
+        levels.map((lv) => h("button", { type: "button", testid: `level-${i}-${lv}`, "aria-pressed": String(ch.levels[i] === lv),
+          "aria-label": `${label}: ${t(`level_${lv}`)}`,
+          onclick: () => { ch.levels[i] = lv; renderNewGame(); } }, t(`level_${lv}`)))))),
+    h("fieldset", {}, h("legend", {}, t("you")),
+      h("label", { for: "player-name" }, t("your_name")), nameInput),
+    h("fieldset", {}, h("legend", {}, t("language")), langButtons("dlg-lang")),
+    liveGamesBox(),
+    h("details", { class: "more" }, h("summary", {}, t("more_options")),
+      h("label", { for: "game-seed" }, t("game_number")), seedInput,
+      h("p", { class: "note" }, t("game_number_note"))),
+    err,
+    h("div", { class: "dlgbuttons" },
+      S.session ? h("button", { type: "button", testid: "newgame-cancel", onclick: () => hideDialog("newgame") }, t("cancel")) : null,
+      h("button", { type: "submit", class: "primary", testid: "start", disabled: !ch.game, onclick: async () => {
+        const name = nameInput.value.trim() || t("default_name");
+        localStorage.setItem(STORE_NAME, name);
+        const seedText = seedInput.value.trim();
+        const seed = /^[0-9]{1,9}$/.test(seedText) ? Number(seedText) : null;
+        try { await startTable(ch, name, seed); hideDialog("newgame"); screen.table(); } catch (e) { err.textContent = `${t("start_failed")} ${e.message}`; }
+      } }, t("start")))));
+}

@@ -1,0 +1,42 @@
+// Hints: the suggestion the server sends for the seat to act, put on the controls and shown
+// with its reason in the table's language. (Asking is connection.js's askHint.)
+
+import { h } from "./dom.js";
+import { S } from "./state.js";
+import { t } from "./i18n.js";
+import { SUIT_SYMBOL, cardShort } from "./cards.js";
+import { actionText } from "./history.js";
+
+export function takeHint(msg) {
+  S.hint = { action: msg.action, reason: msg.reason, key: msg.reason_key, args: msg.reason_args };
+  S.lastHintVersion = S.version;
+  // put the controls on the suggestion (the person still has to press)
+  const a = msg.action || {};
+  if (a.type === "bid" || a.type === "contract") S.ui[a.type] = a.value;
+  if (a.type === "give") S.ui.giveCard = a.card;
+}
+
+export function hintBox() {
+  if (!S.hint) return null;
+  return h("div", { class: "hintbox", testid: "hint-text", role: "note" },
+    h("strong", {}, t("hint_is", { action: actionText(S.hint.action, null, "do") })), " ", hintReason(S.hint));
+}
+
+// the hint's reason in the table's language when the server sent a key for it (see
+// docs/dev/protocol.md), else the English sentence; cards as "A♥", suits as symbols/names
+export function hintReason(hint) {
+  const key = typeof hint.key === "string" ? `hint_reason_${hint.key}` : null;
+  if (!key || !(key in S.fallback) || !hint.args || typeof hint.args !== "object") return hint.reason || "";
+  const args = {};
+  for (const [k, v] of Object.entries(hint.args)) {
+    if ((k === "card" || k === "lead") && typeof v === "string" && v.length === 2) args[k] = cardShort(v);
+    else if (k === "suit" && SUIT_SYMBOL[v]) args[k] = SUIT_SYMBOL[v];
+    else if (k === "suit_name" && SUIT_SYMBOL[v]) args[k] = t(`suit_${v}`);
+    else args[k] = String(v);
+  }
+  let text = t(key, args);
+  if (args.sampled_avg !== undefined) {
+    text = t("hint_reason_sampled_avg", { text: text.replace(/\.$/, ""), sampled_avg: args.sampled_avg });
+  }
+  return text;
+}

@@ -1,0 +1,84 @@
+// What happened ("Lo que ha pasado"): the words for actions and events, the history list, and
+// what the events of a message leave on the table (the trick that ended a deal, a redeal's
+// proof). The events are the engine's for_viewer payloads (docs/dev/protocol.md).
+
+import { fmt, h, isNone } from "./dom.js";
+import { S, playerName } from "./state.js";
+import { t } from "./i18n.js";
+import { cardName } from "./cards.js";
+
+const LOG_LINES = 8;
+
+// who: "ev" (someone did it) or "do" (a suggestion to you, a button's label)
+export function actionText(action, seat, who) {
+  const p = { name: isNone(seat) ? "" : playerName(seat) };
+  const a = action || {};
+  switch (a.type) {
+    case "bid": return t(`${who}_bid`, { ...p, value: a.value });
+    case "pass": return t(`${who}_pass`, p);
+    case "redeal": return t(`${who}_redeal`, { ...p, reason: t(`reason_${a.reason}`) });
+    case "keep": return t(`${who}_keep`, p);
+    case "rospis": return t(`${who}_rospis`, p);
+    case "give": return t(`${who}_give`, { ...p, card: a.card ? cardName(a.card) : t("a_card"), to: playerName(a.to) });
+    case "contract": return t(`${who}_contract`, { ...p, value: a.value });
+    case "play": return t(a.marriage ? `${who}_play_marriage` : `${who}_play`, { ...p, card: cardName(a.card) });
+    case "exchange": return t(`${who}_exchange`, p);
+    case "marriage": return t(`${who}_marriage`, { ...p, suit: t(`suit_${a.suit}`) });
+    case "close": return t(`${who}_close`, p);
+    case "claim": return t(`${who}_claim`, p);
+    case "decline": return t(`${who}_decline`, p);
+    default: return `${p.name} ${JSON.stringify(a)}`;
+  }
+}
+
+// a finished deal in words, from its sheet row: a hand won for game points, or the new scores
+function dealEndText(row) {
+  const r = row || {};
+  if ("game_points" in r) {
+    if (isNone(r.winner)) return t("ev_hand_tie");
+    return t("ev_hand_won", { name: playerName(r.winner), points: r.game_points, reason: t(`why_${r.reason}`) });
+  }
+  if (r.annulled) return t("ev_annulled");
+  const scores = (r.scores || []).map((s, i) => `${playerName(i)} ${fmt(s)}`).join(" · ");
+  return `${t("ev_deal_end")} ${scores}`;
+}
+
+// one event in words, or "" for those the history does not list (tricks, new deals, ...)
+function eventText(ev) {
+  if (ev.type === "action") return actionText(ev.action, ev.seat, "ev");
+  if (ev.type === "deal_end") return dealEndText(ev.row);
+  return "";
+}
+
+// the events of one message in words, as one line ("Bruno plays the 9♠. Deal over. …")
+export function eventsText(events) {
+  const lines = (events || []).map(eventText).filter(Boolean);
+  return lines.map((x, i) => (i < lines.length - 1 && !/[.!?]$/.test(x) ? `${x}.` : x)).join(" ");
+}
+
+// the events of one server message: their words join the history as one line (and the status
+// line says them until the next ones); a deal's end keeps its last trick; a redeal keeps the
+// cards that justify it
+export function takeEvents(events) {
+  if (!Array.isArray(events) || !events.length) return; // a sync or a first view: nothing new
+  const text = eventsText(events);
+  S.said = events;
+  if (text) {
+    S.log.push(text);
+    if (S.log.length > LOG_LINES) S.log.shift();
+  }
+  let trick = null;
+  S.proof = null;
+  for (const ev of events) {
+    if (ev.type === "trick") trick = ev.cards;
+    else if (ev.type === "deal_end") S.finalTrick = Array.isArray(trick) && trick.length ? trick : null;
+    else if (ev.type === "action" && ev.action?.type === "redeal" && Array.isArray(ev.shown) && ev.shown.length) {
+      S.proof = { seat: ev.seat, action: ev.action, shown: ev.shown };
+    }
+  }
+}
+
+export function logBox() {
+  return h("div", { class: "log" }, h("h2", {}, t("log")),
+    h("ol", { testid: "log" }, S.log.map((x) => h("li", {}, x))));
+}

@@ -1,0 +1,58 @@
+// The client's whole state, one object (window.tapete in the console and the browser tests),
+// and the redraw hooks that app.js wires to the renderers (so no module imports upwards).
+
+export const STORE_TABLE = "tapete.table";
+export const STORE_LANG = "tapete.lang";
+export const STORE_NAME = "tapete.name";
+export const STORE_POINTS = "tapete.showPoints";
+export const STORE_TABLES = "tapete.tables";
+
+export const S = {
+  config: null, // GET /api/config: kinds, levels, languages
+  lang: "en",
+  dict: {},
+  fallback: {},
+  session: null, // {table, token, seat} (a spectator: {table, token: null, seat: null, watch: true})
+  notice: null, // a message for the Games window (e.g. an unknown table to watch)
+  ws: null,
+  wsAttempts: 0,
+  version: null,
+  view: null, // the last view the server sent
+  said: [], // the last events that said something (the status line says them in the current language)
+  proof: null, // a redeal someone asked for, with the cards that justify it: {seat, action, shown}
+  finalTrick: null, // the trick that ended the previous deal (the view already shows the next)
+  hint: null,
+  lastHintVersion: null,
+  error: null,
+  pending: false,
+  log: [], // "Lo que ha pasado": the latest lines
+  overDismissed: false,
+  refocus: false,
+  rankingBoard: null,
+  ui: {
+    bid: null, contract: null, giveCard: null, sing: true, showLast: false,
+    showPoints: localStorage.getItem(STORE_POINTS) !== "0",
+    choice: { game: null, profile: null, levels: [] },
+  },
+};
+
+// what to draw again after a change; app.js puts the real renderers in
+export const screen = {
+  table() {}, // the table and the status line
+  all() {}, // everything, e.g. after a change of language
+  newGame() {}, // open the Games window
+};
+
+export function resetTableState() {
+  Object.assign(S, {
+    view: null, version: null, said: [], proof: null, finalTrick: null, hint: null, error: null,
+    pending: false, log: [], overDismissed: false,
+  });
+  Object.assign(S.ui, { bid: null, contract: null, giveCard: null, sing: true, showLast: false });
+}
+
+export const watching = () => Boolean(S.session?.watch);
+export const myTurn = () => Boolean(S.view && !S.view.over && S.view.seat !== null && S.view.turn === S.view.seat);
+export const legalOf = (type) => (S.view?.legal || []).filter((a) => a.type === type);
+export const hintIs = (pred) => Boolean(S.hint && S.hint.action && pred(S.hint.action));
+export const playerName = (seat) => (S.view?.players?.[seat] ?? `#${seat}`);

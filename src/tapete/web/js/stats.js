@@ -1,0 +1,79 @@
+// Statistics (the player's games per game and profile) and the Ranking (best won games, one
+// board per game and target, from kinds.js).
+
+import { dialog, fmt, h, hideDialog, isNone, openDialog } from "./dom.js";
+import { S, STORE_NAME } from "./state.js";
+import { t, tMaybe } from "./i18n.js";
+import { rankingBoards } from "./kinds.js";
+import { api } from "./session.js";
+
+function dataTable(rows, cols) {
+  return h("table", { class: "data" },
+    h("thead", {}, h("tr", {}, cols.map((c) => h("th", { scope: "col" }, t(`col_${c}`))))),
+    h("tbody", {}, rows.map((r) => h("tr", {}, cols.map((c) => h("td", {}, cellText(c, r[c])))))));
+}
+
+function cellText(col, x) {
+  if (typeof x === "number") return fmt(x);
+  if (isNone(x)) return "—";
+  if (col === "profile") return tMaybe(`profile_${x}`) ?? String(x);
+  if (col === "game") return tMaybe(`col_${x}`) ?? String(x);
+  if (col === "date" && /^\d{4}-\d\d-\d\dT/.test(String(x))) return new Date(x).toLocaleDateString(S.lang);
+  return String(x);
+}
+
+// statistics come as nested objects/lists; show them as tables without guessing rules
+function renderAny(data) {
+  if (Array.isArray(data)) {
+    if (!data.length) return h("p", {}, t("nothing_yet"));
+    if (typeof data[0] === "object") {
+      const cols = [...new Set(data.flatMap((r) => Object.keys(r)))];
+      return dataTable(data, cols);
+    }
+    return h("p", {}, data.join(", "));
+  }
+  if (data && typeof data === "object") {
+    const scalars = Object.entries(data).filter(([, x]) => x === null || typeof x !== "object");
+    const nested = Object.entries(data).filter(([, x]) => x !== null && typeof x === "object");
+    const wrap = h("div", { class: "stats" });
+    if (scalars.length) {
+      wrap.append(h("dl", {}, scalars.map(([k, x]) => [h("dt", {}, t(`col_${k}`)), h("dd", {}, typeof x === "number" ? fmt(x) : String(x ?? "—"))])));
+    }
+    for (const [k, x] of nested) {
+      wrap.append(h("section", {}, h("h3", {}, tMaybe(`profile_${k}`) ?? tMaybe(`col_${k}`) ?? k), renderAny(x)));
+    }
+    if (!scalars.length && !nested.length) wrap.append(h("p", {}, t("nothing_yet")));
+    return wrap;
+  }
+  return h("p", {}, String(data));
+}
+
+export async function showStats() {
+  const d = dialog("stats");
+  const name = S.view?.players?.[S.view.seat] || localStorage.getItem(STORE_NAME) || "";
+  const closeBtn = h("button", { type: "button", testid: "close-stats", onclick: () => hideDialog("stats") }, t("close"));
+  d.replaceChildren(h("h2", {}, t("stats_of", { name })), h("p", {}, t("loading")), closeBtn);
+  openDialog("stats");
+  const res = await api(`/api/stats?name=${encodeURIComponent(name)}`);
+  d.replaceChildren(h("h2", {}, t("stats_of", { name })), h("div", { testid: "stats-body" }, res.ok ? renderAny(res.body) : h("p", { class: "error" }, res.body?.error || t("unavailable"))), closeBtn);
+}
+
+// the Ranking on one board (its id from kinds.js; null: the first)
+export async function showRanking(id) {
+  const boards = rankingBoards();
+  const board = boards.find((b) => b.id === id) || boards[0];
+  S.rankingBoard = board?.id ?? null;
+  const d = dialog("ranking");
+  const tabs = h("div", { class: "choices tabs", role: "group", "aria-label": t("ranking") },
+    boards.map((b) => h("button", { type: "button", testid: `ranking-${b.id}`, "aria-pressed": String(b === board), onclick: () => showRanking(b.id) }, b.label)));
+  const closeBtn = h("button", { type: "button", testid: "close-ranking", onclick: () => hideDialog("ranking") }, t("close"));
+  d.replaceChildren(h("h2", {}, t("ranking")), tabs, h("p", {}, t("loading")), closeBtn);
+  openDialog("ranking");
+  if (!board) { d.replaceChildren(h("h2", {}, t("ranking")), h("p", { class: "error" }, t("unavailable")), closeBtn); return; }
+  const res = await api(`/api/ranking?game=${encodeURIComponent(board.game)}&target=${board.target}`);
+  const rows = res.ok && Array.isArray(res.body) ? res.body : [];
+  const body = res.ok
+    ? (rows.length ? dataTable(rows.map((r, i) => ({ pos: i + 1, ...r })), ["pos", "name", "score", "profile", "date"]) : h("p", {}, t("nothing_yet")))
+    : h("p", { class: "error" }, res.body?.error || t("unavailable"));
+  d.replaceChildren(h("h2", {}, t("ranking")), tabs, h("div", { testid: "ranking-body" }, body), closeBtn);
+}

@@ -1,0 +1,71 @@
+// The table: picks the board that draws the view (from the view's own keys, never the game's
+// name), keeps keyboard focus across redraws, and writes the status line.
+
+import { h, hideDialog, isNone } from "./dom.js";
+import { S, myTurn, playerName } from "./state.js";
+import { t } from "./i18n.js";
+import { setStatus } from "./connection.js";
+import { renderChrome } from "./chrome.js";
+import { eventsText } from "./history.js";
+import { showOver } from "./game_over.js";
+import * as milBoard from "./board_mil.js";
+import * as mariageBoard from "./board_mariage.js";
+
+// each board says which views it draws (fits); the first that fits draws the view
+const BOARDS = [mariageBoard, milBoard];
+
+function turnText() {
+  const v = S.view;
+  if (!v) return "";
+  if (v.over) return isNone(v.winner) ? t("game_over") : t("game_over_status", { name: playerName(v.winner) });
+  if (isNone(v.turn)) return "";
+  if (v.turn !== v.seat) return t("waiting_for", { name: playerName(v.turn) });
+  const types = new Set((v.legal || []).map((a) => a.type));
+  if (types.has("bid") || types.has("pass")) return t("your_turn_bid");
+  if (types.has("redeal")) return t("your_turn_redeal");
+  if (types.has("give")) return t("your_turn_give");
+  if (types.has("contract")) return t("your_turn_contract");
+  return t("your_turn_play");
+}
+
+// the selector of the focused control, to find it again after a redraw
+function focusKeyOf(main) {
+  const active = document.activeElement;
+  if (!active || !main.contains(active)) return null;
+  if (active.dataset.card) return `[data-card="${active.dataset.card}"]`;
+  return active.dataset.testid ? `[data-testid="${active.dataset.testid}"]` : null;
+}
+
+export function renderTable() {
+  renderChrome();
+  const main = document.getElementById("table");
+  const focusKey = focusKeyOf(main);
+  const wasCard = Boolean(document.activeElement?.dataset?.card);
+  const v = S.view;
+  if (!v) {
+    main.replaceChildren(h("div", { class: "empty" }, S.session ? t("connecting") : t("no_game")));
+    setStatus(S.session ? t("connecting") : t("no_game"));
+    return;
+  }
+  const board = BOARDS.find((b) => b.fits(v));
+  main.replaceChildren(board ? board.render(v) : h("div", { class: "empty error" }, t("unknown_game", { game: v.game })));
+  // machine-readable state for tests and assistive tools
+  Object.assign(main.dataset, { version: String(S.version), phase: v.phase, game: v.game,
+    myTurn: String(myTurn()), pending: String(S.pending), over: String(Boolean(v.over)),
+    deals: String((v.sheet || []).length) });
+  // keep keyboard focus where it was (or on the first playable card)
+  if (focusKey) {
+    let el = main.querySelector(focusKey);
+    if ((!el || el.disabled) && wasCard) el = main.querySelector('[data-testid="hand"] .card:not([disabled])');
+    if (el && !el.disabled) el.focus();
+    else S.refocus = true; // the focused control went away (we acted): come back on our turn
+  }
+  if (S.refocus && myTurn() && !S.pending && (document.activeElement === document.body || !document.activeElement)) {
+    const el = main.querySelector('[data-testid="hand"] .card:not([disabled])')
+      || main.querySelector('[data-testid="actions"] button.primary:not([disabled])')
+      || main.querySelector('[data-testid="actions"] button:not([disabled])');
+    if (el) { el.focus(); S.refocus = false; }
+  }
+  setStatus([S.error || eventsText(S.said), turnText()].filter(Boolean).join(" — "));
+  if (v.over) showOver(); else hideDialog("over");
+}
