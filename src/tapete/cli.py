@@ -180,6 +180,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------- replay
 def cmd_replay(args: argparse.Namespace) -> int:
     from tapete import records
+    from tapete.replay import replay
 
     path = Path(args.file)
     try:
@@ -205,7 +206,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     for i, line in enumerate(lines):
         try:
             (rec,) = records.loads(line)
-            game = records.replay(rec, index=i)
+            game = replay(rec, index=i)
         except RecordError as exc:
             if exc.game is None:
                 exc = exc.located(game=i)

@@ -12,6 +12,7 @@ from tapete.mil.actions import KeepDeal, MilAction, action_from_json
 from tapete.mil.profiles import Profile, get_profile
 from tapete.mil.scoring import BARREL_ATTEMPTS, DealResult, Standing, settle
 from tapete.mil.state import MARRIAGE_VALUES, PAIR_MASKS, Phase, State, held_marriages
+from tapete.scores import score_json
 
 __all__ = ["DealSource", "MilGame", "deal_cards"]
 
@@ -119,8 +120,6 @@ class MilGame:
     def _finish_deal(self) -> DealResult:
         st = self.state
         assert st is not None
-        from tapete.records import score_json
-
         before = self.standing.scores
         result = settle(self.profile, self.standing, st)
         self.deals.append((st, result))

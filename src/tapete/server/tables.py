@@ -32,6 +32,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from tapete.errors import IllegalActionError, InvalidNotationError
 from tapete.game import JSON, Game
 from tapete.games import PROFILES, new_game
+from tapete.replay import RecordError, replay_actions
 from tapete.server import stats
 from tapete.server.db import ActionRow, TableRow, utcnow
 from tapete.server.i18n import error_text
@@ -272,10 +273,10 @@ def rebuild_memory(table: Table, game: Game, actions: list[JSON], hand_start: in
     view in without deciding; any other bot decides again with the same random numbers as
     the first time (``act``) and the decision is dropped. ``game``: the table's game before
     its first action (:func:`game_of`); ``actions``: the stored ones."""
-    for data in actions[:hand_start]:
-        game.apply(game.parse_action(data))
     rng = random.Random()
-    for n in range(hand_start, len(actions)):
+    for n, _ in enumerate(replay_actions(game, actions)):
+        if n < hand_start:
+            continue
         seat = game.turn
         bot = table.bots.get(seat) if seat is not None else None
         if bot is not None and getattr(bot, "name", None) not in _INLINE_BOTS:
@@ -286,7 +287,6 @@ def rebuild_memory(table: Table, game: Game, actions: list[JSON], hand_start: in
             else:
                 rng.seed(f"{table.seed}:{seat}:{n}")
                 bot.act(view, rng)
-        game.apply(game.parse_action(actions[n]))
 
 
 class TableManager:
@@ -404,17 +404,16 @@ class TableManager:
             return None
         hand_start = 0
         state = getattr(game, "state", None)
-        for n, data in enumerate(actions):
-            try:
-                game.apply(game.parse_action(data))
-            except (IllegalActionError, InvalidNotationError, ValueError) as exc:
-                log.error(
-                    "table %s: stored action %d %s does not replay: %s", table_id, n, data, exc
-                )
-                return None
-            if getattr(game, "state", None) is not state:
-                state = getattr(game, "state", None)
-                hand_start = n + 1
+        try:
+            for n, _ in enumerate(replay_actions(game, actions)):
+                if getattr(game, "state", None) is not state:  # action n - 1 began a hand
+                    state = getattr(game, "state", None)
+                    hand_start = n
+        except RecordError as exc:
+            log.error("table %s: the stored actions do not replay: %s", table_id, exc)
+            return None
+        if getattr(game, "state", None) is not state:
+            hand_start = len(actions)
         table = self._make_table(table_id, row, game, len(actions))
         if hand_start < len(actions) and not game.over:
             table.memory = (game_of(row), actions, hand_start)
