@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 from tapete.cards import CARD_NAMES, Card, InvalidNotationError, parse_card
 from tapete.errors import IllegalActionError, RecordError
 from tapete.game import JSON, DealCards, Game, RecordReader
-from tapete.records import FORMAT
+from tapete.records import FORMAT, check_depth
 
 __all__ = ["Steps", "describe_action", "read_record", "replay_with", "same", "short"]
 
@@ -45,7 +45,7 @@ def short(value: object) -> str:
     try:
         return _REPR.repr(value)
     except ValueError:  # an int too long to write out
-        return f"a {type(value).__name__} too long to show"
+        return "a number too long to show"
 
 
 def same(a: object, b: object) -> bool:
@@ -62,9 +62,10 @@ def describe_action(entry: JSON) -> str:
     parts: list[str] = []
     for key, value in entry.items():
         if key == "seat":
-            parts.insert(0, f"seat {value}" if type(value) is int else f"seat {short(value)}")
+            shown = value if type(value) is int and -_LIMIT < value < _LIMIT else short(value)
+            parts.insert(0, f"seat {shown}")
         elif value is True:
-            parts.append(key)
+            parts.append(key if isinstance(key, str) else short(key))
         elif value is not False:
             plain = isinstance(value, str) and value.isprintable() and len(value) <= 20
             parts.append(value if plain else short(value))
@@ -103,6 +104,8 @@ def _header(reader: RecordReader[Any], record: object) -> JSON:
         raise RecordError(f"players must be a list of {reader.seats} names, got {short(players)}")
     if not isinstance(record["deals"], list):
         raise RecordError(f"deals must be a list, not {type(record['deals']).__name__}")
+    if "start" in record:
+        check_depth(record["start"], limit=4, what="start")  # the game reads it whole
     return record
 
 
@@ -112,6 +115,10 @@ def _cards(reader: RecordReader[Any], value: object, size: int, what: str, k: in
         raise RecordError(f"{what} must hold {size} cards, got {count}", deal=k)
     cards = []
     for text in value:
+        if not isinstance(text, str):
+            raise RecordError(
+                f"{what}: {short(text)} is not a card (expected a string such as 'KH')", deal=k
+            )
         try:
             c = parse_card(text)
         except InvalidNotationError as exc:
@@ -173,12 +180,15 @@ def _action(reader: RecordReader[Any], entry: object, k: int, j: int) -> tuple[i
             action=j,
         )
     for key, value in entry.items():
-        if (
-            (isinstance(value, float)
-            and not math.isfinite(value))
-            or (type(value) is int and not -_LIMIT < value < _LIMIT)
+        if (isinstance(value, float) and not math.isfinite(value)) or (
+            type(value) is int and not -_LIMIT < value < _LIMIT
         ):
-            raise RecordError(f"{label}: {key!r} is out of range", deal=k, action=j)
+            raise RecordError(f"{label}: {short(key)} is out of range", deal=k, action=j)
+        if isinstance(value, list | dict):  # the game's messages quote a value whole
+            try:
+                check_depth(value, limit=4, what=f"{label}: {short(key)}")
+            except RecordError as exc:
+                raise exc.located(deal=k, action=j) from None
     try:
         action = reader.parse_action(entry)
     except InvalidNotationError as exc:

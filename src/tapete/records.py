@@ -33,6 +33,7 @@ __all__ = [
     "MAX_INT_DIGITS",
     "MAX_RECORD_CHARS",
     "RecordError",
+    "check_depth",
     "dump",
     "dumps",
     "iter_load",
@@ -59,13 +60,20 @@ def _no_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def _check_depth(obj: object, index: int) -> None:
+def check_depth(
+    obj: object, *, limit: int = MAX_DEPTH, what: str = "the record", game: int | None = None
+) -> None:
+    """Refuse (:class:`RecordError`) lists and objects nested deeper than ``limit`` levels.
+
+    The readers check every record they parse; :mod:`tapete.reader` checks the parts of a
+    record built in Python that reach the engine, whose messages quote values whole.
+    """
     # level by level over the containers only: cheap next to parsing
     level = [obj]
     depth = 1
     while level:
-        if depth > MAX_DEPTH:
-            raise RecordError(f"the record nests deeper than {MAX_DEPTH} levels", game=index)
+        if depth > limit:
+            raise RecordError(f"{what} nests deeper than {limit} levels", game=game)
         below: list[object] = []
         for value in level:
             items = value.values() if isinstance(value, dict) else value
@@ -92,7 +100,7 @@ def _decode(text: str, index: int) -> object:
 def _check_record(obj: object, index: int) -> dict[str, Any]:
     if not isinstance(obj, dict):
         raise RecordError(f"a record must be a JSON object, not {type(obj).__name__}", game=index)
-    _check_depth(obj, index)
+    check_depth(obj, game=index)
     fmt = obj.get("format")
     if fmt != FORMAT:
         shown = repr(fmt) if isinstance(fmt, str | None) else f"a {type(fmt).__name__}"

@@ -26,7 +26,8 @@ from typing import Any, TypeVar
 from tapete.errors import RecordError
 from tapete.game import Game
 from tapete.games import kind
-from tapete.reader import describe_action, read_record
+from tapete.reader import describe_action, read_record, short
+from tapete.records import check_depth
 
 __all__ = ["RecordError", "iter_replay", "replay", "replay_actions"]
 
@@ -39,7 +40,11 @@ def iter_replay(
     """Replay ``record`` step by step; ``index`` (the record's place in its file) locates
     errors by game too. The generator's return value is the game."""
     try:
-        name = record.get("game") if isinstance(record, dict) else None
+        if not isinstance(record, dict):
+            raise RecordError(f"a record must be a JSON object, not {type(record).__name__}")
+        name = record.get("game")
+        if not isinstance(name, str):
+            raise RecordError(f"the record's 'game' must be a string, got {short(name)}")
         try:
             found = kind(name)
         except ValueError as exc:
@@ -71,8 +76,9 @@ def replay_actions(game: G, actions: Iterable[Any]) -> Iterator[tuple[G, Any]]:
     No result is checked (the log holds none). A stored action that does not parse or is
     illegal raises :class:`RecordError` whose ``action`` is its index in the log."""
     for n, data in enumerate(actions):
-        label = describe_action(data) if isinstance(data, dict) else repr(data)
+        label = describe_action(data) if isinstance(data, dict) else short(data)
         try:
+            check_depth(data, limit=4, what=label)
             action = game.parse_action(data)
         except ValueError as exc:
             raise RecordError(f"{label}: {exc}", action=n) from None

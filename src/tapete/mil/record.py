@@ -8,7 +8,6 @@ record with it; :func:`standing_from_start` reads a ``start`` position (the serv
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 from typing import Any, Final
 
@@ -20,12 +19,14 @@ from tapete.mil.game import MilGame
 from tapete.mil.profiles import PROFILES, Profile
 from tapete.mil.scoring import Standing
 from tapete.mil.state import Phase
-from tapete.reader import replay_with
+from tapete.reader import replay_with, short
 
 __all__ = ["READER", "replay_mil", "standing_from_start"]
 
 _OFFERS = (Phase.REDEAL_OFFER, Phase.NINES_OFFER)
 _KEEP: Final = KeepDeal()
+#: no score comes near this (and a float holds every half point below it exactly)
+_MAX_SCORE: Final = 2**50
 
 
 def _seats3(start: dict[str, Any], key: str, kind: type, default: Any) -> tuple[Any, ...]:
@@ -35,7 +36,9 @@ def _seats3(start: dict[str, Any], key: str, kind: type, default: Any) -> tuple[
         or len(value) != 3
         or not all(isinstance(x, kind) and (kind is bool or not isinstance(x, bool)) for x in value)
     ):
-        raise RecordError(f"start.{key} must be a list of 3 {kind.__name__} values, got {value!r}")
+        raise RecordError(
+            f"start.{key} must be a list of 3 {kind.__name__} values, got {short(value)}"
+        )
     return tuple(value)
 
 
@@ -43,10 +46,10 @@ def _half_points(x: Any, where: str) -> int:
     if (
         isinstance(x, bool)
         or not isinstance(x, int | float)
-        or not math.isfinite(x)
+        or not -_MAX_SCORE < x < _MAX_SCORE  # NaN and the infinities too
         or (2 * x) != int(2 * x)
     ):
-        raise RecordError(f"{where} must be a number in half points, got {x!r}")
+        raise RecordError(f"{where} must be a number in half points, got {short(x)}")
     return int(2 * x)
 
 
@@ -58,10 +61,10 @@ def standing_from_start(start: dict[str, Any], profile: Profile | None = None) -
     reach (see :func:`_check_start`).
     """
     if not isinstance(start, dict):
-        raise RecordError(f"start must be an object, got {start!r}")
+        raise RecordError(f"start must be an object, got {short(start)}")
     scores = start.get("scores", [0, 0, 0])
     if not isinstance(scores, list) or len(scores) != 3:
-        raise RecordError(f"start.scores must be a list of 3 numbers, got {scores!r}")
+        raise RecordError(f"start.scores must be a list of 3 numbers, got {short(scores)}")
     half = tuple(_half_points(s, "start.scores") for s in scores)
     bolts = _seats3(start, "bolts", int, 0)
     barrel = _seats3(start, "in_barrel", bool, False)
@@ -129,7 +132,7 @@ def _start(record: JSON, deals: list[DealCards]) -> MilGame:
     )
     first: Any = (start or {}).get("dealer", record["deals"][0]["dealer"])
     if type(first) is not int or first not in (0, 1, 2):
-        raise RecordError(f"start.dealer must be 0, 1 or 2, got {first!r}")
+        raise RecordError(f"start.dealer must be 0, 1 or 2, got {short(first)}")
     dealt = iter(deals)
     return MilGame(
         record["profile"],
