@@ -69,16 +69,16 @@ def check_depth(
     record built in Python that reach the engine, whose messages quote values whole.
     """
     # level by level over the containers only: cheap next to parsing
-    level = [obj]
+    level: list[object] = [obj] if isinstance(obj, dict | list | tuple) else []
     depth = 1
     while level:
         if depth > limit:
             raise RecordError(f"{what} nests deeper than {limit} levels", game=game)
         below: list[object] = []
         for value in level:
-            items = value.values() if isinstance(value, dict) else value
-            assert isinstance(items, Iterable)
-            below.extend(x for x in items if type(x) is dict or type(x) is list)
+            assert isinstance(value, dict | list | tuple)  # only containers go below
+            items: Iterable[object] = value.values() if isinstance(value, dict) else value
+            below.extend(x for x in items if isinstance(x, dict | list | tuple))
         level = below
         depth += 1
 
