@@ -76,14 +76,18 @@ def replay_actions(game: G, actions: Iterable[Any]) -> Iterator[tuple[G, Any]]:
     No result is checked (the log holds none). A stored action that does not parse or is
     illegal raises :class:`RecordError` whose ``action`` is its index in the log."""
     for n, data in enumerate(actions):
-        label = describe_action(data) if isinstance(data, dict) else short(data)
         try:
-            check_depth(data, limit=4, what=label)
+            if isinstance(data, dict) and any(isinstance(v, list | dict) for v in data.values()):
+                check_depth(data, limit=4, what=_label(data))
             action = game.parse_action(data)
-        except ValueError as exc:
-            raise RecordError(f"{label}: {exc}", action=n) from None
+        except ValueError as exc:  # RecordError and InvalidNotationError are ValueErrors
+            raise RecordError(f"{_label(data)}: {exc}", action=n) from None
         yield game, action
         try:
             game.apply(action)
         except ValueError as exc:
-            raise RecordError(f"{label}: {exc}", action=n) from None
+            raise RecordError(f"{_label(data)}: {exc}", action=n) from None
+
+
+def _label(data: object) -> str:
+    return describe_action(data) if isinstance(data, dict) else short(data)
