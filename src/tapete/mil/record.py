@@ -134,6 +134,13 @@ def _start(record: JSON, deals: list[DealCards]) -> MilGame:
     if type(first) is not int or first not in (0, 1, 2):
         raise RecordError(f"start.dealer must be 0, 1 or 2, got {short(first)}")
     dealt = iter(deals)
+
+    def source(dealer: int) -> DealCards:  # the reader checks each deal's dealer
+        try:
+            return next(dealt)
+        except StopIteration:  # pragma: no cover - max_deals stops the game first
+            raise RecordError("the game needs more deals than the record holds") from None
+
     return MilGame(
         record["profile"],
         seed=record["seed"],
@@ -142,7 +149,7 @@ def _start(record: JSON, deals: list[DealCards]) -> MilGame:
         start=start,
         standing=standing,
         dealer=first,
-        deal_source=lambda dealer: next(dealt),  # the reader checks each deal's dealer
+        deal_source=source,
     )
 
 
