@@ -162,45 +162,47 @@ def _deal(reader: RecordReader[Any], deal: object, k: int) -> DealCards:
     return held, rest
 
 
-def _action(reader: RecordReader[Any], entry: object, k: int, j: int) -> tuple[int, Any, str]:
+def _action(reader: RecordReader[Any], entry: object, k: int, j: int) -> tuple[int, Any]:
     if not isinstance(entry, dict):
         raise RecordError(f"an action must be an object, got {short(entry)}", deal=k, action=j)
-    label = describe_action(entry)
     if "seat" not in entry:
-        raise RecordError(f"the action has no 'seat': {label}", deal=k, action=j)
+        raise RecordError(f"the action has no 'seat': {describe_action(entry)}", deal=k, action=j)
     seat = entry["seat"]
     if type(seat) is not int or not 0 <= seat < reader.seats:
-        raise RecordError(
-            f"{label}: seat must be {_seats(reader.seats)}, got {short(seat)}", deal=k, action=j
-        )
+        raise _at(entry, f"seat must be {_seats(reader.seats)}, got {short(seat)}", k, j)
     if not isinstance(entry.get("type"), str):
-        raise RecordError(
-            f"{label}: the action's 'type' must be a string, got {short(entry.get('type'))}",
-            deal=k,
-            action=j,
+        raise _at(
+            entry, f"the action's 'type' must be a string, got {short(entry.get('type'))}", k, j
         )
     for key, value in entry.items():
+        if type(value) is str or type(value) is bool:
+            continue
         if (isinstance(value, float) and not math.isfinite(value)) or (
             type(value) is int and not -_LIMIT < value < _LIMIT
         ):
-            raise RecordError(f"{label}: {short(key)} is out of range", deal=k, action=j)
+            raise _at(entry, f"{short(key)} is out of range", k, j)
         if isinstance(value, list | dict):  # the game's messages quote a value whole
             try:
-                check_depth(value, limit=4, what=f"{label}: {short(key)}")
+                check_depth(value, limit=4, what=short(key))
             except RecordError as exc:
-                raise exc.located(deal=k, action=j) from None
+                raise _at(entry, exc.reason, k, j) from None
     try:
         action = reader.parse_action(entry)
     except InvalidNotationError as exc:
-        raise RecordError(f"{label}: {exc}", deal=k, action=j) from None
-    return seat, action, label
+        raise _at(entry, str(exc), k, j) from None
+    return seat, action
 
 
-def _apply(game: Game, action: Any, label: str, k: int, j: int | None) -> None:
+def _at(entry: JSON, reason: str, k: int, j: int | None) -> RecordError:
+    """A problem with the recorded action ``entry``, quoted: ``{seat 2 play KS}: reason``."""
+    return RecordError(f"{describe_action(entry)}: {reason}", deal=k, action=j)
+
+
+def _apply(game: Game, action: Any, entry: JSON, k: int, j: int | None) -> None:
     try:
         game.apply(action)
     except IllegalActionError as exc:
-        raise RecordError(f"{label}: {exc}", deal=k, action=j) from None
+        raise _at(entry, str(exc), k, j) from None
 
 
 def _compare(recorded: JSON, computed: JSON, what: str, k: int | None) -> None:
@@ -231,7 +233,7 @@ def read_record(reader: RecordReader[G], record: object, *, check_results: bool 
                 f"dealer is seat {deal['dealer']}, but seat {dealer} deals this deal", deal=k
             )
         actions: list[Any] = deal["actions"]
-        label = "{}"
+        entry: JSON = {}
         for j, entry in enumerate(actions):
             if reader.finished(game) > k:
                 raise RecordError(
@@ -239,23 +241,23 @@ def read_record(reader: RecordReader[G], record: object, *, check_results: bool 
                     deal=k,
                     action=j,
                 )
-            seat, action, label = _action(reader, entry, k, j)
+            seat, action = _action(reader, entry, k, j)
             for extra in reader.before(game, seat, action):
                 yield game, extra
-                _apply(game, extra, f"{{seat {game.turn} {extra}}}", k, j)
+                _apply(game, extra, {"seat": game.turn, "type": str(extra)}, k, j)
             if seat != game.turn:
-                raise RecordError(
-                    f"{label}: it is seat {game.turn}'s turn, not seat {seat}'s "
-                    f"(phase {game.phase})",
-                    deal=k,
-                    action=j,
+                raise _at(
+                    entry,
+                    f"it is seat {game.turn}'s turn, not seat {seat}'s (phase {game.phase})",
+                    k,
+                    j,
                 )
             yield game, action
-            _apply(game, action, label, k, j)
+            _apply(game, action, entry, k, j)
         if reader.finished(game) == k:
             for extra in reader.after(game):
                 yield game, extra
-                _apply(game, extra, f"{{seat {game.turn} {extra}}} after {label}", k, None)
+                _apply(game, extra, {"seat": game.turn, "type": str(extra)}, k, None)
         if reader.finished(game) == k:
             if reader.in_progress and k == len(raw_deals) - 1 and "result" not in deal:
                 break  # a game in progress: it stands where the record stops

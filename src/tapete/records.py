@@ -51,6 +51,9 @@ MAX_DEPTH: Final = 16
 #: the longest integer a record may hold (Python's own limit for int <-> text)
 MAX_INT_DIGITS: Final = 4300
 
+#: what check_depth looks into (the types JSON gives, and tuples)
+_CONTAINERS: Final = frozenset({dict, list, tuple})
+
 # Line separators that Python's str.splitlines() and JavaScript's older JSON.parse treat
 # specially: written as escapes, so that a record is always exactly one line.
 _ESCAPES: Final = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
@@ -69,16 +72,15 @@ def check_depth(
     record built in Python that reach the engine, whose messages quote values whole.
     """
     # level by level over the containers only: cheap next to parsing
-    level: list[object] = [obj] if isinstance(obj, dict | list | tuple) else []
+    level: list[Any] = [obj] if type(obj) in _CONTAINERS else []
     depth = 1
     while level:
         if depth > limit:
             raise RecordError(f"{what} nests deeper than {limit} levels", game=game)
-        below: list[object] = []
+        below: list[Any] = []
         for value in level:
-            assert isinstance(value, dict | list | tuple)  # only containers go below
-            items: Iterable[object] = value.values() if isinstance(value, dict) else value
-            below.extend(x for x in items if isinstance(x, dict | list | tuple))
+            items = value.values() if type(value) is dict else value
+            below += [x for x in items if type(x) in _CONTAINERS]
         level = below
         depth += 1
 
