@@ -176,12 +176,15 @@ def test_bad_arguments_give_one_clear_line(
     assert err.count("\n") == 1 and "Traceback" not in err
 
 
-REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "records"
+@pytest.fixture
+def reference_mil(read_reference):  # type: ignore[no-untyped-def]
+    """``reference_mil(with_start)``: the first club record with (or without) a start."""
 
+    def pick(with_start: bool) -> dict:  # type: ignore[type-arg]
+        lines = read_reference("mil-club.jsonl")
+        return next(r for r in map(json.loads, lines) if ("start" in r) == with_start)
 
-def _reference_mil(with_start: bool) -> dict:  # type: ignore[type-arg]
-    lines = (REFERENCE / "mil-club.jsonl").read_text(encoding="utf-8").splitlines()
-    return next(r for r in map(json.loads, lines) if ("start" in r) == with_start)
+    return pick
 
 
 @pytest.mark.parametrize(
@@ -213,9 +216,9 @@ def _reference_mil(with_start: bool) -> dict:  # type: ignore[type-arg]
     ],
 )
 def test_replay_names_what_is_wrong_in_a_mil_record(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], change, expected: str
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], change, expected: str, reference_mil
 ) -> None:
-    rec = _reference_mil(with_start=False)
+    rec = reference_mil(with_start=False)
     change(rec)
     path = tmp_path / "altered.jsonl"
     path.write_text(json.dumps(rec) + "\n")
@@ -225,9 +228,9 @@ def test_replay_names_what_is_wrong_in_a_mil_record(
 
 
 def test_replay_checks_casa_start_positions(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], read_reference
 ) -> None:
-    lines = (REFERENCE / "mil-casa.jsonl").read_text(encoding="utf-8").splitlines()
+    lines = read_reference("mil-casa.jsonl")
     rec = next(r for r in map(json.loads, lines) if "start" in r)
     rec["start"]["in_barrel"] = [True, True, True]
     path = tmp_path / "altered.jsonl"
@@ -237,9 +240,9 @@ def test_replay_checks_casa_start_positions(
 
 
 def test_replay_reads_one_pretty_printed_record_and_a_byte_order_mark(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], read_reference
 ) -> None:
-    line = (REFERENCE / "mariage.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    line = read_reference("mariage.jsonl")[0]
     pretty = tmp_path / "pretty.json"
     pretty.write_text(json.dumps(json.loads(line), indent=2) + "\n", encoding="utf-8")
     bom = tmp_path / "bom.jsonl"
@@ -260,15 +263,15 @@ def test_play_prints_the_seed_and_leaves_at_the_end_of_input(
 
 
 def test_replay_quotes_a_seat_written_as_text(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], read_reference
 ) -> None:
-    rec = json.loads((REFERENCE / "mariage.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    rec = json.loads(read_reference("mariage.jsonl")[0])
     rec["deals"][0]["actions"][0]["seat"] = str(rec["deals"][0]["actions"][0]["seat"])
     path = tmp_path / "altered.jsonl"
     path.write_text(json.dumps(rec) + "\n")
     assert main(["replay", str(path)]) == 1
     err = capsys.readouterr().err
-    assert "game 0, deal 0, action 0: action 0 {seat '" in err and "seat must be 0 or 1" in err
+    assert "game 0, deal 0, action 0: {seat '" in err and "seat must be 0 or 1" in err
 
 
 def test_a_closed_output_pipe_ends_quietly() -> None:
@@ -323,17 +326,26 @@ def test_serve_says_when_the_port_is_taken(capsys: pytest.CaptureFixture[str]) -
 @pytest.mark.parametrize(
     ("file", "change", "expected"),
     [
-        ("mil-club.jsonl", lambda r: r["deals"][0]["hands"][0].__setitem__(0, 5), "deal 0: 5 is"),
+        (
+            "mil-club.jsonl",
+            lambda r: r["deals"][0]["hands"][0].__setitem__(0, 5),
+            "deal 0: the hand of seat 0: 5 is",
+        ),
         ("mil-club.jsonl", lambda r: r["deals"][0]["talon"].__setitem__(0, None), "None is"),
         ("mariage.jsonl", lambda r: r["deals"][0]["stock"].__setitem__(0, 7), "7 is"),
         ("mariage.jsonl", lambda r: r["deals"][0]["actions"][0].update(card=5), "action 0"),
     ],
 )
 def test_replay_refuses_a_card_that_is_not_a_string(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], file: str, change, expected: str
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    file: str,
+    change,
+    expected: str,
+    read_reference,
 ) -> None:
     # with the compiled engine, parse_card(5) raises TypeError: the readers check first
-    rec = json.loads((REFERENCE / file).read_text(encoding="utf-8").splitlines()[0])
+    rec = json.loads(read_reference(file)[0])
     change(rec)
     path = tmp_path / "altered.jsonl"
     path.write_text(json.dumps(rec) + "\n")

@@ -5,60 +5,61 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from tapete import records
 from tapete.errors import RecordError
+from tapete.replay import replay
+from tapete.scores import score_json
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "records"
-
-
-def lines(name: str) -> list[str]:
-    return (SHARED / name).read_text(encoding="utf-8").splitlines()
+Lines = Callable[[str], list[str]]
 
 
-def test_loads_and_dumps_round_trip_every_reference_file() -> None:
-    for f in sorted(SHARED.glob("*.jsonl")):
+def test_loads_and_dumps_round_trip_every_reference_file(shared_records: Path) -> None:
+    files = sorted(shared_records.glob("*.jsonl"))
+    assert len(files) == 4
+    for f in files:
         text = f.read_text(encoding="utf-8")
         recs = records.loads(text)
-        assert len(recs) == len(text.splitlines())
+        assert len(recs) == text.count("\n")
         assert records.loads(records.dumps(recs)) == recs
         assert records.dumps(recs) == text
 
 
-def test_dumps_one_record_a_line_with_a_final_newline() -> None:
-    r = json.loads(lines("mil-club.jsonl")[0])
+def test_dumps_one_record_a_line_with_a_final_newline(read_reference: Lines) -> None:
+    r = json.loads(read_reference("mil-club.jsonl")[0])
     out = records.dumps(r)
     assert out.endswith("\n") and out.count("\n") == 1
     assert records.dumps([r, r]) == out + out
     assert records.dumps([]) == ""
 
 
-def test_non_ascii_names_are_written_as_text() -> None:
-    r = json.loads(lines("mil-club.jsonl")[0])
+def test_non_ascii_names_are_written_as_text(read_reference: Lines) -> None:
+    r = json.loads(read_reference("mil-club.jsonl")[0])
     r["players"] = ["Joã", "Bruno", "Mª Carla"]
     assert "Joã" in records.dumps(r)
     assert records.loads(records.dumps(r)) == [r]
 
 
-def test_loads_skips_blank_lines_and_reads_one_pretty_printed_object() -> None:
-    r = json.loads(lines("mil-club.jsonl")[0])
+def test_loads_skips_blank_lines_and_reads_one_pretty_printed_object(read_reference: Lines) -> None:
+    r = json.loads(read_reference("mil-club.jsonl")[0])
     assert records.loads("\n\n" + json.dumps(r) + "\n\n") == [r]
     assert records.loads(json.dumps(r, indent=2)) == [r]
 
 
-def test_load_dump_and_iter_load_files(tmp_path) -> None:
-    recs = records.loads("\n".join(lines("mil-casa.jsonl")[:3]))
+def test_load_dump_and_iter_load_files(tmp_path, read_reference: Lines) -> None:
+    recs = records.loads("\n".join(read_reference("mil-casa.jsonl")[:3]))
     path = tmp_path / "three.jsonl"
     records.dump(recs, path)
     assert records.load(path) == recs
     assert list(records.iter_load(io.StringIO(path.read_text(encoding="utf-8")))) == recs
 
 
-def test_malformed_json_names_the_game_index() -> None:
-    good = lines("mil-club.jsonl")[0]
+def test_malformed_json_names_the_game_index(read_reference: Lines) -> None:
+    good = read_reference("mil-club.jsonl")[0]
     with pytest.raises(RecordError, match=r"^game 1: malformed JSON") as info:
         records.loads(good + "\n" + good[:40] + "\n")
     assert info.value.game == 1 and info.value.deal is None
@@ -69,8 +70,12 @@ def test_not_an_object_unknown_format_and_unknown_game() -> None:
         records.loads("[1, 2]")
     with pytest.raises(RecordError, match=r"^game 0: unknown format None"):
         records.loads('{"game": "mil"}')
-    with pytest.raises(RecordError, match=r"unknown game 'chess'"):
-        records.loads('{"format": "tapete/1", "game": "chess"}')
+    with pytest.raises(RecordError, match=r"^game 0: the record's 'game' must be a string"):
+        records.loads('{"format": "tapete/1", "game": ["mil"]}')
+    # the format knows no game: the replay says which games exist
+    (chess,) = records.loads('{"format": "tapete/1", "game": "chess"}')
+    with pytest.raises(RecordError, match=r"^game 3: unknown game 'chess' \(expected one of"):
+        replay(chess, index=3)
 
 
 def test_non_utf8_file_is_a_record_error(tmp_path) -> None:
@@ -80,8 +85,8 @@ def test_non_utf8_file_is_a_record_error(tmp_path) -> None:
         records.load(path)
 
 
-def test_iter_load_counts_games_without_blank_lines() -> None:
-    good = lines("mil-club.jsonl")[0]
+def test_iter_load_counts_games_without_blank_lines(read_reference: Lines) -> None:
+    good = read_reference("mil-club.jsonl")[0]
     stream = io.StringIO(good + "\n\n" + "{oops\n")
     it = records.iter_load(stream)
     next(it)
@@ -90,24 +95,24 @@ def test_iter_load_counts_games_without_blank_lines() -> None:
 
 
 def test_score_json_keeps_halves() -> None:
-    assert records.score_json(250) == 125 and isinstance(records.score_json(250), int)
-    assert records.score_json(125) == 62.5
-    assert records.score_json(-105) == -52.5
+    assert score_json(250) == 125 and isinstance(score_json(250), int)
+    assert score_json(125) == 62.5
+    assert score_json(-105) == -52.5
 
 
 @pytest.mark.parametrize("name", ["mil-club.jsonl", "mil-casa.jsonl", "mariage.jsonl"])
-def test_replay_dispatches_on_the_game(name) -> None:
-    rec = json.loads(lines(name)[0])
-    game = records.replay(rec)
+def test_replay_dispatches_on_the_game(name, read_reference: Lines) -> None:
+    rec = json.loads(read_reference(name)[0])
+    game = replay(rec)
     assert game.name == rec["game"]
     assert game.to_record() == rec
 
 
-def test_replay_error_carries_the_index_given() -> None:
-    rec = json.loads(lines("mil-club.jsonl")[0])
+def test_replay_error_carries_the_index_given(read_reference: Lines) -> None:
+    rec = json.loads(read_reference("mil-club.jsonl")[0])
     rec["deals"][0]["actions"][0]["value"] = 105
     with pytest.raises(RecordError, match=r"^game 7, deal 0, action 0: ") as info:
-        records.replay(rec, index=7)
+        replay(rec, index=7)
     assert (info.value.game, info.value.deal, info.value.action) == (7, 0, 0)
     with pytest.raises(RecordError, match=r"^deal 0, action 0: "):
-        records.replay(rec)
+        replay(rec)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from tapete.cards import InvalidNotationError
 
-__all__ = ["IllegalActionError", "InvalidNotationError", "RecordError"]
+__all__ = ["MAX_MESSAGE", "IllegalActionError", "InvalidNotationError", "RecordError"]
+
+#: the longest reason a RecordError gives
+MAX_MESSAGE = 500
 
 
 class IllegalActionError(ValueError):
@@ -19,7 +22,8 @@ class RecordError(ValueError):
     """A tapete/1 record that is malformed, illegal or whose results do not match.
 
     ``game``, ``deal`` and ``action`` are 0-based indexes of where the first problem is
-    (``None`` when the problem is not inside one).
+    (``None`` when the problem is not inside one). The message is always one line of at most
+    :data:`MAX_MESSAGE` characters, whatever the record held.
     """
 
     def __init__(
@@ -30,19 +34,25 @@ class RecordError(ValueError):
         deal: int | None = None,
         action: int | None = None,
     ) -> None:
+        # one line, bounded: a hostile record must not choose what an error prints
+        message = " ".join(message.splitlines())
+        if len(message) > MAX_MESSAGE:
+            message = message[: MAX_MESSAGE - 3] + "..."
         self.reason = message
         self.game = game
         self.deal = deal
         self.action = action
         super().__init__(self._render())
 
-    def located(self, *, game: int | None = None) -> RecordError:
-        """The same error with the game index filled in."""
+    def located(
+        self, *, game: int | None = None, deal: int | None = None, action: int | None = None
+    ) -> RecordError:
+        """The same error with the indexes given filled in where it has none yet."""
         return RecordError(
             self.reason,
-            game=self.game if game is None else game,
-            deal=self.deal,
-            action=self.action,
+            game=self.game if self.game is not None else game,
+            deal=self.deal if self.deal is not None else deal,
+            action=self.action if self.action is not None else action,
         )
 
     def _render(self) -> str:

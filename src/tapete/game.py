@@ -6,6 +6,9 @@
   a deal's end, a new deal, ...), with what each viewer may see of it: ``Game.apply`` returns
   the list of them and ``event.for_viewer(seat)`` is the only form that leaves the server.
 * :class:`DealSummary` is a finished deal, the same small shape for every game.
+* :class:`RecordReader` is what a game tells the shared ``tapete/1`` reader
+  (:mod:`tapete.reader`): how to build the start position, the engine actions the format does
+  not write, and the results to compare.
 * :class:`GameKind` is a game's registry entry (:mod:`tapete.games` lists them): everything
   generic code (CLI, arena, server, statistics, web client) needs to know about a game, so that
   it never asks "is this Mil?".
@@ -13,13 +16,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
-__all__ = ["JSON", "Action", "DealSummary", "Event", "Game", "GameKind"]
+__all__ = [
+    "JSON",
+    "Action",
+    "DealCards",
+    "DealSummary",
+    "Event",
+    "Game",
+    "GameKind",
+    "RecordReader",
+]
 
 JSON = dict[str, Any]
+
+#: the cards of one recorded deal: each seat's hand as dealt, then the rest (talon, stock)
+DealCards = tuple[list[list[int]], list[int]]
 
 
 @runtime_checkable
@@ -98,6 +113,9 @@ class Game(Protocol):
     def phase(self) -> str: ...
 
     @property
+    def deal_number(self) -> int: ...
+
+    @property
     def scores(self) -> list[int | float]:
         """The standing as JSON numbers, per seat (Mil: points; Mariage: game points)."""
         ...
@@ -125,6 +143,54 @@ class Game(Protocol):
     def view(self, seat: int | None) -> JSON: ...
 
     def to_record(self) -> JSON: ...
+
+
+G = TypeVar("G", bound="Game")
+
+
+@dataclass(frozen=True)
+class RecordReader(Generic[G]):
+    """One game's hooks for the shared ``tapete/1`` reader (:func:`tapete.reader.read_record`).
+
+    The reader checks the header, the deals' cards, each action's seat and turn, applies the
+    actions and compares the results, all in one place; the game says only what differs.
+    Each hook may raise :class:`~tapete.errors.RecordError` (the reader adds where).
+    """
+
+    name: str
+    #: the game's name in messages ("unknown Mil profile ...")
+    title: str
+    seats: int
+    profiles: tuple[str, ...]
+    hand_size: int
+    #: the deal's field for the cards not in the hands ("talon", "stock") and their number
+    rest: str
+    rest_size: int
+    #: the game's cards (a bitmask) and what to say of another card ("Mil uses A T K Q J 9")
+    deck: int
+    deck_note: str
+    #: the record's top-level fields that the replay recomputes ("scores", "winner")
+    final_fields: tuple[str, ...]
+    #: whether the last deal may stop before its end (a match in progress, without result)
+    in_progress: bool
+    #: ``(record, deals) -> game``: the game before the first action, dealing ``deals`` in
+    #: order (the header and the deals are already checked)
+    start: Callable[[JSON, list[DealCards]], G]
+    #: the seat that deals the current deal
+    dealer: Callable[[G], int]
+    parse_action: Callable[[JSON], Any]
+    #: ``(game, seat, action)`` -> the engine actions the format leaves out before a recorded
+    #: one (Mil's ``KeepDeal`` in a redeal window); each is applied as soon as it is yielded
+    before: Callable[[G, int, Any], Iterator[Any]]
+    #: ``game`` -> the engine actions left out after a deal's last recorded action (Mariage's
+    #: ``Decline`` after the last trick of a closed hand), applied as they are yielded
+    after: Callable[[G], Iterator[Any]]
+    #: the number of finished deals
+    finished: Callable[[G], int]
+    #: ``(game, index)`` -> the record form of a finished deal's ``result``
+    result: Callable[[G, int], JSON]
+    #: ``game`` -> the values of ``final_fields`` after the last deal
+    final: Callable[[G], JSON]
 
 
 #: ``(profile, *, seed, players, max_deals, start) -> Game``: a new game, or one begun from a
@@ -165,6 +231,8 @@ class GameKind:
     #: seat's share of all the points is a figure of its own (the arena reports it); False
     #: where a deal can take points away (Mil)
     point_share: bool = False
+    #: the game's hooks for the shared record reader (:mod:`tapete.replay` finds them here)
+    reader: RecordReader[Any] | None = None
 
     def new(
         self,

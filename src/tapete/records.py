@@ -1,9 +1,21 @@
-"""Game records in the ``tapete/1`` format (our PGN): read, write, replay.
+"""Game records in the ``tapete/1`` format (our PGN): reading and writing the text.
 
 A record is one JSON object (one whole Mil game or Mariage match); a file holds one record a
 line (JSON Lines). ``loads``/``dumps``/``load``/``dump`` work like the ``json`` module.
-Readers are strict: the first problem raises :class:`RecordError` naming the game, deal and
-action index. :func:`replay` rebuilds a game through the engine and checks every result.
+Readers are strict: the first problem raises :class:`RecordError` naming the game (the
+record's index), and nothing else ever escapes them, whatever the input. They bound what a
+hostile file can cost: a record line holds at most :data:`MAX_RECORD_CHARS` characters and
+nests at most :data:`MAX_DEPTH` levels; numbers must be finite (``NaN`` and ``Infinity``
+are not JSON) and integers at most :data:`MAX_INT_DIGITS` digits long. Lines end at ``"\\n"``
+only (``\\r\\n`` too), never inside a string: the writer escapes U+0085, U+2028 and U+2029.
+
+This module knows the format only, not the games: :mod:`tapete.replay` rebuilds a game from
+a record through the engine and checks every action and result.
+
+>>> rec = {"format": "tapete/1", "game": "mil", "players": ["Ana\\u2028", "B", "C"]}
+>>> text = dumps(rec)
+>>> "\\u2028" in text, loads(text) == [rec]
+(False, True)
 """
 
 from __future__ import annotations
@@ -11,76 +23,146 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Final, NoReturn
 
 from tapete.errors import RecordError
-from tapete.game import JSON, Game
 
 __all__ = [
     "FORMAT",
+    "MAX_DEPTH",
+    "MAX_INT_DIGITS",
+    "MAX_RECORD_CHARS",
     "RecordError",
+    "check_depth",
     "dump",
     "dumps",
     "iter_load",
     "load",
     "loads",
-    "replay",
-    "score_json",
 ]
 
-FORMAT = "tapete/1"
+FORMAT: Final = "tapete/1"
+
+#: the longest record line a reader accepts (a Mil game of 80 deals is about 30,000)
+MAX_RECORD_CHARS: Final = 4_000_000
+#: the deepest nesting a record may have (a record needs 5: record, deals, deal, actions,
+#: action)
+MAX_DEPTH: Final = 16
+#: the longest integer a record may hold (Python's own limit for int <-> text)
+MAX_INT_DIGITS: Final = 4300
+
+#: what check_depth looks into (the types JSON gives, and tuples)
+_CONTAINERS: Final = frozenset({dict, list, tuple})
+
+# Line separators that Python's str.splitlines() and JavaScript's older JSON.parse treat
+# specially: written as escapes, so that a record is always exactly one line.
+_ESCAPES: Final = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
 
 
-def score_json(half_points: int) -> int | float:
-    """A score kept in half points as the JSON number the format writes (``125`` or ``62.5``)."""
-    return half_points // 2 if half_points % 2 == 0 else half_points / 2
+def _no_constant(name: str) -> NoReturn:
+    raise ValueError(f"{name} is not a JSON number")
 
 
-def _parse_line(line: str, index: int) -> JSON:
+def check_depth(
+    obj: object, *, limit: int = MAX_DEPTH, what: str = "the record", game: int | None = None
+) -> None:
+    """Refuse (:class:`RecordError`) lists and objects nested deeper than ``limit`` levels.
+
+    The readers check every record they parse; :mod:`tapete.reader` checks the parts of a
+    record built in Python that reach the engine, whose messages quote values whole.
+    """
+    # level by level over the containers only: cheap next to parsing
+    level: list[Any] = [obj] if type(obj) in _CONTAINERS else []
+    depth = 1
+    while level:
+        if depth > limit:
+            raise RecordError(f"{what} nests deeper than {limit} levels", game=game)
+        below: list[Any] = []
+        for value in level:
+            items = value.values() if type(value) is dict else value
+            below += [x for x in items if type(x) in _CONTAINERS]
+        level = below
+        depth += 1
+
+
+def _decode(text: str, index: int) -> object:
     try:
-        obj: Any = json.loads(line)
+        return json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise RecordError(f"malformed JSON: {exc.msg} at column {exc.colno}", game=index) from None
+    except RecursionError:
+        raise RecordError(f"the record nests deeper than {MAX_DEPTH} levels", game=index) from None
+    except ValueError as exc:  # NaN / Infinity, an integer over Python's digit limit
+        reason = str(exc)
+        if "digits" in reason:
+            reason = f"a number has more than {MAX_INT_DIGITS} digits"
+        raise RecordError(reason, game=index) from None
+
+
+def _check_record(obj: object, index: int) -> dict[str, Any]:
     if not isinstance(obj, dict):
         raise RecordError(f"a record must be a JSON object, not {type(obj).__name__}", game=index)
+    check_depth(obj, game=index)
     fmt = obj.get("format")
     if fmt != FORMAT:
-        raise RecordError(f"unknown format {fmt!r} (expected {FORMAT!r})", game=index)
-    if obj.get("game") not in ("mil", "mariage"):
-        raise RecordError(
-            f'unknown game {obj.get("game")!r} (expected "mil" or "mariage")', game=index
-        )
+        shown = repr(fmt) if isinstance(fmt, str | None) else f"a {type(fmt).__name__}"
+        raise RecordError(f"unknown format {shown} (expected {FORMAT!r})", game=index)
+    if not isinstance(obj.get("game"), str):
+        raise RecordError("the record's 'game' must be a string such as 'mil'", game=index)
     return obj
 
 
+def _parse_line(line: str, index: int) -> dict[str, Any]:
+    if len(line) > MAX_RECORD_CHARS:
+        raise RecordError(
+            f"the record is {len(line):,} characters long (at most {MAX_RECORD_CHARS:,})",
+            game=index,
+        )
+    return _check_record(_decode(line, index), index)
+
+
 def _lines(text: str) -> Iterator[str]:
-    for line in text.splitlines():
+    # JSON Lines ends a line at "\n" only; str.splitlines() would also split at U+2028 and
+    # friends, which may stand raw inside a JSON string.
+    for line in text.split("\n"):
         if line.strip():
             yield line
 
 
-def loads(text: str) -> list[JSON]:
+def loads(text: str) -> list[dict[str, Any]]:
     """Parse JSON Lines text (or one pretty-printed JSON object) into a list of records."""
+    if not isinstance(text, str):
+        raise RecordError(f"records are text, not {type(text).__name__}")
     stripped = text.strip()
-    if stripped.startswith("{") and "\n" in stripped:
+    if stripped.startswith("{") and "\n" in stripped and len(stripped) <= MAX_RECORD_CHARS:
         try:
-            single = json.loads(stripped)
-        except json.JSONDecodeError:
-            single = None
+            single = _decode(stripped, 0)
+        except RecordError:
+            single = None  # not one object: read it as JSON Lines
         if isinstance(single, dict):
-            return [_parse_line(json.dumps(single), 0)]
+            return [_check_record(single, 0)]
     return [_parse_line(line, i) for i, line in enumerate(_lines(text))]
 
 
-def iter_load(fp: IO[str]) -> Iterator[JSON]:
+def iter_load(fp: IO[str]) -> Iterator[dict[str, Any]]:
+    """Read records lazily from a text file object, one line at a time."""
     index = 0
-    for line in fp:
-        if line.strip():
-            yield _parse_line(line, index)
+    while True:
+        try:
+            # one line, but never more than the longest record allows
+            line = fp.readline(MAX_RECORD_CHARS + 2)
+        except UnicodeDecodeError as exc:
+            raise RecordError(f"the file is not UTF-8 text ({exc.reason})", game=index) from None
+        if not line:
+            return
+        body = line.rstrip("\r\n")  # a longer line comes back cut, without its newline
+        if body.strip():
+            yield _parse_line(body, index)
             index += 1
 
 
-def load(path: str | Path) -> list[JSON]:
+def load(path: str | Path) -> list[dict[str, Any]]:
+    """Read a file of records (``RecordError`` also when it is not UTF-8 text)."""
     try:
         text = Path(path).read_text(encoding="utf-8-sig")  # a byte-order mark is tolerated
     except UnicodeDecodeError as exc:
@@ -88,22 +170,15 @@ def load(path: str | Path) -> list[JSON]:
     return loads(text)
 
 
-def dumps(records: Iterable[JSON] | JSON) -> str:
+def dumps(records: Iterable[dict[str, Any]] | dict[str, Any]) -> str:
     """One record a line, in the order given, ending with a newline."""
     if isinstance(records, dict):
         records = [records]
-    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    return "".join(
+        json.dumps(r, ensure_ascii=False, allow_nan=False).translate(_ESCAPES) + "\n"
+        for r in records
+    )
 
 
-def dump(records: Iterable[JSON] | JSON, path: str | Path) -> None:
+def dump(records: Iterable[dict[str, Any]] | dict[str, Any], path: str | Path) -> None:
     Path(path).write_text(dumps(records), encoding="utf-8")
-
-
-def replay(record: JSON, *, index: int | None = None, check_results: bool = True) -> Game:
-    """Replay one record through the engine, checking every action and every result."""
-    from tapete.games import game_from_record
-
-    try:
-        return game_from_record(record, check_results=check_results)
-    except RecordError as exc:
-        raise exc.located(game=index) if index is not None else exc from None

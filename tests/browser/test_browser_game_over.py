@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from browser_helpers import LOCALES, play_until_deal_ends, shot, state, tid, view
 
-from tapete.records import replay
+from tapete.replay import replay
 from tapete.server.db import make_engine
 from tapete.server.tables import TableManager
 

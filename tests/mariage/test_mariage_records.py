@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,46 +14,39 @@ from tapete import records
 from tapete.errors import RecordError
 from tapete.mariage.game import MariageGame
 from tapete.mariage.record import replay_mariage
+from tapete.replay import replay
 
-REPO = Path(__file__).resolve().parents[2]
-REFERENCE = REPO.parent / "shared" / "records" / "mariage.jsonl"
-
-needs_reference = pytest.mark.skipif(
-    not REFERENCE.exists(), reason=f"reference records not found at {REFERENCE}"
-)
+Lines = Callable[[str], list[str]]
 
 
-def reference_lines() -> list[str]:
-    return [line for line in REFERENCE.read_text(encoding="utf-8").splitlines() if line.strip()]
+def test_all_40_reference_matches_are_there(read_reference: Lines) -> None:
+    assert len(read_reference("mariage.jsonl")) == 40
 
 
-@needs_reference
-def test_all_40_reference_matches_replay_and_round_trip() -> None:
-    lines = reference_lines()
-    assert len(lines) == 40
-    for i, line in enumerate(lines):
-        record = json.loads(line)
-        game = replay_mariage(record)
-        assert game.over and game.winner == record["winner"], i
-        assert game.match == record["match"], i
-        out = game.to_record()
-        assert json.loads(records.dumps(out)) == record, i
-        assert records.dumps(out) == line + "\n", i  # same key order too
+def test_reference_match_replays_and_round_trips(mariage_reference_line) -> None:
+    line = mariage_reference_line.text
+    record = json.loads(line)
+    game = replay_mariage(record)
+    assert game.over and game.winner == record["winner"]
+    assert game.match == record["match"]
+    out = game.to_record()
+    assert json.loads(records.dumps(out)) == record
+    assert records.dumps(out) == line + "\n"  # same key order too
 
 
-@needs_reference
-def test_reference_file_through_the_generic_reader() -> None:
-    for i, record in enumerate(records.load(REFERENCE)):
-        game = records.replay(record, index=i)
+def test_reference_file_through_the_generic_reader(shared_records: Path) -> None:
+    for i, record in enumerate(records.load(shared_records / "mariage.jsonl")):
+        game = replay(record, index=i)
         assert game.to_record() == record
 
 
-@needs_reference
-def test_first_deals_of_new_matches_come_from_the_seed_like_the_reference() -> None:
+def test_first_deals_of_new_matches_come_from_the_seed_like_the_reference(
+    read_reference: Lines,
+) -> None:
     """The lot and the shuffle use random.Random(seed) as the reference implementation does,
     so a new match's first hand equals the reference's (later hands differ: its random
     players drew from the same generator)."""
-    for line in reference_lines():
+    for line in read_reference("mariage.jsonl"):
         record = json.loads(line)
         if "start" in record:
             continue
@@ -102,7 +96,7 @@ def test_illegal_card_is_rejected_with_the_reason() -> None:
     deal["actions"][0] = {"seat": leader, "type": "play", "card": not_held}
     err = rejected(r)
     assert (err.deal, err.action) == (0, 0)
-    assert f"action 0 {{seat {leader} play {not_held}}}: seat {leader} cannot play {not_held}" in (
+    assert f"action 0: {{seat {leader} play {not_held}}}: seat {leader} cannot play {not_held}" in (
         str(err)
     )
     assert "not in hand" in str(err)
@@ -129,7 +123,7 @@ def test_wrong_result_is_rejected() -> None:
 def test_wrong_final_match_is_rejected() -> None:
     r = sample()
     r["match"] = [r["match"][0] + 1, r["match"][1]]
-    assert "final score differs: recorded match" in str(rejected(r))
+    assert "final result differs: recorded match" in str(rejected(r))
 
 
 def test_duplicated_card_is_rejected() -> None:
@@ -151,16 +145,19 @@ def test_duplicated_card_is_rejected() -> None:
         (lambda r: r["deals"][0]["stock"].pop(), "the stock must hold 20 cards"),
         (lambda r: r["deals"][0]["hands"][1].__setitem__(0, "XX"), "'XX' is not a card"),
         (lambda r: r["deals"][0].update(dealer=2), "dealer must be 0 or 1"),
-        (lambda r: r["deals"][1].update(dealer=r["deals"][0]["dealer"]), "the deal alternates"),
+        (
+            lambda r: r["deals"][1].update(dealer=r["deals"][0]["dealer"]),
+            "deals this deal",  # the deal alternates
+        ),
         (lambda r: r["deals"][0]["actions"].__setitem__(0, ["play"]), "must be an object"),
         (
             lambda r: r["deals"][0]["actions"][0].update(type="bid"),
             "unknown Mariage action type 'bid'",
         ),
         (lambda r: r["deals"][0]["actions"][0].pop("card"), "needs a 'card' field"),
-        (lambda r: r["deals"][0].pop("result"), "the hand is over but the deal has no 'result'"),
-        (lambda r: r["deals"][0]["actions"].pop(), "the hand is not over after its"),
-        (lambda r: r["deals"][0]["actions"].append(r["deals"][0]["actions"][0]), "already over"),
+        (lambda r: r["deals"][0].pop("result"), "deal 0: the deal has no 'result'"),
+        (lambda r: r["deals"][0]["actions"].pop(), "the deal's actions stop before its end"),
+        (lambda r: r["deals"][0]["actions"].append(r["deals"][0]["actions"][0]), "1 more follow"),
         (lambda r: r.update(start={"dealer": 3}), "start.dealer must be 0 or 1"),
         (lambda r: r.update(deals={}), "deals must be a list"),
     ],

@@ -5,43 +5,44 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
 from tapete import records
 from tapete.errors import RecordError
 from tapete.mil import MilGame, replay_mil
+from tapete.replay import replay
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "records"
-FILES = sorted(SHARED.glob("mil-*.jsonl"))
-LINES = [
-    (f.name, i, line)
-    for f in FILES
-    for i, line in enumerate(f.read_text(encoding="utf-8").splitlines())
-    if line.strip()
-]
+Factory = Callable[..., dict[str, Any]]
+MIL_FILES = ["mil-casa-500.jsonl", "mil-casa.jsonl", "mil-club.jsonl"]
 
 
-def test_the_reference_records_are_there() -> None:
-    assert [f.name for f in FILES] == ["mil-casa-500.jsonl", "mil-casa.jsonl", "mil-club.jsonl"]
-    assert len(LINES) == 90
+def test_the_reference_records_are_there(read_reference: Callable[[str], list[str]]) -> None:
+    assert sum(len(read_reference(name)) for name in MIL_FILES) == 90
 
 
-@pytest.mark.parametrize(("name", "index", "line"), LINES, ids=[f"{n}:{i}" for n, i, _ in LINES])
-def test_reference_record_replays_and_is_written_back_identically(name, index, line) -> None:
-    (record,) = records.loads(line)
-    game = records.replay(record, index=index)
+def test_reference_record_replays_and_is_written_back_identically(mil_reference_line) -> None:
+    (record,) = records.loads(mil_reference_line.text)
+    game = replay(record, index=mil_reference_line.index)
     assert game.to_record() == record
-    assert records.dumps(game.to_record()) == line + "\n"
+    assert records.dumps(game.to_record()) == mil_reference_line.text + "\n"
 
 
-def reference(name: str, index: int) -> dict:
-    return json.loads((SHARED / name).read_text(encoding="utf-8").splitlines()[index])
+@pytest.fixture
+def reference(read_reference: Callable[[str], list[str]]) -> Factory:
+    """``reference(name, index)``: that record of a reference file."""
+
+    def make(name: str, index: int) -> dict[str, Any]:
+        record: dict[str, Any] = json.loads(read_reference(name)[index])
+        return record
+
+    return make
 
 
 # ---------------------------------------------------------------- KeepDeal is never written
-def test_declined_offer_is_not_written_and_is_reinserted_on_replay() -> None:
+def test_declined_offer_is_not_written_and_is_reinserted_on_replay(reference: Factory) -> None:
     # mil-club.jsonl game 13, deal 11: seat 0 (the opener) could ask for a redeal and did not
     record = reference("mil-club.jsonl", 13)
     deal = record["deals"][11]
@@ -53,7 +54,7 @@ def test_declined_offer_is_not_written_and_is_reinserted_on_replay() -> None:
     assert all(a["type"] != "keep" for d in game.to_record()["deals"] for a in d["actions"])
 
 
-def test_a_recorded_redeal_ends_the_deal_with_the_same_dealer() -> None:
+def test_a_recorded_redeal_ends_the_deal_with_the_same_dealer(reference: Factory) -> None:
     # mil-club.jsonl game 2, deal 1: seat 1 asks for a redeal for low points
     record = reference("mil-club.jsonl", 2)
     d1, d2 = record["deals"][1], record["deals"][2]
@@ -94,7 +95,7 @@ def first_action(record: dict, kind: str, deal: int = 0) -> int:
 
 def rejected(record: dict, *fragments: str) -> RecordError:
     with pytest.raises(RecordError) as info:
-        records.replay(record, index=4)
+        replay(record, index=4)
     msg = str(info.value)
     assert msg.startswith("game 4"), msg
     for f in fragments:
@@ -102,11 +103,13 @@ def rejected(record: dict, *fragments: str) -> RecordError:
     return info.value
 
 
-def altered() -> dict:
-    return copy.deepcopy(reference(*BASE))
+@pytest.fixture
+def altered(reference: Factory) -> Factory:
+    """``altered()``: a fresh copy of the base record, to change."""
+    return lambda: copy.deepcopy(reference(*BASE))
 
 
-def test_illegal_card_is_rejected_at_its_action() -> None:
+def test_illegal_card_is_rejected_at_its_action(altered: Factory) -> None:
     r = altered()
     j = first_action(r, "play")
     seat = r["deals"][0]["actions"][j]["seat"]
@@ -116,61 +119,61 @@ def test_illegal_card_is_rejected_at_its_action() -> None:
     assert (err.game, err.deal, err.action) == (4, 0, j)
 
 
-def test_wrong_seat_is_rejected() -> None:
+def test_wrong_seat_is_rejected(altered: Factory) -> None:
     r = altered()
     a = r["deals"][0]["actions"][0]
     a["seat"] = (a["seat"] + 1) % 3
     rejected(r, "deal 0, action 0", "turn")
 
 
-def test_over_limit_bid_is_rejected() -> None:
+def test_over_limit_bid_is_rejected(altered: Factory) -> None:
     r = altered()
     j = next(j for j, a in enumerate(r["deals"][0]["actions"]) if a["type"] == "bid" and j > 0)
     r["deals"][0]["actions"][j]["value"] = 400
     rejected(r, f"deal 0, action {j}", "cannot bid 400")
 
 
-def test_wrong_score_is_rejected() -> None:
+def test_wrong_score_is_rejected(altered: Factory) -> None:
     r = altered()
     r["deals"][1]["result"]["scores"][0] += 5
     rejected(r, "deal 1", "result differs", "scores")
 
 
-def test_wrong_final_score_and_winner_are_rejected() -> None:
+def test_wrong_final_score_and_winner_are_rejected(altered: Factory) -> None:
     r = altered()
     r["scores"][2] += 1
-    rejected(r, "final scores differ")
+    rejected(r, "final result differs: recorded scores")
     r = altered()
     r["winner"] = 1 if r["winner"] != 1 else 2
-    rejected(r, "winner differs")
+    rejected(r, "final result differs: recorded winner")
 
 
-def test_duplicated_card_is_rejected() -> None:
+def test_duplicated_card_is_rejected(altered: Factory) -> None:
     r = altered()
     hands = r["deals"][2]["hands"]
     hands[1][0] = hands[0][0]
     rejected(r, "deal 2", "dealt twice")
 
 
-def test_eight_card_hand_is_rejected() -> None:
+def test_eight_card_hand_is_rejected(altered: Factory) -> None:
     r = altered()
     r["deals"][0]["hands"][1].append(r["deals"][0]["talon"].pop())
     rejected(r, "deal 0", "must hold 7 cards, got 8")
 
 
-def test_non_mil_card_is_rejected() -> None:
+def test_non_mil_card_is_rejected(altered: Factory) -> None:
     r = altered()
     r["deals"][0]["talon"][0] = "7S"
     rejected(r, "deal 0", "7S is not a Mil card")
 
 
-def test_unknown_profile_is_rejected() -> None:
+def test_unknown_profile_is_rejected(altered: Factory) -> None:
     r = altered()
     r["profile"] = "tournament"
     rejected(r, "unknown Mil profile 'tournament'")
 
 
-def test_truncated_deal_and_extra_actions_are_rejected() -> None:
+def test_truncated_deal_and_extra_actions_are_rejected(altered: Factory) -> None:
     r = altered()
     r["deals"][0]["actions"].pop()
     rejected(r, "deal 0", "stop before its end")
@@ -179,14 +182,14 @@ def test_truncated_deal_and_extra_actions_are_rejected() -> None:
     rejected(r, "deal 0, action 33", "the deal ended at action 32 but 1 more follow")
 
 
-def test_unknown_action_type_is_rejected() -> None:
+def test_unknown_action_type_is_rejected(altered: Factory) -> None:
     r = altered()
     r["deals"][0]["actions"][0]["type"] = "double"
     rejected(r, "deal 0, action 0", "unknown Mil action type 'double'")
 
 
-def test_unknown_format_and_malformed_json_via_loads() -> None:
-    line = (SHARED / BASE[0]).read_text(encoding="utf-8").splitlines()[0]
+def test_unknown_format_and_malformed_json_via_loads(read_reference) -> None:
+    line = read_reference(BASE[0])[0]
     bad_format = line.replace('"format": "tapete/1"', '"format": "tapete/9"')
     with pytest.raises(RecordError, match=r"^game 1: unknown format 'tapete/9'"):
         records.loads(line + "\n" + bad_format + "\n")
@@ -194,16 +197,13 @@ def test_unknown_format_and_malformed_json_via_loads() -> None:
         records.loads(line + "\n" + line + "\n" + line[:-1] + "\n")
 
 
-def test_start_position_is_kept_and_checked() -> None:
+def test_start_position_is_kept_and_checked(read_reference) -> None:
     r = next(
-        rec
-        for f in FILES
-        for rec in map(json.loads, f.read_text(encoding="utf-8").splitlines())
-        if "start" in rec
+        rec for name in MIL_FILES for rec in map(json.loads, read_reference(name)) if "start" in rec
     )
-    game = records.replay(r)
+    game = replay(r)
     assert game.to_record()["start"] == r["start"]
     bad = copy.deepcopy(r)
     bad["start"]["scores"] = [0.25, 0, 0]
     with pytest.raises(RecordError, match="half points"):
-        records.replay(bad)
+        replay(bad)

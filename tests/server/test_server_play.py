@@ -10,7 +10,7 @@ from server_helpers import Session, check_no_leak, new_table, stored_actions
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from tapete.records import replay
+from tapete.replay import replay
 
 
 def _play(client: TestClient, table_id: int, token: str, seed: int, **kw: object) -> Session:

@@ -8,7 +8,7 @@ import random
 from server_helpers import MakeApp, Session, action_count, new_table
 from starlette.testclient import TestClient
 
-from tapete.records import replay
+from tapete.replay import replay
 
 
 def test_restart_resumes_exactly(make_app: MakeApp) -> None:

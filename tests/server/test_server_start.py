@@ -9,7 +9,7 @@ import pytest
 from server_helpers import MakeApp, Session, check_no_leak
 from starlette.testclient import TestClient
 
-from tapete.records import replay
+from tapete.replay import replay
 
 NEAR_END = {
     "scores": [500, 880, 880],

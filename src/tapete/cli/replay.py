@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from tapete import records
+    from tapete.replay import replay
 
     path = Path(args.file)
     try:
@@ -29,25 +29,20 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, UnicodeDecodeError) as exc:
         print(f"error: cannot read {path}: {exc}", file=sys.stderr)
         return 2
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    if len(lines) > 1 and lines[0].strip() == "{":
-        # one pretty-printed record (as records.loads accepts it), not JSON Lines
-        try:
-            single = json.loads(text)
-        except json.JSONDecodeError:
-            single = None
-        if isinstance(single, dict):
-            lines = [json.dumps(single, ensure_ascii=False)]
-    if not lines:
+    try:
+        recs = records.loads(text)  # JSON Lines, or one pretty-printed record
+    except RecordError as exc:
+        print(f"error: {path}: {exc}", file=sys.stderr)
+        return 1
+    if not recs:
         print(f"error: {path}: the file holds no record", file=sys.stderr)
         return 1
     games = deals = finished = 0
     kinds: dict[str, int] = {}
-    progress = Progress(len(lines), "replay")
-    for i, line in enumerate(lines):
+    progress = Progress(len(recs), "replay")
+    for i, rec in enumerate(recs):
         try:
-            (rec,) = records.loads(line)
-            game = records.replay(rec, index=i)
+            game = replay(rec, index=i)
         except RecordError as exc:
             if exc.game is None:
                 exc = exc.located(game=i)

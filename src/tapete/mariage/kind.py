@@ -5,7 +5,7 @@ from __future__ import annotations
 from tapete.game import JSON, GameKind
 from tapete.mariage.actions import action_from_json
 from tapete.mariage.game import DEFAULT_PLAYERS, TARGET, MariageGame
-from tapete.mariage.record import replay_mariage
+from tapete.mariage.record import READER, replay_mariage
 
 __all__ = ["KIND"]
 
@@ -37,4 +37,5 @@ KIND = GameKind(
     bots="tapete.bots.mariage",
     point_share=True,
     terminal="tapete.terminal.mariage",
+    reader=READER,
 )

@@ -19,7 +19,7 @@ from tapete.mil.actions import Give, KeepDeal, MilAction, Play, Redeal, action_f
 from tapete.mil.profiles import Profile, get_profile
 from tapete.mil.scoring import BARREL_ATTEMPTS, DealResult, Standing, settle
 from tapete.mil.state import MARRIAGE_VALUES, State, hand_order
-from tapete.records import score_json
+from tapete.scores import score_json
 
 __all__ = ["DealSource", "MilGame", "deal_cards"]
 
@@ -104,6 +104,11 @@ class MilGame:
     @property
     def phase(self) -> str:
         return "over" if self.over or self.state is None else self.state.phase.value
+
+    @property
+    def deal_number(self) -> int:
+        """The number of the current deal, counting from 1 (annulled deals count)."""
+        return len(self.deals) + (0 if self.over else 1)
 
     @property
     def scores(self) -> list[int | float]:
@@ -272,7 +277,7 @@ class MilGame:
             "turn": self.turn,
             "over": self.over,
             "winner": self.winner,
-            "deal_number": len(self.deals) + (0 if self.over else 1),
+            "deal_number": self.deal_number,
             "dealer": self.dealer,
             "target": p.target,
             "barrel_from": p.barrel_from,

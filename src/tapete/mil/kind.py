@@ -8,7 +8,7 @@ from tapete.game import JSON, GameKind
 from tapete.mil.actions import action_from_json
 from tapete.mil.game import MilGame
 from tapete.mil.profiles import PROFILES
-from tapete.mil.record import replay_mil, standing_from_start
+from tapete.mil.record import READER, replay_mil, standing_from_start
 
 __all__ = ["KIND"]
 
@@ -56,4 +56,5 @@ KIND = GameKind(
     bots="tapete.bots.mil",
     point_share=False,
     terminal="tapete.terminal.mil",
+    reader=READER,
 )

@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from tapete.mil.profiles import Profile
 from tapete.mil.state import State
+from tapete.scores import score_json
 
 __all__ = ["BARREL_ATTEMPTS", "DealResult", "Standing", "settle"]
 
@@ -39,8 +40,6 @@ class Standing:
         return (a, b, c)
 
     def to_json(self, profile: Profile) -> dict[str, Any]:
-        from tapete.records import score_json
-
         return {
             "scores": [score_json(s) for s in self.scores],
             "bolts": list(self.bolts),

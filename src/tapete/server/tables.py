@@ -34,6 +34,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from tapete.errors import IllegalActionError, InvalidNotationError
 from tapete.game import JSON, Event, Game
 from tapete.games import kind, kinds
+from tapete.replay import RecordError, replay_actions
 from tapete.server import stats
 from tapete.server.db import ActionRow, TableRow, utcnow
 from tapete.server.i18n import error_text
@@ -211,10 +212,10 @@ def rebuild_memory(table: Table, game: Game, actions: list[JSON], hand_start: in
     view in without deciding; any other bot decides again with the same random numbers as
     the first time (``act``) and the decision is dropped. ``game``: the table's game before
     its first action (:func:`game_of`); ``actions``: the stored ones."""
-    for data in actions[:hand_start]:
-        game.apply(game.parse_action(data))
     rng = random.Random()
-    for n in range(hand_start, len(actions)):
+    for n, _ in enumerate(replay_actions(game, actions)):
+        if n < hand_start:
+            continue
         seat = game.turn
         bot = table.bots.get(seat) if seat is not None else None
         if bot is not None and getattr(bot, "name", None) not in _INLINE_BOTS:
@@ -225,7 +226,6 @@ def rebuild_memory(table: Table, game: Game, actions: list[JSON], hand_start: in
             else:
                 rng.seed(f"{table.seed}:{seat}:{n}")
                 bot.act(view, rng)
-        game.apply(game.parse_action(actions[n]))
 
 
 class TableManager:
@@ -342,18 +342,17 @@ class TableManager:
             log.error("table %s: its start position is refused: %s", table_id, exc)
             return None
         hand_start = 0
-        state = getattr(game, "state", None)
-        for n, data in enumerate(actions):
-            try:
-                game.apply(game.parse_action(data))
-            except (IllegalActionError, InvalidNotationError, ValueError) as exc:
-                log.error(
-                    "table %s: stored action %d %s does not replay: %s", table_id, n, data, exc
-                )
-                return None
-            if getattr(game, "state", None) is not state:
-                state = getattr(game, "state", None)
-                hand_start = n + 1
+        deal = game.deal_number
+        try:
+            for n, _ in enumerate(replay_actions(game, actions)):
+                if game.deal_number != deal:  # action n - 1 began a new hand
+                    deal = game.deal_number
+                    hand_start = n
+        except RecordError as exc:
+            log.error("table %s: the stored actions do not replay: %s", table_id, exc)
+            return None
+        if game.deal_number != deal:
+            hand_start = len(actions)
         table = self._make_table(table_id, row, game, len(actions))
         if hand_start < len(actions) and not game.over:
             table.memory = (game_of(row), actions, hand_start)

@@ -44,8 +44,9 @@ def position_at(path: str, game: int, deal: int, trick: int | None) -> MilPositi
     """Deal ``deal`` of game ``game`` of the record file ``path``, after ``trick`` tricks."""
     from tapete.errors import RecordError
     from tapete.mil.game import MilGame
-    from tapete.mil.state import Phase, State
-    from tapete.records import load, replay
+    from tapete.mil.state import Phase
+    from tapete.records import load
+    from tapete.replay import iter_replay
 
     try:
         records = load(path)
@@ -63,12 +64,28 @@ def position_at(path: str, game: int, deal: int, trick: int | None) -> MilPositi
     record = records[game]
     if record.get("game") != "mil":
         raise SolveError(f"game {game} of {path} is {record.get('game')!r}, not a Mil game")
+    want = 0 if trick is None else trick
+    if not 0 <= want <= 8:
+        raise SolveError(f"--trick must be in 0..8 (tricks already played), not {want}")
+    # the whole record is replayed (and checked); the position is kept on the way
+    found: MilPosition | None = None
+    replayed: MilGame | None = None
     try:
-        replayed = replay(record, index=game)
+        for g, _ in iter_replay(record, index=game):
+            assert isinstance(g, MilGame)
+            replayed, st = g, g.state
+            if (
+                found is None
+                and st is not None
+                and len(g.deals) == deal
+                and st.phase is Phase.PLAY
+                and len(st.tricks) == want
+                and not st.trick
+            ):
+                found = position_from_state(st)
     except RecordError as exc:
         raise SolveError(f"{path}: {exc}") from None
-    assert isinstance(replayed, MilGame)
-    deals = replayed.deals
+    deals = replayed.deals if replayed is not None else []
     if not deals:
         raise SolveError(f"game {game} of {path} has no deal")
     if not 0 <= deal < len(deals):
@@ -81,18 +98,9 @@ def position_at(path: str, game: int, deal: int, trick: int | None) -> MilPositi
         raise SolveError(f"deal {deal} of game {game} was annulled (redeal): no card play")
     if done.rospis:
         raise SolveError(f"deal {deal} of game {game} was conceded (rospis): no card play")
-    want = 0 if trick is None else trick
-    if not 0 <= want <= 8:
-        raise SolveError(f"--trick must be in 0..8 (tricks already played), not {want}")
-    st = State(done.profile, done.dealer, done.dealt_hands, done.dealt_talon, done.in_barrel)
-    history = list(done.history)
-    i = 0
-    while not (st.phase in (Phase.PLAY, Phase.DONE) and len(st.tricks) == want and not st.trick):
-        if i >= len(history):  # pragma: no cover - a replayed deal always reaches its end
-            raise SolveError(f"deal {deal} of game {game} ends before trick {want}")
-        st.apply(history[i][1])
-        i += 1
-    return position_from_state(st)
+    if found is None:  # after the last trick: the deal's final position
+        found = position_from_state(done)
+    return found
 
 
 def run_solve(path: str, game: int, deal: int, trick: int | None, as_json: bool) -> int:
