@@ -11,7 +11,7 @@ raises :class:`RecordError`, located by game, deal and action; nothing else esca
 >>> from tapete.games import new_game
 >>> game = new_game("mariage", seed=4000)
 >>> for _ in range(5):
-...     game.apply(game.legal_actions()[0])
+...     events = game.apply(game.legal_actions()[0])
 >>> record = game.to_record()
 >>> steps = [type(action).__name__ for _, action in iter_replay(record)]
 >>> len(steps), replay(record).to_record() == record
