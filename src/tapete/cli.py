@@ -414,6 +414,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--json", default=None, help="also write the figures to this JSON file")
     p.set_defaults(func=cmd_arena)
+
+    from tapete.analysis.command import add_parser as add_analyse
+
+    add_analyse(sub)
     return parser
 
 

@@ -496,15 +496,11 @@ def analyse_mil_deal(
     clock = Budget(budget)
     work = _DealAnalysis(game, done, deal, seed, quick, clock, settings or MilSettings(), seats)
     work.run()
-    decisions = sorted(
-        work.decisions,
-        key=lambda x: -(x.expected_loss if x.expected_loss is not None else x.open_loss or 0),
-    )
     facts = _talon_facts(done)
     return {
         "deal": deal,
         "open_values": mil_open_values(done),
-        "decisions": [x.to_json() for x in sorted(decisions, key=lambda x: x.index or 0)],
+        "decisions": [x.to_json() for x in work.decisions],
         "seats": seat_totals(work.decisions, 3),
         "declarer": done.declarer if done.declarer >= 0 else None,
         "bid": result.bid,

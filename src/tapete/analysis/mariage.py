@@ -1,0 +1,295 @@
+"""The analysis of one Mariage hand: every decision judged from the seat's view and open-handed.
+
+Values are the seat's game points at the end of the hand (+1..3 if it wins, -1..3 if it loses,
+0 for a tie).
+
+Expected loss (what the seat knew): the seat's memory of the hand is rebuilt the way the
+``search`` player keeps it (:class:`MariageTracker`), the opponent's hand and the stock are
+dealt at random consistently with it, and every legal action is scored on the same sampled
+deals: with the open stock by the ``search`` player's playouts (the same playout seed for every
+action of a sample), in the strict phase by the exact search (one deal once the stock is
+exhausted, since every card is then known).
+
+Open loss (every card known): the exact search on the true position in the strict phase; with
+the stock still open, the same exact search over the actual stock order when the stock is down
+to its last trick and the search ends within ``open_seconds``; otherwise it is not judged
+(``None``).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+
+from tapete.analysis.adapters import (
+    MariageInfo,
+    MariageTracker,
+    mariage_playout,
+    mariage_solve_strict,
+    mariage_state,
+    sample_mariage,
+)
+from tapete.analysis.core import Budget, Decision, decision_rng, label_for, seat_totals
+from tapete.cards import parse_card
+from tapete.game import JSON
+from tapete.mariage.actions import DECLINE, Action, Claim, action_from_json
+from tapete.mariage.game import MariageGame
+from tapete.mariage.state import Phase, State
+
+__all__ = ["MariageSettings", "analyse_mariage_deal", "exact_value"]
+
+#: points that allow a claim
+_WIN = 66
+
+
+@dataclass(frozen=True)
+class MariageSettings:
+    """How many sampled deals each decision is judged on, and the open-stock search's time."""
+
+    open_samples: int = 40
+    strict_samples: int = 8
+    #: the expected loss is searched exactly (over ``strict_samples`` deals, one once the stock
+    #: is exhausted) in the strict phase with at most this many cards in hand, else played out
+    exact_cards: int = 4
+    #: the exact search with the stock still open is tried only with this many cards left in it
+    open_stock_cards: int = 2
+    open_seconds: float = 0.5
+
+
+def _signed(st: State, me: int) -> int:
+    r = st.result
+    assert r is not None
+    if r.winner is None:
+        return 0
+    return r.game_points if r.winner == me else -r.game_points
+
+
+def _moves(st: State) -> list[Action]:
+    """The actions worth searching: a claim as soon as it is correct, never a false one (a
+    correct claim is never worse than playing on: the opponent's points only grow)."""
+    acts = st.legal_actions()
+    if st.lead_card is not None:
+        return acts
+    s = st.turn
+    assert s is not None
+    if st.points[s] >= _WIN and st.trick_number:
+        return [a for a in acts if isinstance(a, Claim)] or acts
+    return [a for a in acts if not isinstance(a, Claim)] or acts
+
+
+def exact_value(st: State, me: int, deadline: float) -> int:
+    """``me``'s exact game points from ``st`` with every card known (TimeoutError past the
+    deadline): the strict phase by the exact strict search, the open stock by alpha-beta over
+    the engine state down to it."""
+    if st.done:
+        return _signed(st, me)
+    if st.phase is Phase.STRICT:
+        return mariage_solve_strict(st, me, deadline)[0]
+
+    def ab(alpha: int, beta: int) -> int:
+        if st.done:
+            return _signed(st, me)
+        if st.phase is Phase.STRICT:
+            return mariage_solve_strict(st, me, deadline)[0]
+        if time.perf_counter() > deadline:
+            raise TimeoutError
+        maxing = st.turn == me
+        best = -99 if maxing else 99
+        for a in _moves(st):
+            st.apply(a)
+            try:
+                v = ab(alpha, beta)
+            finally:
+                st.pop()
+            if maxing:
+                best = max(best, v)
+                alpha = max(alpha, v)
+            else:
+                best = min(best, v)
+                beta = min(beta, v)
+            if alpha >= beta:
+                break
+        return best
+
+    return ab(-99, 99)
+
+
+def _losses(values: dict[Action, float]) -> dict[Action, float]:
+    top = max(values.values())
+    return {a: top - v for a, v in values.items()}
+
+
+class _HandAnalysis:
+    def __init__(
+        self,
+        game: MariageGame,
+        actions: list[Action],
+        deal: int,
+        seed: int,
+        quick: bool,
+        budget: Budget,
+        settings: MariageSettings,
+        seats: set[int] | None,
+    ) -> None:
+        self.game = game
+        self.actions = actions
+        self.deal = deal
+        self.seed = seed
+        self.quick = quick
+        self.budget = budget
+        self.settings = settings
+        self.seats = seats
+        self.trackers = (MariageTracker(), MariageTracker())
+        self.decisions: list[Decision] = []
+        self.curve: list[int | None] = []
+
+    def _open(self, st: State, me: int, deadline: float | None = None) -> int | None:
+        if st.phase is Phase.OPEN and st.stock_count > self.settings.open_stock_cards:
+            return None
+        if deadline is None:
+            deadline = time.perf_counter() + self.settings.open_seconds
+        try:
+            return exact_value(st, me, deadline)
+        except TimeoutError:
+            return None
+
+    def _curve_point(self, st: State) -> None:
+        """Seat 0's open-hand value at a trick boundary (None where it is not searched)."""
+        self.curve.append(_signed(st, 0) if st.done else self._open(st, 0))
+
+    def run(self) -> None:
+        st = self.game.state
+        steps: list[tuple[int | None, Action]] = list(enumerate(self.actions))
+        i = 0
+        tricks = -1
+        while not st.done:
+            if st.lead_card is None and st.trick_number != tricks:
+                tricks = st.trick_number
+                self._curve_point(st)
+            if i < len(steps):
+                index, action = steps[i]
+                i += 1
+            else:
+                # a closed hand whose last trick's winner did not claim (records omit it)
+                index, action = None, DECLINE
+            seat = st.turn
+            assert seat is not None
+            infos = [self.trackers[s].update(self.game.view(s)) for s in (0, 1)]
+            legal = st.legal_actions()
+            if len(legal) > 1 and (self.seats is None or seat in self.seats):
+                self._judge(index, seat, action, st, legal, infos[seat])
+            self.game.apply(action)
+        self._curve_point(st)
+
+    def _judge(
+        self,
+        index: int | None,
+        seat: int,
+        action: Action,
+        st: State,
+        legal: list[Action],
+        info: MariageInfo,
+    ) -> None:
+        d = Decision(
+            index=index,
+            seat=seat,
+            action=action.to_json(),
+            phase=st.phase.value,
+            trick=st.trick_number + 1,
+        )
+        # open-handed, on the true position (applied and undone)
+        open_vals: dict[Action, float] = {}
+        deadline = time.perf_counter() + self.settings.open_seconds
+        for a in legal:
+            st.apply(a)
+            try:
+                v = self._open(st, seat, deadline)
+            finally:
+                st.pop()
+            if v is None:
+                open_vals = {}
+                break
+            open_vals[a] = v
+        open_best: Action | None = None
+        if open_vals:
+            ol = _losses(open_vals)
+            d.open_loss = ol[action]
+            open_best = min(ol, key=lambda a: ol[a])
+        if not self.quick and self.budget.left():
+            ex = self._expected(st, seat, legal, info, index)
+            if ex is not None:
+                d.expected_loss = ex[action]
+                best = min(ex, key=lambda a: ex[a])
+                d.best = best.to_json() if d.expected_loss > 0 else None
+        if d.expected_loss is None and d.open_loss and open_best is not None:
+            d.best = open_best.to_json()
+        loss = d.expected_loss if d.expected_loss is not None else d.open_loss
+        d.label = label_for("mariage", loss)
+        self.decisions.append(d)
+
+    def _expected(
+        self,
+        st: State,
+        seat: int,
+        legal: list[Action],
+        info: MariageInfo,
+        index: int | None,
+    ) -> dict[Action, float] | None:
+        rng = decision_rng(self.seed, self.deal, -1 if index is None else index)
+        # the exact search once few cards are left, playouts before (as the search player)
+        small = st.phase is Phase.STRICT and st.hands[seat].bit_count() <= self.settings.exact_cards
+        known = small and not st.closed  # stock exhausted: every card is known
+        n = 1 if known else self.settings.strict_samples if small else self.settings.open_samples
+        totals: dict[Action, float] = dict.fromkeys(legal, 0.0)
+        far = time.perf_counter() + 60.0
+        for _ in range(n):
+            opp, stock = sample_mariage(info, rng)
+            sample = mariage_state(info, opp, stock)
+            playout_seed = rng.random()
+            for a in legal:
+                sample.apply(a)
+                try:
+                    if sample.done:
+                        v = _signed(sample, seat)
+                    elif small:
+                        v = mariage_solve_strict(sample, seat, far)[0]
+                    else:
+                        v = mariage_playout(sample, seat, random.Random(playout_seed), far)
+                finally:
+                    sample.pop()
+                totals[a] += v
+        return _losses({a: t / n for a, t in totals.items()})
+
+
+def analyse_mariage_deal(
+    players: list[str],
+    deal_json: JSON,
+    *,
+    deal: int,
+    seed: int = 0,
+    quick: bool = False,
+    budget: float | None = 10.0,
+    settings: MariageSettings | None = None,
+    seats: set[int] | None = None,
+) -> JSON:
+    """The report of one finished Mariage hand given in record form (already replayed)."""
+    hands = [[parse_card(c) for c in h] for h in deal_json["hands"]]
+    stock = [parse_card(c) for c in deal_json["stock"]]
+    game = MariageGame(
+        players=players, max_deals=1, deals=[(hands, stock)], first_dealer=deal_json["dealer"]
+    )
+    actions = [action_from_json(a) for a in deal_json["actions"]]
+    clock = Budget(budget)
+    work = _HandAnalysis(
+        game, actions, deal, seed, quick, clock, settings or MariageSettings(), seats
+    )
+    work.run()
+    return {
+        "deal": deal,
+        "open_values": work.curve,
+        "decisions": [x.to_json() for x in work.decisions],
+        "seats": seat_totals(work.decisions, 2),
+        "result": deal_json.get("result"),
+        "complete": not clock.exhausted,
+    }
