@@ -9,11 +9,12 @@ then finished by best open-hand play (the exact solver):
    the 10 of trumps when the jack would have done.
 2. ``mil_marriage``: the declarer, on lead at trick 2 with K and Q of hearts, leads the king
    without announcing the marriage (club allows it): the pair is broken, its value lost.
-
 3. ``mariage_claim``: a Mariage hand played by the ``rules`` players where the seat on lead
    with 66 or more plays its lowest card instead of claiming and ends with fewer game points
-   (the first seed from 1 that gives it). The file holds one record a line, in the order above; ``crafted.json`` beside it says
-which action of each deal is the costly one.
+   (the first seed from 1 that gives it).
+
+The file holds one record a line, in the order above; ``crafted.json`` beside it says which
+action of each deal is the costly one.
 """
 
 from __future__ import annotations
@@ -24,10 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from tapete.bots import make_bot
+from tapete.cards import parse_card
 from tapete.mariage.actions import CLAIM
 from tapete.mariage.actions import Play as MPlay
 from tapete.mariage.game import MariageGame
-from tapete.cards import parse_card
 from tapete.mil.actions import Play, action_from_json
 from tapete.mil.game import MilGame
 from tapete.solver import best_moves
@@ -62,7 +63,15 @@ MIL_PLAYS = {
     # trumps with 10♥ where J♥ would do: 10♥ was the card that beat Ana's Q♥ later.
     # With all cards open the contract of 145 is then made (150) instead of failed (142).
     "mil_ruff": (
-        "AS", "QS", "9S", "KH+", "9H", "AH", "AC", "9C", "TH",
+        "AS",
+        "QS",
+        "9S",
+        "KH+",
+        "9H",
+        "AH",
+        "AC",
+        "9C",
+        "TH",
     ),
     # Ana leads K♥ at trick 2 without announcing the marriage (club allows it): the pair
     # is broken and its 100 points are lost, and with them the contract.

@@ -40,7 +40,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--seat", type=int, default=None, help="only this seat's decisions")
     p.add_argument("--quick", action="store_true", help="open-hand judgement only (fast)")
     p.add_argument(
-        "--json", dest="json_out", default=None, help="write one JSON object per deal here (- : stdout)"
+        "--json",
+        dest="json_out",
+        default=None,
+        help="write one JSON object per deal here (- : stdout)",
     )
     p.add_argument("--seed", type=int, default=0, help="the sampling seed (same seed, same report)")
     p.add_argument(
@@ -78,7 +81,9 @@ def _plan(args: argparse.Namespace) -> list[tuple[_Replayed, list[int]]]:
             raise _Bad(f"{path}: {exc}") from None
         seats = _SEATS[records[g]["game"]]
         if args.seat is not None and not 0 <= args.seat < seats:
-            raise _Bad(f"game {g} has {seats} seats: --seat must be in 0..{seats - 1}, not {args.seat}")
+            raise _Bad(
+                f"game {g} has {seats} seats: --seat must be in 0..{seats - 1}, not {args.seat}"
+            )
         if args.deal is not None:
             if not 0 <= args.deal < r.count:
                 raise _Bad(
@@ -123,7 +128,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         for r, deals in plan:
             for d in deals:
-                rep = r.analyse(d, seed=args.seed, quick=args.quick, budget=args.budget, seats=seats)
+                rep = r.analyse(
+                    d, seed=args.seed, quick=args.quick, budget=args.budget, seats=seats
+                )
                 reports.append(rep)
                 line = json.dumps(summary(rep), ensure_ascii=False)
                 if to_stdout:

@@ -51,7 +51,6 @@ from tapete.mil.actions import (
     Play,
     Redeal,
     Rospis,
-    action_from_json,
 )
 from tapete.mil.game import MilGame
 from tapete.mil.scoring import DealResult, Standing
@@ -69,13 +68,13 @@ _RETRIES: Final = 4
 class MilSettings:
     """How many sampled deals each kind of decision is judged on."""
 
-    bid_samples: int = 12
-    give_samples: int = 6
+    bid_samples: int = 24
+    give_samples: int = 12
     #: the cards tried as gifts: this many the ``rules`` player parts with first, plus the
     #: cards actually given
-    give_candidates: int = 4
-    contract_samples: int = 12
-    play_samples: int = 16
+    give_candidates: int = 5
+    contract_samples: int = 24
+    play_samples: int = 32
 
 
 def _solver_profile(name: str) -> str:
@@ -390,7 +389,7 @@ def mil_open_values(done: State) -> list[int]:
     if done.annulled or done.rospis or done.declarer < 0:
         return []
     st = State(done.profile, done.dealer, done.dealt_hands, done.dealt_talon, done.in_barrel)
-    out = []
+    out: list[int] = []
     history = list(done.history)
     i = 0
     while True:

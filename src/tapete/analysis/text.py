@@ -8,6 +8,12 @@ from tapete.game import JSON
 __all__ = ["action_words", "card_words", "render_report", "render_summary"]
 
 _RANKS = {"T": "10"}
+_PHASE_WORDS = {
+    "bidding": "in the bidding",
+    "talon": "with the talon",
+    "give": "with the talon",
+    "contract": "at the contract",
+}
 
 
 def card_words(name: str) -> str:
@@ -54,15 +60,14 @@ def action_words(a: JSON, players: list[str], *, verb: bool = True) -> str:
         return "claimed 66" if verb else "claiming 66"
     if t == "decline":
         return "did not claim" if verb else "not claiming"
-    return t
+    return str(t)
 
 
 def _where(d: JSON, kind: str) -> str:
     if d.get("trick") and (kind == "mariage" or d["phase"] == "play"):
         return f"trick {d['trick']}"
-    return {"bidding": "in the bidding", "talon": "with the talon", "give": "with the talon"}.get(
-        d["phase"], d["phase"]
-    )
+    phase = str(d["phase"])
+    return _PHASE_WORDS.get(phase, phase)
 
 
 def _amount(x: float, kind: str) -> str:
