@@ -54,15 +54,16 @@ def decision_rng(seed: int, deal: int, index: int, salt: str = "") -> random.Ran
 
 
 class Budget:
-    """A wall-clock allowance for one deal; once it is spent, the remaining decisions are
-    judged open-handed only and the report says it was cut short."""
+    """An allowance of CPU seconds (of the analysing thread, so that a busy machine or other
+    threads do not eat it) for one deal; once it is spent, the remaining decisions are judged
+    open-handed only and the report says it was cut short."""
 
     def __init__(self, seconds: float | None) -> None:
-        self.deadline = None if seconds is None else time.perf_counter() + seconds
+        self.deadline = None if seconds is None else time.thread_time() + seconds
         self.exhausted = False
 
     def left(self) -> bool:
-        if self.deadline is not None and time.perf_counter() > self.deadline:
+        if self.deadline is not None and time.thread_time() > self.deadline:
             self.exhausted = True
         return not self.exhausted
 

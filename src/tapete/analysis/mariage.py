@@ -10,16 +10,16 @@ deals: with the open stock by the ``search`` player's playouts (the same playout
 action of a sample), in the strict phase by the exact search (one deal once the stock is
 exhausted, since every card is then known).
 
-Open loss (every card known): the exact search on the true position in the strict phase; with
-the stock still open, the same exact search over the actual stock order when the stock is down
-to its last trick and the search ends within ``open_seconds``; otherwise it is not judged
-(``None``).
+Open loss (every card known): an exact alpha-beta search on the true position
+(:class:`ExactSearch`), in the strict phase and, with the stock still open, over the actual
+stock order once the stock is down to its last trick; the search may visit at most
+``open_nodes`` positions per decision (deterministic), and a decision it cannot finish is not
+judged (``None``).
 """
 
 from __future__ import annotations
 
 import random
-import time
 from dataclasses import dataclass
 
 from tapete.analysis.adapters import (
@@ -31,13 +31,13 @@ from tapete.analysis.adapters import (
     sample_mariage,
 )
 from tapete.analysis.core import Budget, Decision, decision_rng, label_for, seat_totals
-from tapete.cards import parse_card
+from tapete.cards import card_points, parse_card
 from tapete.game import JSON
 from tapete.mariage.actions import DECLINE, Action, Claim, action_from_json
 from tapete.mariage.game import MariageGame
 from tapete.mariage.state import Phase, State
 
-__all__ = ["MariageSettings", "analyse_mariage_deal", "exact_value"]
+__all__ = ["ExactSearch", "MariageSettings", "OutOfNodes", "analyse_mariage_deal"]
 
 #: points that allow a claim
 _WIN = 66
@@ -45,7 +45,7 @@ _WIN = 66
 
 @dataclass(frozen=True)
 class MariageSettings:
-    """How many sampled deals each decision is judged on, and the open-stock search's time."""
+    """How many sampled deals each decision is judged on, and how far the open search goes."""
 
     open_samples: int = 40
     strict_samples: int = 8
@@ -54,7 +54,8 @@ class MariageSettings:
     exact_cards: int = 4
     #: the exact search with the stock still open is tried only with this many cards left in it
     open_stock_cards: int = 2
-    open_seconds: float = 0.5
+    #: the positions the open-hand search may visit for one decision (all its alternatives)
+    open_nodes: int = 60_000
 
 
 def _signed(st: State, me: int) -> int:
@@ -78,28 +79,71 @@ def _moves(st: State) -> list[Action]:
     return [a for a in acts if not isinstance(a, Claim)] or acts
 
 
-def exact_value(st: State, me: int, deadline: float) -> int:
-    """``me``'s exact game points from ``st`` with every card known (TimeoutError past the
-    deadline): the strict phase by the exact strict search, the open stock by alpha-beta over
-    the engine state down to it."""
-    if st.done:
-        return _signed(st, me)
-    if st.phase is Phase.STRICT:
-        return mariage_solve_strict(st, me, deadline)[0]
+class OutOfNodes(Exception):
+    """The exact search reached its node allowance."""
 
-    def ab(alpha: int, beta: int) -> int:
+
+def _key(st: State) -> tuple[object, ...]:
+    """Everything the rest of a hand depends on (for the search's table)."""
+    return (
+        st.hands[0],
+        st.hands[1],
+        st.points[0],
+        st.points[1],
+        st.tricks[0] > 0,
+        st.tricks[1] > 0,
+        st.trick_number > 0,
+        st.turn,
+        st.lead_card,
+        st.stock_count,
+        st.stock[-1] if st.stock_count else None,
+        st.closed_by,
+        st.closed_position,
+        st.pending_marriage,
+    )
+
+
+def _ordered(acts: list[Action]) -> list[Action]:
+    def key(a: Action) -> int:
+        card = getattr(a, "card", None)
+        return -100 if card is None else -card_points(card)
+
+    return sorted(acts, key=key)
+
+
+class ExactSearch:
+    """Alpha-beta with a table over the engine state, every card known (the true stock order
+    included), for one seat's game points; at most ``nodes`` positions in all, so that it is
+    deterministic and bounded (:class:`OutOfNodes` past that)."""
+
+    def __init__(self, me: int, nodes: int) -> None:
+        self.me = me
+        self.left = nodes
+        self.table: dict[tuple[object, ...], tuple[int, int]] = {}
+
+    def value(self, st: State) -> int:
+        return self._ab(st, -3, 3)
+
+    def _ab(self, st: State, alpha: int, beta: int) -> int:
         if st.done:
-            return _signed(st, me)
-        if st.phase is Phase.STRICT:
-            return mariage_solve_strict(st, me, deadline)[0]
-        if time.perf_counter() > deadline:
-            raise TimeoutError
-        maxing = st.turn == me
+            return _signed(st, self.me)
+        self.left -= 1
+        if self.left < 0:
+            raise OutOfNodes
+        key = _key(st)
+        lo, hi = self.table.get(key, (-3, 3))
+        if lo >= beta or lo == hi:
+            return lo
+        if hi <= alpha:
+            return hi
+        alpha, beta = max(alpha, lo), min(beta, hi)
+        a0, b0 = alpha, beta
+        maxing = st.turn == self.me
         best = -99 if maxing else 99
-        for a in _moves(st):
+        for a in _ordered(_moves(st)):
             st.apply(a)
             try:
-                v = ab(alpha, beta)
+                v = self._ab(st, alpha, beta)
             finally:
                 st.pop()
             if maxing:
@@ -110,9 +154,13 @@ def exact_value(st: State, me: int, deadline: float) -> int:
                 beta = min(beta, v)
             if alpha >= beta:
                 break
+        if best <= a0:
+            self.table[key] = (lo, best)
+        elif best >= b0:
+            self.table[key] = (best, hi)
+        else:
+            self.table[key] = (best, best)
         return best
-
-    return ab(-99, 99)
 
 
 def _losses(values: dict[Action, float]) -> dict[Action, float]:
@@ -144,19 +192,18 @@ class _HandAnalysis:
         self.decisions: list[Decision] = []
         self.curve: list[int | None] = []
 
-    def _open(self, st: State, me: int, deadline: float | None = None) -> int | None:
+    def _open(self, st: State, search: ExactSearch) -> int | None:
         if st.phase is Phase.OPEN and st.stock_count > self.settings.open_stock_cards:
             return None
-        if deadline is None:
-            deadline = time.perf_counter() + self.settings.open_seconds
         try:
-            return exact_value(st, me, deadline)
-        except TimeoutError:
+            return search.value(st)
+        except OutOfNodes:
             return None
 
     def _curve_point(self, st: State) -> None:
         """Seat 0's open-hand value at a trick boundary (None where it is not searched)."""
-        self.curve.append(_signed(st, 0) if st.done else self._open(st, 0))
+        search = ExactSearch(0, self.settings.open_nodes)
+        self.curve.append(_signed(st, 0) if st.done else self._open(st, search))
 
     def run(self) -> None:
         st = self.game.state
@@ -200,11 +247,11 @@ class _HandAnalysis:
         )
         # open-handed, on the true position (applied and undone)
         open_vals: dict[Action, float] = {}
-        deadline = time.perf_counter() + self.settings.open_seconds
+        search = ExactSearch(seat, self.settings.open_nodes)
         for a in legal:
             st.apply(a)
             try:
-                v = self._open(st, seat, deadline)
+                v = self._open(st, search)
             finally:
                 st.pop()
             if v is None:
@@ -242,7 +289,7 @@ class _HandAnalysis:
         known = small and not st.closed  # stock exhausted: every card is known
         n = 1 if known else self.settings.strict_samples if small else self.settings.open_samples
         totals: dict[Action, float] = dict.fromkeys(legal, 0.0)
-        far = time.perf_counter() + 60.0
+        never = float("inf")  # no deadline: the same samples always give the same values
         for _ in range(n):
             opp, stock = sample_mariage(info, rng)
             sample = mariage_state(info, opp, stock)
@@ -253,9 +300,9 @@ class _HandAnalysis:
                     if sample.done:
                         v = _signed(sample, seat)
                     elif small:
-                        v = mariage_solve_strict(sample, seat, far)[0]
+                        v = mariage_solve_strict(sample, seat, None)[0]
                     else:
-                        v = mariage_playout(sample, seat, random.Random(playout_seed), far)
+                        v = mariage_playout(sample, seat, random.Random(playout_seed), never)
                 finally:
                     sample.pop()
                 totals[a] += v
