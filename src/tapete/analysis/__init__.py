@@ -6,7 +6,7 @@ of every seat with its ``expected_loss`` (from that seat's view only, over sampl
 cards), its ``open_loss`` (every card known, by the exact solvers), the best alternative and a
 label; the open-hand value curve; for Mil what the talon held, the best contract it allowed and
 whether the bid was makeable; and each seat's totals. The same ``seed`` gives the same report;
-``budget`` bounds the wall-clock seconds of one deal (past it, the remaining decisions are
+``budget`` bounds the CPU seconds of one deal (past it, the remaining decisions are
 judged open-handed only and ``complete`` is false); ``quick`` judges open-handed only.
 
 :func:`summary` keeps exactly the fields docs/analysis.md documents for ``tapete analyse

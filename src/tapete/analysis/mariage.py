@@ -53,7 +53,7 @@ class MariageSettings:
     #: is exhausted) in the strict phase with at most this many cards in hand, else played out
     exact_cards: int = 4
     #: the exact search with the stock still open is tried only with this many cards left in it
-    open_stock_cards: int = 2
+    open_stock_cards: int = 4
     #: the positions the open-hand search may visit for one decision (all its alternatives)
     open_nodes: int = 60_000
 
