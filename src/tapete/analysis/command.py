@@ -47,7 +47,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", type=int, default=0, help="the sampling seed (same seed, same report)")
     p.add_argument(
-        "--budget", type=float, default=10.0, help="CPU seconds per deal before judging open-handed only (default 10)"
+        "--budget",
+        type=float,
+        default=10.0,
+        help="CPU seconds per deal before judging open-handed only (default 10)",
     )
     p.set_defaults(func=run)
     return p
