@@ -155,9 +155,10 @@ def render_report(report: JSON, *, seat: int | None = None, top: int = 8) -> str
     for s, t in enumerate(report["seats"]):
         if seat is not None and s != seat:
             continue
+        expected = "" if report.get("quick") else f"expected loss {t['expected_loss']:.1f} {unit}, "
         lines.append(
-            f"  {report['players'][s]}: {t['decisions']} decisions, expected loss "
-            f"{t['expected_loss']:g} {unit}, open loss {t['open_loss']:g}, "
+            f"  {report['players'][s]}: {t['decisions']} decisions, {expected}"
+            f"open loss {t['open_loss']:.1f}, "
             f"{t['mistakes']} mistake(s), {t['blunders']} blunder(s)"
         )
     if not report.get("complete", True):
@@ -181,11 +182,11 @@ def render_summary(reports: list[JSON], seconds: float) -> str:
             c[0] += 1
             c[1] += t["mistakes"]
             c[2] += t["blunders"]
-    lines = [f"{len(reports)} deal(s) analysed in {seconds:.1f} s"]
+    quick = all(r.get("quick") for r in reports)
+    how = " (open-hand only)" if quick else ""
+    lines = [f"{len(reports)} deal(s) analysed{how} in {seconds:.1f} s"]
     for name, (e, o) in per.items():
         n, m, b = counts[name]
-        lines.append(
-            f"  {name}: average loss per deal {e / n:.1f} expected, {o / n:.1f} open; "
-            f"{m} mistake(s), {b} blunder(s)"
-        )
+        loss = f"{o / n:.1f} open" if quick else f"{e / n:.1f} expected, {o / n:.1f} open"
+        lines.append(f"  {name}: average loss per deal {loss}; {m} mistake(s), {b} blunder(s)")
     return "\n".join(lines)
