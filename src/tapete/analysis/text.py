@@ -144,7 +144,9 @@ def render_report(report: JSON, *, seat: int | None = None, top: int = 8) -> str
     """The readable report of one deal: a headline, the costliest decisions, the totals."""
     lines = _headline(report)
     decisions = [d for d in report["decisions"] if seat is None or d["seat"] == seat]
-    costly = sorted((d for d in decisions if _cost(d) > 0), key=lambda d: -_cost(d))
+    # what rounds to nothing in the unit shown is not a loss worth a line
+    least = 0.05 if report["kind"] == "mariage" else 0.5
+    costly = sorted((d for d in decisions if _cost(d) >= least), key=lambda d: -_cost(d))
     for d in costly[:top]:
         lines.append("  " + decision_line(d, report))
     if not costly:
