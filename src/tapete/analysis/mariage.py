@@ -6,9 +6,10 @@ Values are the seat's game points at the end of the hand (+1..3 if it wins, -1..
 Expected loss (what the seat knew): the seat's memory of the hand is rebuilt the way the
 ``search`` player keeps it (:class:`MariageTracker`), the opponent's hand and the stock are
 dealt at random consistently with it, and every legal action is scored on the same sampled
-deals: with the open stock by the ``search`` player's playouts (the same playout seed for every
-action of a sample), in the strict phase by the exact search (one deal once the stock is
-exhausted, since every card is then known).
+deals: with the open stock (and after a closing, until few cards are left) by the ``search``
+player's playouts (the same playout seed for every action of a sample); after a closing with
+few cards left by the exact search over sampled deals; once the stock is exhausted every card
+is known, and the expected loss is the open loss.
 
 Open loss (every card known): an exact alpha-beta search on the true position
 (:class:`ExactSearch`), in the strict phase and, with the stock still open, over the actual
@@ -49,8 +50,9 @@ class MariageSettings:
 
     open_samples: int = 40
     strict_samples: int = 8
-    #: the expected loss is searched exactly (over ``strict_samples`` deals, one once the stock
-    #: is exhausted) in the strict phase with at most this many cards in hand, else played out
+    #: the expected loss is searched exactly once the stock is exhausted (every card is then
+    #: known) and, after a closing, over ``strict_samples`` deals with at most this many cards
+    #: in hand; otherwise it is played out
     exact_cards: int = 4
     #: the exact search with the stock still open is tried only with this many cards left in it
     open_stock_cards: int = 4
@@ -263,8 +265,12 @@ class _HandAnalysis:
             ol = _losses(open_vals)
             d.open_loss = ol[action]
             open_best = min(ol, key=lambda a: ol[a])
+        known = st.phase is Phase.STRICT and not st.closed  # exhausted: every card is known
         if not self.quick and self.budget.left():
-            ex = self._expected(st, seat, legal, info, index)
+            # with every card known the seat's own judgement is the open-hand one
+            ex = _losses(open_vals) if known and open_vals else None
+            if ex is None:
+                ex = self._expected(st, seat, legal, info, index)
             if ex is not None:
                 d.expected_loss = ex[action]
                 best = min(ex, key=lambda a: ex[a])
@@ -285,9 +291,14 @@ class _HandAnalysis:
     ) -> dict[Action, float] | None:
         rng = decision_rng(self.seed, self.deal, -1 if index is None else index)
         # the exact search once few cards are left, playouts before (as the search player)
-        small = st.phase is Phase.STRICT and st.hands[seat].bit_count() <= self.settings.exact_cards
-        known = small and not st.closed  # stock exhausted: every card is known
+        strict = st.phase is Phase.STRICT
+        known = strict and not st.closed  # stock exhausted: every card is known
+        small = known or (strict and st.hands[seat].bit_count() <= self.settings.exact_cards)
         n = 1 if known else self.settings.strict_samples if small else self.settings.open_samples
+        if st.phase is Phase.OPEN and st.stock_count <= self.settings.open_stock_cards:
+            got = self._expected_exact(seat, legal, info, rng)
+            if got is not None:
+                return got
         totals: dict[Action, float] = dict.fromkeys(legal, 0.0)
         never = float("inf")  # no deadline: the same samples always give the same values
         for _ in range(n):
@@ -306,6 +317,30 @@ class _HandAnalysis:
                 finally:
                     sample.pop()
                 totals[a] += v
+        return _losses({a: t / n for a, t in totals.items()})
+
+    def _expected_exact(
+        self, seat: int, legal: list[Action], info: MariageInfo, rng: random.Random
+    ) -> dict[Action, float] | None:
+        """Near the end of the open stock: the exact search on each of ``strict_samples``
+        sampled deals (few cards are unseen then), within twice the open search's allowance
+        for the whole decision; None if it runs out."""
+        left = 2 * self.settings.open_nodes
+        n = self.settings.strict_samples
+        totals: dict[Action, float] = dict.fromkeys(legal, 0.0)
+        for _ in range(n):
+            opp, stock = sample_mariage(info, rng)
+            sample = mariage_state(info, opp, stock)
+            search = ExactSearch(seat, left)
+            for a in legal:
+                sample.apply(a)
+                try:
+                    totals[a] += search.value(sample)
+                except OutOfNodes:
+                    return None
+                finally:
+                    sample.pop()
+            left = search.left
         return _losses({a: t / n for a, t in totals.items()})
 
 
