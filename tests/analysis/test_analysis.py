@@ -14,6 +14,7 @@ from tapete.analysis import THRESHOLDS, analyse_deal, analyse_record, label_for,
 from tapete.analysis.adapters import mariage_solve_strict
 from tapete.bots import RandomBot
 from tapete.cards import parse_card
+from tapete.errors import RecordError
 from tapete.mariage.actions import action_from_json
 from tapete.mariage.game import MariageGame
 from tapete.mariage.state import Phase as MPhase
@@ -22,7 +23,7 @@ from tapete.mil.game import MilGame
 from tapete.mil.state import Phase, State
 from tapete.records import load
 from tapete.solver import best_moves
-from tapete.solver.command import position_at, position_from_state
+from tapete.solver.command import position_from_state
 
 HERE = Path(__file__).parent
 CRAFTED = load(HERE / "crafted.jsonl")
@@ -162,20 +163,26 @@ def test_mil_open_loss_is_the_solvers_on_every_card_of_random_deals(profile: str
     assert checked > 100
 
 
-def test_the_curve_starts_at_the_value_tapete_solve_gives() -> None:
+def test_the_curve_starts_at_the_value_tapete_solve_gives(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from tapete.cli import main
+
     ref = REFERENCE / "mil-club.jsonl"
     if not ref.exists():
         pytest.skip("the reference records are not beside this checkout")
     record = load(ref)[0]
-    from tapete.solver import solve
-
+    checked = 0
     for report in analyse_record(record, list(range(6)), quick=True):
         if not report["open_values"]:
             continue
-        pos = position_at(str(ref), 0, report["deal"], None)
-        assert report["open_values"][0] == solve(pos)
+        capsys.readouterr()
+        assert main(["solve", str(ref), "--deal", str(report["deal"]), "--json"]) == 0
+        assert report["open_values"][0] == json.loads(capsys.readouterr().out)["value"]
         assert report["open_values"][-1] == report["raw"][report["declarer"]]
         assert len(report["open_values"]) == 9
+        checked += 1
+    assert checked >= 4
 
 
 def _random_mariage_record(seed: int) -> dict[str, Any]:
@@ -286,3 +293,28 @@ def test_a_seat_filter_judges_only_that_seat() -> None:
     record, _ = _crafted("mil_ruff")
     report = analyse_deal(record, 0, quick=True, seats={1})
     assert report["decisions"] and {d["seat"] for d in report["decisions"]} == {1}
+
+
+def test_a_live_tables_record_gives_its_finished_deals_only() -> None:
+    game = MariageGame(seed=31)
+    bot = RandomBot()
+    rng = random.Random(31)
+    while len(game.finished) < 1 or not game.state.history:
+        turn = game.turn
+        assert turn is not None
+        game.apply(bot.act(game.view(turn), rng))
+    record = game.to_record()  # the hand in progress is written last, without a result
+    assert analyse_deal(record, 0, quick=True)["deal"] == 0
+    with pytest.raises(RecordError, match="deal 1 is out of range"):
+        analyse_deal(record, 1, quick=True)
+
+
+def test_a_conceded_and_an_annulled_deal_have_no_curve() -> None:
+    ref = REFERENCE / "mil-club.jsonl"
+    if not ref.exists():
+        pytest.skip("the reference records are not beside this checkout")
+    record = load(ref)[0]
+    conceded, annulled = (analyse_deal(record, k, quick=True) for k in (6, 9))
+    assert conceded["rospis"] and conceded["open_values"] == []
+    assert conceded["best_contract"] is not None or conceded["bid_makeable"] is False
+    assert annulled["annulled"] and annulled["open_values"] == []
