@@ -12,6 +12,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from tapete.analysis import command as analyse
 from tapete.cli import arena, play, replay, serve, simulate, solve
 from tapete.cli.common import play_game, seat_rng
 from tapete.games import kind
@@ -19,7 +20,7 @@ from tapete.games import kind
 __all__ = ["build_parser", "main", "play_game", "seat_rng"]
 
 #: the sub-commands, in the order ``tapete --help`` lists them
-COMMANDS = (serve, play, simulate, replay, solve, arena)
+COMMANDS = (serve, play, simulate, replay, solve, analyse, arena)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,157 @@
+"""``tapete analyse FILE.jsonl [--game G] [--deal D] [--seat S] [--quick] [--json OUT] [--seed N]``.
+
+A readable report per deal (costliest decisions first), a progress bar over many deals on a
+terminal, and a summary at the end; ``--json OUT`` also writes one object per deal (the fields
+of docs/analysis.md; ``-`` writes them to standard output instead of the report). Bad input
+(a missing file, a record that does not replay, a game, deal or seat out of range) is one
+error line and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import IO, Any
+
+from tapete.analysis import _Replayed, summary
+from tapete.analysis.text import render_report, render_summary
+from tapete.errors import RecordError
+from tapete.game import JSON
+from tapete.records import load
+
+__all__ = ["add_parser", "run"]
+
+_SEATS = {"mil": 3, "mariage": 2}
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``analyse`` sub-command to an argparse ``add_subparsers()`` object."""
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "analyse", help="what each decision of a recorded deal cost (deal review)"
+    )
+    p.add_argument("file")
+    p.add_argument(
+        "--game", dest="game_index", type=int, default=None, help="only this game of the file"
+    )
+    p.add_argument("--deal", type=int, default=None, help="only this deal of each game (from 0)")
+    p.add_argument("--seat", type=int, default=None, help="only this seat's decisions")
+    p.add_argument("--quick", action="store_true", help="open-hand judgement only (fast)")
+    p.add_argument(
+        "--json",
+        dest="json_out",
+        default=None,
+        help="write one JSON object per deal here (- : stdout)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="the sampling seed (same seed, same report)")
+    p.add_argument(
+        "--budget",
+        type=float,
+        default=10.0,
+        help="CPU seconds per deal before judging open-handed only (default 10)",
+    )
+    p.set_defaults(func=run)
+    return p
+
+
+class _Bad(ValueError):
+    pass
+
+
+def _plan(args: argparse.Namespace) -> list[tuple[_Replayed, list[int]]]:
+    path = args.file
+    try:
+        records = load(path)
+    except OSError as exc:
+        raise _Bad(f"cannot read {path}: {exc.strerror or exc}") from None
+    except RecordError as exc:
+        raise _Bad(f"{path}: {exc}") from None
+    if not records:
+        raise _Bad(f"{path} holds no game")
+    if args.game_index is not None and not 0 <= args.game_index < len(records):
+        raise _Bad(
+            f"{path} holds {len(records)} game(s): --game must be in 0..{len(records) - 1}, "
+            f"not {args.game_index}"
+        )
+    chosen = range(len(records)) if args.game_index is None else [args.game_index]
+    plan = []
+    for g in chosen:
+        try:
+            r = _Replayed(records[g], g)
+        except RecordError as exc:
+            raise _Bad(f"{path}: {exc}") from None
+        seats = _SEATS[records[g]["game"]]
+        if args.seat is not None and not 0 <= args.seat < seats:
+            raise _Bad(
+                f"game {g} has {seats} seats: --seat must be in 0..{seats - 1}, not {args.seat}"
+            )
+        if args.deal is not None:
+            if not 0 <= args.deal < r.count:
+                raise _Bad(
+                    f"game {g} has {r.count} finished deal(s): --deal must be in "
+                    f"0..{r.count - 1}, not {args.deal}"
+                )
+            deals = [args.deal]
+        else:
+            deals = list(range(r.count))
+        plan.append((r, deals))
+    return plan
+
+
+def _bar(done: int, total: int, start: float, out: IO[str]) -> None:
+    width = 30
+    filled = width * done // total
+    spent = time.perf_counter() - start
+    out.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} deals {spent:.0f} s")
+    out.flush()
+
+
+def run(args: argparse.Namespace) -> int:
+    """The ``tapete analyse`` command; returns the exit status (2 on bad input)."""
+    try:
+        plan = _plan(args)
+        json_out: IO[str] | None = None
+        if args.json_out not in (None, "-"):
+            target = Path(args.json_out)
+            if target.is_dir() or not target.parent.is_dir():
+                raise _Bad(f"--json {target}: cannot write a file there")
+    except _Bad as exc:
+        print(f"tapete analyse: {exc}", file=sys.stderr)
+        return 2
+    total = sum(len(d) for _, d in plan)
+    show_bar = total > 1 and sys.stderr.isatty()
+    to_stdout = args.json_out == "-"
+    seats = None if args.seat is None else {args.seat}
+    reports: list[JSON] = []
+    start = time.perf_counter()
+    if args.json_out not in (None, "-"):
+        json_out = open(args.json_out, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+    try:
+        for r, deals in plan:
+            for d in deals:
+                rep = r.analyse(
+                    d, seed=args.seed, quick=args.quick, budget=args.budget, seats=seats
+                )
+                reports.append(rep)
+                line = json.dumps(summary(rep), ensure_ascii=False)
+                if to_stdout:
+                    print(line)
+                else:
+                    if json_out is not None:
+                        json_out.write(line + "\n")
+                    if show_bar:
+                        sys.stderr.write("\r" + " " * 60 + "\r")
+                    print(render_report(rep, seat=args.seat))
+                    print()
+                if show_bar:
+                    _bar(len(reports), total, start, sys.stderr)
+    finally:
+        if json_out is not None:
+            json_out.close()
+    if show_bar:
+        sys.stderr.write("\n")
+    if not to_stdout:
+        print(render_summary(reports, time.perf_counter() - start))
+    return 0

@@ -1,0 +1,86 @@
+"""``tapete analyse``: the readable report, the JSON lines, and one-line errors with status 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tapete.cli import main
+
+HERE = Path(__file__).parent
+CRAFTED = HERE / "crafted.jsonl"
+
+
+def test_the_report_puts_the_costliest_decision_first(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyse", str(CRAFTED), "--game", "0", "--quick"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0] == "game 0, deal 0 (club)"
+    assert "Ana declared: bid 100, contract 145, took 150 (made)" in out
+    costs = [ln for ln in lines if ln.startswith("  trick ")]
+    assert costs[0].startswith("  trick 2, Ana") or costs[0].startswith("  trick 3, Bruno")
+    assert any("Bruno played 10♥" in ln and "J♥ was better [blunder]" in ln for ln in costs)
+    assert "1 deal(s) analysed" in out
+
+
+def test_json_holds_one_object_per_deal_with_the_documented_fields(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "review.jsonl"
+    assert main(["analyse", str(CRAFTED), "--quick", "--json", str(out)]) == 0
+    rows = [json.loads(ln) for ln in out.read_text().splitlines()]
+    assert [(r["game"], r["deal"]) for r in rows] == [(0, 0), (1, 0), (2, 0)]
+    for r in rows:
+        assert set(r) == {"game", "deal", "open_values", "decisions", "seats"}
+    assert len(rows[0]["open_values"]) == 9
+    assert "3 deal(s) analysed" in capsys.readouterr().out
+
+
+def test_json_to_standard_output_and_a_seat_filter(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["analyse", str(CRAFTED), "--game", "2", "--deal", "0", "--seat", "1"]
+    assert main([*args, "--quick", "--json", "-"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["decisions"] and {d["seat"] for d in row["decisions"]} == {1}
+
+
+def test_the_same_seed_prints_the_same_report(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["analyse", str(CRAFTED), "--game", "1", "--seed", "4", "--json", "-"]
+    assert main(args) == 0
+    first = capsys.readouterr().out
+    assert main(args) == 0
+    assert capsys.readouterr().out == first
+
+
+def _error(capsys: pytest.CaptureFixture[str], args: list[str]) -> str:
+    assert main(["analyse", *args]) == 2
+    cap = capsys.readouterr()
+    err = cap.err.strip()
+    assert cap.out == "" and len(err.splitlines()) == 1 and err.startswith("tapete analyse: ")
+    return err
+
+
+def test_bad_input_is_one_line_and_status_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert "cannot read" in _error(capsys, [str(tmp_path / "nope.jsonl")])
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{not json\n")
+    assert "malformed JSON" in _error(capsys, [str(bad)])
+    rec = json.loads(CRAFTED.read_text().splitlines()[0])
+    rec["deals"][0]["result"]["raw"][0] += 1
+    wrong = tmp_path / "wrong.jsonl"
+    wrong.write_text(json.dumps(rec) + "\n")
+    assert "result differs" in _error(capsys, [str(wrong)])
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    assert "holds no game" in _error(capsys, [str(empty)])
+    assert "--deal must be in 0..0, not 3" in _error(capsys, [str(CRAFTED), "--deal", "3"])
+    assert "--game must be in 0..2, not 7" in _error(capsys, [str(CRAFTED), "--game", "7"])
+    assert "--seat must be in 0..1, not 2" in _error(
+        capsys, [str(CRAFTED), "--game", "2", "--seat", "2"]
+    )
+    assert "cannot write" in _error(
+        capsys, [str(CRAFTED), "--json", str(tmp_path / "no" / "x.jsonl")]
+    )
