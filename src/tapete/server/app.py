@@ -667,7 +667,7 @@ def uvicorn_config(app: Starlette, host: str, port: int, limits: Limits, **optio
         host=host,
         port=port,
         http=guarded_h11(limits, app.state.refusals),
-        ws="websockets",
+        ws="websockets-sansio",
         ws_max_size=limits.ws_max_size,
         ws_ping_interval=limits.ws_ping_interval_s,
         ws_ping_timeout=limits.ws_ping_timeout_s,
