@@ -31,6 +31,7 @@ from tapete.server import stats
 from tapete.server.db import default_db_url, make_engine, upgrade
 from tapete.server.i18n import LANGUAGES
 from tapete.server.limits import Limits, RefusalLog, TokenBuckets, parse_count
+from tapete.server.openapi import openapi_document
 from tapete.server.rules import rules_page
 from tapete.server.security import LOOPBACK_HOSTS, Guard
 from tapete.server.tables import SEATS, Table, TableError, TableManager
@@ -302,6 +303,9 @@ class Server:
                 "default_delay_ms": self.delay_ms,
             }
         )
+
+    async def openapi(self, request: Request) -> Response:
+        return JSONResponse(openapi_document(self.limits))
 
     async def create_table(self, request: Request) -> Response:
         body = await request.body()
@@ -591,11 +595,15 @@ def create_app(
         finally:
             await manager.close()
             server.hint_pool.shutdown(wait=False, cancel_futures=True)
+            server.hint_pool = ThreadPoolExecutor(
+                limits.hint_workers, thread_name_prefix="tapete-hint"
+            )
             engine.dispose()
 
     routes = [
         Route("/", server.index),
         Route("/api/config", server.config),
+        Route("/api/openapi.json", server.openapi),
         Route("/api/tables", server.create_table, methods=["POST"]),
         Route("/api/tables", server.list_tables, methods=["GET"]),
         Route("/api/tables/live", server.live_tables),

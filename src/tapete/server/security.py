@@ -97,8 +97,12 @@ class Guard:
         refusals: RefusalLog,
         trusted_hosts: Iterable[str] | None = None,
         allowed_origins: Iterable[str] = (),
+        json_paths: Iterable[str] = ("/api/tables",),
     ) -> None:
         self.app = app
+        #: the paths that change state: a POST there must be JSON (elsewhere the router
+        #: answers 405)
+        self.json_paths = frozenset(json_paths)
         self.limits = limits
         self.refusals = refusals
         self.trusted_hosts = (
@@ -185,7 +189,7 @@ class Guard:
             return
         method = scope.get("method", "GET")
         limit = self.limits.max_body_bytes
-        if method in _UNSAFE_METHODS:
+        if method in _UNSAFE_METHODS and scope.get("path") in self.json_paths:
             ctype = (_header(scope, b"content-type") or "").split(";", 1)[0].strip().lower()
             if ctype != "application/json":
                 await self._refuse(

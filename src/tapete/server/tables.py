@@ -981,7 +981,9 @@ class TableManager:
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        # a fresh pool (no thread until used): the app may serve again after its lifespan
         self.bot_pool.shutdown(wait=False, cancel_futures=True)
+        self.bot_pool = ThreadPoolExecutor(self.limits.bot_workers, thread_name_prefix="tapete-bot")
 
 
 def valid_profiles() -> Iterable[tuple[str, str]]:
