@@ -116,7 +116,7 @@ async function startTable(choice, name, seed = null) {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
   });
   if (!res.ok) throw new Error(res.body?.error || `HTTP ${res.status}`);
-  storeSession({ table: res.body.table, token: res.body.token, seat: res.body.seat ?? 0 });
+  storeSession({ table: res.body.table, token: res.body.token, seat: res.body.seat ?? 0, ranked: res.body.ranked !== false });
   leaveWatchUrl();
   rememberTable({ ...S.session, game: choice.game, profile: choice.profile, name, started: Date.now() });
   resetTableState();
@@ -1028,6 +1028,7 @@ function showOver() {
   d.replaceChildren(
     h("h2", { testid: "winner" }, v.winner === null || v.winner === undefined ? t("game_over") : (v.winner === v.seat ? t("you_won") : t("winner_is", { name: playerName(v.winner) }))),
     h("ul", { class: "final" }, v.players.map((n, i) => h("li", {}, h("strong", {}, n), ` ${fmt(scores?.[i] ?? 0)}`))),
+    S.session?.ranked === false ? h("p", { class: "note", testid: "not-ranked" }, t("not_ranked")) : null,
     h("div", { class: "dlgbuttons" },
       h("a", { class: "btnlink", testid: "download-record", href: rec, download: `tapete-${S.session.table}.json` }, t("download_record")),
       h("button", { type: "button", testid: "over-close", onclick: () => hideDialog("over") }, t("see_table")),
@@ -1075,7 +1076,7 @@ async function main() {
   if (stored?.table && stored?.token) {
     const res = await api(`/api/tables/${encodeURIComponent(stored.table)}?token=${encodeURIComponent(stored.token)}`).catch(() => ({ ok: false, status: 0 }));
     if (res.ok || res.status === 0 || res.status >= 500) {
-      S.session = { ...stored, seat: res.body?.seat ?? stored.seat ?? 0 };
+      S.session = { ...stored, seat: res.body?.seat ?? stored.seat ?? 0, ranked: res.body?.ranked ?? stored.ranked };
       renderAll();
       connect();
       return;
