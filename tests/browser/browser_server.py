@@ -33,7 +33,7 @@ class LiveServer:
         from tapete.server.app import create_app, default_trusted_hosts, uvicorn_config
         from tapete.server.limits import Limits
 
-        limits = Limits(create_burst=100_000, hint_burst=100_000)
+        limits = Limits(create_burst=100_000, hint_burst=100_000, list_cache_s=0)
         app = create_app(
             db_url=f"sqlite:///{self.db_path}",
             delay_ms=0,

@@ -21,7 +21,7 @@ from tapete.server.app import create_app
 from tapete.server.limits import Limits
 
 #: the server's limits with the per-client rate limits lifted (tests play fast)
-TEST_LIMITS = Limits(create_burst=100_000, hint_burst=100_000)
+TEST_LIMITS = Limits(create_burst=100_000, hint_burst=100_000, hint_processes=0, list_cache_s=0)
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from starlette.websockets import WebSocketDisconnect
 from tapete.server.app import create_app
 from tapete.server.limits import Limits
 
-TEST_LIMITS = Limits(create_burst=100_000, hint_burst=100_000)
+TEST_LIMITS = Limits(create_burst=100_000, hint_burst=100_000, hint_processes=0, list_cache_s=0)
 
 # ---------------------------------------------------------------------- 5. no 500s
 
@@ -147,9 +147,10 @@ def test_websockets_per_client_and_per_table_are_bounded(make_app: MakeApp) -> N
     app = make_app(limits=Limits(max_sockets_per_client=3, max_sockets_per_table=2))
     with TestClient(app) as client:
         table_id, _ = new_table(client)
-        with client.websocket_connect(f"/ws/{table_id}") as a, client.websocket_connect(
-            f"/ws/{table_id}"
-        ) as b:
+        with (
+            client.websocket_connect(f"/ws/{table_id}") as a,
+            client.websocket_connect(f"/ws/{table_id}") as b,
+        ):
             a.receive_json(), b.receive_json()
             with client.websocket_connect(f"/ws/{table_id}") as c:
                 assert c.receive_json()["code"] == "too_many"
@@ -369,7 +370,9 @@ def test_an_external_lock_neither_freezes_nor_drops_the_person(
 
 
 def test_hints_are_budgeted_per_seat(make_app: MakeApp) -> None:
-    app = make_app(limits=Limits(hint_burst=3, hint_refill_s=60, create_burst=100))
+    app = make_app(
+        limits=Limits(hint_burst=3, hint_refill_s=60, create_burst=100, hint_processes=0)
+    )
     with TestClient(app) as client:
         table_id, token = new_table(client, game="mariage", seed=3)
         with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
@@ -442,3 +445,35 @@ def test_computers_wait_for_the_person_when_nobody_is_connected(
     version = client.get(f"/api/tables/{table_id}").json()["version"]
     time.sleep(0.3)
     assert client.get(f"/api/tables/{table_id}").json()["version"] == version
+
+
+def test_hints_run_in_a_worker_process(make_app: MakeApp) -> None:
+    """The default: a hint is computed in a worker process (not holding the event loop's
+    interpreter lock); it is the same legal suggestion."""
+    app = make_app(limits=Limits(hint_processes=1, create_burst=100))
+    with TestClient(app) as client:
+        table_id, token = new_table(client, game="mariage", seed=3)
+        with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
+            me = Session(ws)
+            view = me.wait_turn()
+            ws.send_json({"type": "hint"})
+            while (m := me.receive())["type"] != "hint":
+                assert m["type"] != "error", m
+    assert m["action"] in view["legal"] and m["reason_key"] != "no_suggestion", m
+    assert app.state.server.hint_pool.processes == 1
+
+
+def test_a_flood_of_the_same_list_costs_one_query(
+    make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = make_app(limits=Limits(list_cache_s=60, create_burst=100))
+    with TestClient(app) as client:
+        new_table(client)
+        manager = app.state.manager
+        calls = []
+        real = manager.live_tables
+        monkeypatch.setattr(
+            manager, "live_tables", lambda *a, **k: calls.append(1) or real(*a, **k)
+        )
+        pages = [client.get("/api/tables/live").json() for _ in range(50)]
+    assert len(calls) == 1 and all(p == pages[0] and len(p) == 1 for p in pages)

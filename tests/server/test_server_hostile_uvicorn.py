@@ -20,6 +20,8 @@ from tapete.server.limits import Limits
 LIMITS = Limits(
     create_burst=1000,
     hint_burst=1000,
+    hint_processes=0,
+    list_cache_s=0,
     max_connections_per_client=8,
     request_timeout_s=0.5,
     keep_alive_s=1,

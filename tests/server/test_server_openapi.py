@@ -29,7 +29,7 @@ def _app(path: Path):  # type: ignore[no-untyped-def]
     app = create_app(
         f"sqlite:///{path}",
         delay_ms=0,
-        limits=Limits(create_burst=100_000, hint_burst=100_000),
+        limits=Limits(create_burst=100_000, hint_burst=100_000, hint_processes=0, list_cache_s=0),
     )
     set_secret(app)
     return app

@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import json
 import logging
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +24,11 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from tapete.bots.reasons import Reason
 from tapete.games import PROFILES
 from tapete.server import stats
 from tapete.server.db import default_db_url, make_engine, upgrade
+from tapete.server.hints import HintPool
 from tapete.server.i18n import LANGUAGES
 from tapete.server.limits import Limits, RefusalLog, TokenBuckets, parse_count
 from tapete.server.openapi import openapi_document
@@ -287,9 +287,13 @@ class Server:
         self.limits = limits or Limits()
         #: hints per (table, seat)
         self.hints = TokenBuckets(self.limits.hint_burst, self.limits.hint_refill_s)
-        #: the worker threads that compute hints (the computer players have their own)
-        self.hint_pool = ThreadPoolExecutor(
-            self.limits.hint_workers, thread_name_prefix="tapete-hint"
+        #: (list, parameters) -> (time it expires, the page)
+        self.list_cache: dict[tuple[Any, ...], tuple[float, Any]] = {}
+        #: the workers that compute hints (the computer players have their own)
+        self.hint_pool = HintPool(
+            processes=self.limits.hint_processes,
+            threads=self.limits.hint_workers,
+            max_pending=self.limits.max_pending_hints,
         )
 
     # ------------------------------------------------------------------ HTTP
@@ -351,6 +355,19 @@ class Server:
             headers={"Content-Disposition": f'attachment; filename="tapete-{table.id}.json"'},
         )
 
+    def _cached(self, key: tuple[Any, ...], make: Any) -> Response:
+        """``make()``'s page, kept for ``list_cache_s`` seconds under ``key``."""
+        now = time.monotonic()
+        hit = self.list_cache.get(key)
+        if hit is not None and hit[0] > now:
+            return JSONResponse(hit[1])
+        page = make()
+        if self.limits.list_cache_s > 0:
+            if len(self.list_cache) >= 1024:
+                self.list_cache.clear()
+            self.list_cache[key] = (now + self.limits.list_cache_s, page)
+        return JSONResponse(page)
+
     def _page(self, request: Request, default: int) -> tuple[int, int | None]:
         """``limit`` (1 to the page bound) and ``before`` (a table id: the page holds older
         tables only) from the query; raise :class:`BadRequest`."""
@@ -373,14 +390,19 @@ class Server:
             limit, before = self._page(request, 50)
         except BadRequest as exc:
             return _error(400, exc.message)
-        return JSONResponse(self.manager.list_tables(name, limit=limit, before=before))
+        return self._cached(
+            ("tables", name, limit, before),
+            lambda: self.manager.list_tables(name, limit=limit, before=before),
+        )
 
     async def live_tables(self, request: Request) -> Response:
         try:
             limit, before = self._page(request, 30)
         except BadRequest as exc:
             return _error(400, exc.message)
-        return JSONResponse(self.manager.live_tables(limit, before=before))
+        return self._cached(
+            ("live", limit, before), lambda: self.manager.live_tables(limit, before=before)
+        )
 
     async def player_stats(self, request: Request) -> Response:
         try:
@@ -416,8 +438,11 @@ class Server:
             offset = parse_count(q.get("offset"), "offset", low=0, high=100_000, default=0)
         except ValueError as exc:
             return _error(400, str(exc))
-        with self.manager.sessions() as session:
-            return JSONResponse(stats.ranking(session, game, target, limit, offset=offset))
+        def page() -> Any:
+            with self.manager.sessions() as session:
+                return stats.ranking(session, game, target, limit, offset=offset)
+
+        return self._cached(("ranking", game, target, limit, offset), page)
 
     async def rules(self, request: Request) -> Response:
         profile = request.path_params["profile"]
@@ -512,8 +537,6 @@ class Server:
             await self._hint(table, conn)
 
     async def _hint(self, table: Table, conn: Connection) -> None:
-        from tapete.bots import Reason, suggest
-
         seat = conn.seat
         if seat is None or table.game.over or table.game.turn != seat:
             raise TableError("not_your_turn", "a hint is for the seat to act, when it is its turn")
@@ -524,33 +547,28 @@ class Server:
                 f"more than {self.limits.hint_burst} hints in a short time: ask again in "
                 f"{max(1, round(wait))} s",
             )
+        if self.hint_pool.busy():
+            raise TableError(
+                "rate_limited", "the server is busy with other hints: ask again in a moment"
+            )
         version = table.version
         view = table.game.view(seat)
-        loop = asyncio.get_running_loop()
         try:
-            action, reason = await asyncio.wait_for(
-                loop.run_in_executor(
-                    self.hint_pool,
-                    functools.partial(suggest, table.game_name, view, key=table.id),
-                ),
-                timeout=self.hint_timeout_s,
+            payload = await self.hint_pool.hint(
+                table.game_name, view, table.id, self.hint_timeout_s
             )
-            data = action if isinstance(action, dict) else action.to_json()
         except asyncio.CancelledError:
             raise
         except Exception:
             log.exception("table %s: no hint for seat %d", table.id, seat)
-            data, reason = view["legal"][0], Reason("no_suggestion")
-        conn.push_json(
-            {
-                "type": "hint",
-                "version": version,
-                "action": data,
+            reason = Reason("no_suggestion")
+            payload = {
+                "action": view["legal"][0],
                 "reason": str(reason),
                 "reason_key": reason.key,
                 "reason_args": reason.wire_args(),
             }
-        )
+        conn.push_json({"type": "hint", "version": version, **payload})
 
 
 def create_app(
@@ -594,10 +612,7 @@ def create_app(
             yield
         finally:
             await manager.close()
-            server.hint_pool.shutdown(wait=False, cancel_futures=True)
-            server.hint_pool = ThreadPoolExecutor(
-                limits.hint_workers, thread_name_prefix="tapete-hint"
-            )
+            server.hint_pool.shutdown()  # (made again on the next hint)
             engine.dispose()
 
     routes = [

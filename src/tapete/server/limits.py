@@ -61,12 +61,19 @@ class Limits:
     #: ``hint_refill_s`` seconds
     hint_burst: int = 5
     hint_refill_s: float = 3.0
-    #: worker threads for the computer players and for hints (separate pools, so that a
-    #: flood of hints never delays a computer move)
+    #: worker threads for the computer players, and for hints worker processes (0: threads,
+    #: ``hint_workers`` of them): separate pools, so that a flood of hints never delays a
+    #: computer move, and hints in processes do not hold the event loop's interpreter lock
     bot_workers: int = 4
+    hint_processes: int = 1
     hint_workers: int = 2
+    #: hints waiting for a worker; past this a new one is refused at once
+    max_pending_hints: int = 16
     #: the longest page of any list (tables, live tables, ranking)
     max_page: int = 100
+    #: a page of a list is answered from memory for this long (a flood of the same list
+    #: costs one query a second; 0: no cache)
+    list_cache_s: float = 1.0
     #: a table whose person never opened it is closed (status ``expired``) after this time
     unopened_ttl_s: float = 3600.0
     #: an unfinished table with no action for this long is closed (status ``abandoned``)
