@@ -477,3 +477,14 @@ def test_a_flood_of_the_same_list_costs_one_query(
         )
         pages = [client.get("/api/tables/live").json() for _ in range(50)]
     assert len(calls) == 1 and all(p == pages[0] and len(p) == 1 for p in pages)
+
+
+def test_serve_takes_trusted_hosts_and_allowed_origins() -> None:
+    from tapete.cli import _names, build_parser
+
+    args = build_parser().parse_args(
+        ["serve", "--trusted-hosts", "tapete.example, localhost", "--allowed-origins", "*"]
+    )
+    assert _names(args.trusted_hosts) == ("tapete.example", "localhost")
+    assert _names(args.allowed_origins) == ("*",)
+    assert _names(build_parser().parse_args(["serve"]).trusted_hosts) is None

@@ -608,6 +608,7 @@ def create_app(
         # the unfinished tables are rebuilt in the background, one at a time, in a worker
         # thread: the server answers at once (a table someone opens is rebuilt on the spot)
         manager.start_background()
+        server.hint_pool.warm()
         try:
             yield
         finally:

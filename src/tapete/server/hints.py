@@ -30,6 +30,13 @@ def hint_payload(game: str, view: dict[str, Any], key: Hashable | None) -> dict[
     }
 
 
+def _ready() -> bool:
+    """Import the bots in a new worker (so that the first hint does not wait for it)."""
+    import tapete.bots  # noqa: F401
+
+    return True
+
+
 class HintPool:
     """``processes`` worker processes (0: ``threads`` worker threads) for hints."""
 
@@ -49,6 +56,11 @@ class HintPool:
             else:
                 self._executor = ThreadPoolExecutor(self.threads, thread_name_prefix="tapete-hint")
         return self._executor
+
+    def warm(self) -> None:
+        """Start the workers now (at start-up) rather than on the first hint."""
+        if self.processes > 0:
+            self._pool().submit(_ready)
 
     def busy(self) -> bool:
         return self.pending >= self.max_pending
