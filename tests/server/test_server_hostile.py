@@ -354,6 +354,10 @@ def test_an_external_lock_neither_freezes_nor_drops_the_person(
             assert took < 1.5, f"the refusal took {took:.2f} s"
             r = client.post("/api/tables", json={"game": "mil", "name": "Ana"})
             assert r.status_code == 503 and "try again" in r.json()["error"]
+            # a second connection of the person opens meanwhile
+            app.state.manager.opened.clear()
+            with client.websocket_connect(f"/ws/{table_id}?token={token}") as again:
+                assert again.receive_json()["type"] == "view"
         finally:
             other.execute("ROLLBACK")
             other.close()

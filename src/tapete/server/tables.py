@@ -602,12 +602,16 @@ class TableManager:
         """The person connected to the table: it does not expire unopened."""
         if table.id in self.opened:
             return
-        with self.sessions.begin() as session:
-            session.execute(
-                update(TableRow)
-                .where(TableRow.id == table.id, TableRow.opened_at.is_(None))
-                .values(opened_at=utcnow())
-            )
+        try:
+            with self.sessions.begin() as session:
+                session.execute(
+                    update(TableRow)
+                    .where(TableRow.id == table.id, TableRow.opened_at.is_(None))
+                    .values(opened_at=utcnow())
+                )
+        except Exception as exc:  # a locked database: noted at the next connection
+            self.failed_writes.note("opened", f"table {table.id}", str(exc))
+            return
         self.opened.add(table.id)
 
     def _write_failed(self, table: Table, n: int, data: JSON, exc: Exception) -> bool:
