@@ -474,7 +474,7 @@ class Server:
     async def websocket(self, websocket: WebSocket) -> None:
         await websocket.accept()
         table_id = table_id_of(websocket.path_params["table_id"])
-        table = None if table_id is None else self.manager.get(table_id)
+        table = None if table_id is None else await self.manager.load(table_id)
         lang = websocket.query_params.get("lang", "en")
         lang = lang if lang in LANGUAGES else "en"
         if table is None:

@@ -588,6 +588,24 @@ class TableManager:
             out["seed"] = row.seed
         return out
 
+    async def load(self, table_id: int) -> Table | None:
+        """:meth:`get`, with the rebuild of a table not in memory done in a worker thread
+        (a long log takes tens of milliseconds to replay: not on the event loop)."""
+        table = self.tables.get(table_id)
+        if table is not None and not table.broken:
+            return table
+        loop = asyncio.get_running_loop()
+        loaded = await loop.run_in_executor(
+            self.bot_pool, functools.partial(self.get, table_id, keep=False)
+        )
+        if loaded is None:
+            return None
+        current = self.tables.get(table_id)
+        if current is not None and not current.broken:
+            return current  # loaded meanwhile by another connection
+        self.tables[table_id] = loaded
+        return loaded
+
     def record_of(self, table_id: int) -> tuple[Table, JSON] | None:
         """The table and its :meth:`record` (rebuilt from the database if it is not in
         memory; safe in a worker thread: it changes no shared state)."""
