@@ -492,3 +492,19 @@ def test_serve_takes_trusted_hosts_and_allowed_origins() -> None:
     assert _names(args.trusted_hosts) == ("tapete.example", "localhost")
     assert _names(args.allowed_origins) == ("*",)
     assert _names(build_parser().parse_args(["serve"]).trusted_hosts) is None
+
+
+def test_flood_messages_of_asyncio_and_uvicorn_are_let_through_once_a_minute() -> None:
+    from tapete.server.limits import OnceFilter
+
+    now = [0.0]
+    once = OnceFilter("Exceeded concurrency limit.", clock=lambda: now[0])
+
+    def record(msg: str) -> logging.LogRecord:
+        return logging.LogRecord("uvicorn.error", logging.WARNING, "x", 1, msg, None, None)
+
+    passed = [once.filter(record("Exceeded concurrency limit.")) for _ in range(1000)]
+    assert passed.count(True) == 1 and once.filter(record("something else"))
+    now[0] = 61.0
+    later = record("Exceeded concurrency limit.")
+    assert once.filter(later) and "999 more like it" in str(later.msg)

@@ -113,6 +113,11 @@ def raise_file_limit() -> int:
 
 
 def quiet_accept_errors() -> None:
-    """asyncio logs "socket.accept() out of system resource" with a traceback on every
-    failed accept: let one through a minute."""
+    """Messages logged once per attempt under a flood: asyncio's "socket.accept() out of
+    system resource" (with a traceback, on every failed accept), uvicorn's "Exceeded
+    concurrency limit." and "Invalid HTTP request received.": let each through once a
+    minute."""
     logging.getLogger("asyncio").addFilter(OnceFilter("socket.accept() out of system resource"))
+    uvicorn_log = logging.getLogger("uvicorn.error")
+    uvicorn_log.addFilter(OnceFilter("Exceeded concurrency limit."))
+    uvicorn_log.addFilter(OnceFilter("Invalid HTTP request received."))
