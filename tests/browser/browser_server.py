@@ -15,7 +15,10 @@ def free_port() -> int:
 
 
 class LiveServer:
-    """create_app(db_url, delay_ms=0) served by uvicorn on 127.0.0.1:port in a thread."""
+    """create_app(db_url, delay_ms=0) served by uvicorn on 127.0.0.1:port in a thread, with
+    the settings of ``tapete serve`` (the Host check, the security headers and the
+    Content-Security-Policy, the connection limits); only the per-client rate limits on
+    new tables and hints are lifted (the tests play fast)."""
 
     def __init__(self, db_path: Path, port: int | None = None) -> None:
         self.db_path = db_path
@@ -27,11 +30,18 @@ class LiveServer:
     def start(self) -> LiveServer:
         import uvicorn
 
-        from tapete.server.app import create_app
+        from tapete.server.app import create_app, default_trusted_hosts, uvicorn_config
+        from tapete.server.limits import Limits
 
-        app = create_app(db_url=f"sqlite:///{self.db_path}", delay_ms=0)
-        config = uvicorn.Config(
-            app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on"
+        limits = Limits(create_burst=100_000, hint_burst=100_000, list_cache_s=0)
+        app = create_app(
+            db_url=f"sqlite:///{self.db_path}",
+            delay_ms=0,
+            limits=limits,
+            trusted_hosts=default_trusted_hosts("127.0.0.1"),
+        )
+        config = uvicorn_config(
+            app, "127.0.0.1", self.port, limits, log_level="warning", lifespan="on"
         )
         server = uvicorn.Server(config)
         self._server = server

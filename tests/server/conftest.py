@@ -15,9 +15,13 @@ with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message=".*httpx2.*")
     from starlette.testclient import TestClient
 
-from server_helpers import MakeApp
+from server_helpers import MakeApp, set_secret
 
 from tapete.server.app import create_app
+from tapete.server.limits import Limits
+
+#: the server's limits with the per-client rate limits lifted (tests play fast)
+TEST_LIMITS = Limits(create_burst=100_000, hint_burst=100_000, hint_processes=0, list_cache_s=0)
 
 
 @pytest.fixture
@@ -28,12 +32,16 @@ def db_url(tmp_path: Path) -> str:
 @pytest.fixture
 def make_app(db_url: str) -> MakeApp:
     """``make_app(**options)``: a new app on the test's database (delay 0; automated
-    players act faster than a person, so the rate limit is lifted unless given)."""
+    players act faster than a person, so the rate limits on messages, hints and new tables
+    are lifted unless given)."""
 
     def make(**options: Any) -> Starlette:
         options.setdefault("delay_ms", 0)
         options.setdefault("rate_limit", 10_000)
-        return create_app(db_url, **options)
+        options.setdefault("limits", TEST_LIMITS)
+        app = create_app(db_url, **options)
+        set_secret(app)  # the computer players' choices are the same in every run
+        return app
 
     return make
 

@@ -9,13 +9,14 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+from unittest import mock
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from starlette.applications import Starlette
 
 from tapete.bots.reasons import Reason
 from tapete.cards import CARD_NAMES, bits, mask_of, mask_points, parse_card
-from tapete.server.db import ActionRow, TableRow
+from tapete.server.db import ActionRow, SecretRow, TableRow
 from tapete.server.tables import game_of
 
 if TYPE_CHECKING:
@@ -27,16 +28,33 @@ MakeApp = Callable[..., Starlette]
 CARD_RE = re.compile(r"(?<![A-Za-z0-9_])[AKQJT987][SCDH](?![A-Za-z0-9_])")
 
 
-def new_table(client: TestClient, **body: Any) -> tuple[int, str]:
+def new_table(client: TestClient, *, counted: bool = False, **body: Any) -> tuple[int, str]:
+    """Create a table over HTTP. ``counted=True`` with a ``seed``: the server draws that seed
+    itself (the request names none), so the game counts in the statistics and the Ranking
+    as a game on a deal nobody chose does."""
     data: dict[str, Any] = {"game": "mil", "name": "Ana"}
     data.update(body)
     if "levels" not in body:
         data["levels"] = ["random"] * (2 if data["game"] == "mil" else 1)
-    r = client.post("/api/tables", json=data)
+    if counted:
+        seed = data.pop("seed")
+        with mock.patch("tapete.server.tables.secrets.randbits", return_value=seed):
+            r = client.post("/api/tables", json=data)
+    else:
+        r = client.post("/api/tables", json=data)
     assert r.status_code == 201, r.text
     out = r.json()
     assert out["seat"] == 0 and len(out["token"]) == 32
     return int(out["table"]), str(out["token"])
+
+
+def set_secret(app: Starlette, value: str = "00" * 32) -> None:
+    """Give the app's database a known secret for the computer players' random numbers (two
+    databases with the same secret make the same computer choices)."""
+    manager = app.state.manager
+    with manager.sessions.begin() as s:
+        s.execute(update(SecretRow).where(SecretRow.name == "bot_rng").values(value=value))
+    manager._secret = None
 
 
 def action_count(app: Starlette, table_id: int) -> int:

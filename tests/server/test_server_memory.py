@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from server_helpers import Session, new_table, stored_actions
+from server_helpers import Session, new_table, set_secret, stored_actions
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
@@ -22,7 +22,9 @@ SEED = 37  # a deal where a bot that forgot the tricks it saw plays differently
 
 
 def _app(path: Path) -> Starlette:
-    return create_app(f"sqlite:///{path}", delay_ms=0, rate_limit=10_000)
+    app = create_app(f"sqlite:///{path}", delay_ms=0, rate_limit=10_000)
+    set_secret(app)  # both databases: the same computer choices
+    return app
 
 
 def _choice(view: dict[str, Any], version: int) -> dict[str, Any]:

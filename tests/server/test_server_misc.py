@@ -208,7 +208,11 @@ def test_rules_pages_index_and_static(make_app: MakeApp, tmp_path: Path) -> None
     with TestClient(make_app(web_dir=tmp_path / "missing")) as client:
         assert client.get("/").status_code == 404
         config = client.get("/api/config").json()
-        assert config["games"] == {"mil": ["club", "casa", "casa-500"], "mariage": ["mariage"]}
+        assert "games" not in config  # replaced by "kinds" (one object per registered game)
+        assert {k["name"]: [p["name"] for p in k["profiles"]] for k in config["kinds"]} == {
+            "mil": ["club", "casa", "casa-500"],
+            "mariage": ["mariage"],
+        }
         assert config["levels"] == ["random", "rules", "search"]
         assert config["languages"] == ["es", "pt", "en"] and config["default_delay_ms"] == 0
 
@@ -265,8 +269,10 @@ def test_the_real_web_client_is_served(client: TestClient) -> None:
 def test_a_failed_write_changes_nothing(
     app: Starlette, client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A write that fails (a full disk) leaves the table as the database holds it: the
+    person is told the action was not saved, the connection stays, and the same action
+    at the same version is accepted once the disk is back."""
     from server_helpers import action_count
-    from starlette.websockets import WebSocketDisconnect
 
     table_id, token = new_table(client, seed=5)
     manager = app.state.manager
@@ -280,15 +286,16 @@ def test_a_failed_write_changes_nothing(
 
         monkeypatch.setattr(manager.engine, "begin", broken_disk)
         me.act(view["legal"][0])
-        with pytest.raises(WebSocketDisconnect):
-            while True:
-                me.receive()
-    monkeypatch.undo()
-    assert action_count(app, table_id) == version
-    with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
-        me = Session(ws, random.Random(3))
-        first = me.receive()
-        assert first["version"] == version and first["view"] == view
+        error = me.error()
+        assert error["code"] == "not_saved" and "try again" in error["detail"], error
+        monkeypatch.undo()
+        assert action_count(app, table_id) == version
+        ws.send_json({"type": "sync"})
+        while (m := me.receive())["type"] != "view":
+            pass
+        assert m["version"] == version and m["view"] == view
+        me.rng = random.Random(3)
+        me.waiting = False
         me.play(max_actions=5)
     assert action_count(app, table_id) == me.version > version
 

@@ -62,7 +62,9 @@ def test_mariage_match_no_leaks_stats_and_ranking(app: Starlette, client: TestCl
     wins = games = 0
     total = 0.0
     for seed in range(1, 9):
-        table_id, token = new_table(client, game="mariage", profile="mariage", seed=seed)
+        table_id, token = new_table(
+            client, game="mariage", profile="mariage", seed=seed, counted=True
+        )
         me = _play(client, table_id, token, seed)
         assert check_no_leak(app, table_id, me.log, 0) > 20
         record = client.get(f"/api/tables/{table_id}/record").json()
@@ -96,7 +98,7 @@ def test_mariage_match_no_leaks_stats_and_ranking(app: Starlette, client: TestCl
 
 def test_mil_stats_after_a_game(app: Starlette, client: TestClient) -> None:
     table_id, token = new_table(
-        client, game="mil", profile="casa-500", name="Bea", seed=21, max_deals=5
+        client, game="mil", profile="casa-500", name="Bea", seed=21, max_deals=5, counted=True
     )
     _play(client, table_id, token, 3)
     record = client.get(f"/api/tables/{table_id}/record").json()

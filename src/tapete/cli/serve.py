@@ -19,6 +19,20 @@ def add_parser(sub: Any) -> None:
         "--db", default=None, help="SQLAlchemy URL (default: SQLite in your data folder)"
     )
     p.add_argument("--delay-ms", type=int, default=700, help="pause before each computer move")
+    p.add_argument(
+        "--trusted-hosts",
+        default=None,
+        metavar="NAMES",
+        help="comma-separated host names the server answers to (default: the loopback "
+        "names when --host is loopback, else any; '*' for any)",
+    )
+    p.add_argument(
+        "--allowed-origins",
+        default=None,
+        metavar="ORIGINS",
+        help="comma-separated origins (https://club.example) of other sites whose pages "
+        "may open the table WebSocket (the server's own always may)",
+    )
     p.set_defaults(func=run)
 
 
@@ -63,4 +77,18 @@ def run(args: argparse.Namespace) -> int:
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
-    return run_serve(host=args.host, port=args.port, db=args.db, delay_ms=args.delay_ms)
+    return run_serve(
+        host=args.host,
+        port=args.port,
+        db=args.db,
+        delay_ms=args.delay_ms,
+        trusted_hosts=_names(args.trusted_hosts),
+        allowed_origins=_names(args.allowed_origins) or (),
+    )
+
+
+def _names(text: str | None) -> tuple[str, ...] | None:
+    """A comma-separated list option (None when not given)."""
+    if text is None:
+        return None
+    return tuple(n.strip() for n in text.split(",") if n.strip())

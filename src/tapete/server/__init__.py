@@ -18,9 +18,14 @@ def create_app(db_url: str | None = None, delay_ms: int = 700, **options: object
 
 
 def run_serve(
-    host: str = "127.0.0.1", port: int = 8000, db: str | None = None, delay_ms: int = 700
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    db: str | None = None,
+    delay_ms: int = 700,
+    **options: object,
 ) -> int:
-    """``tapete serve``: print the address and the database path, then run uvicorn."""
+    """``tapete serve``: print the address and the database path, then run uvicorn
+    (options: see :func:`tapete.server.app.run_serve`)."""
     from tapete.server.app import run_serve as _run_serve
 
-    return _run_serve(host, port, db, delay_ms)
+    return _run_serve(host, port, db, delay_ms, **options)  # type: ignore[arg-type]

@@ -12,11 +12,13 @@ import logging
 import os
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.exc import OperationalError
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -24,12 +26,17 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from tapete.bots.reasons import Reason
 from tapete.game import JSON, GameKind
-from tapete.games import GAMES, PROFILES, kind, kinds
+from tapete.games import GAMES, kind, kinds
 from tapete.server import stats
 from tapete.server.db import default_db_url, make_engine, upgrade
+from tapete.server.hints import HintPool
 from tapete.server.i18n import LANGUAGES
+from tapete.server.limits import Limits, RefusalLog, TokenBuckets, parse_count
+from tapete.server.openapi import openapi_document
 from tapete.server.rules import rules_page
+from tapete.server.security import LOOPBACK_HOSTS, Guard
 from tapete.server.tables import Table, TableError, TableManager
 
 __all__ = ["LANGUAGES", "MAX_MESSAGE_BYTES", "create_app", "run_serve"]
@@ -41,7 +48,7 @@ LEVELS = ("random", "rules", "search")
 MAX_MESSAGE_BYTES = 4096
 MAX_BODY_BYTES = 16384
 MAX_NAME_CHARS = 32
-RULES_PROFILES = tuple(p for profiles in PROFILES.values() for p in profiles)
+RULES_PROFILES = tuple(p for k in kinds() for p in k.profiles)
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -71,7 +78,16 @@ def _check_name(value: Any, what: str = "name") -> str:
     return name
 
 
-def parse_new_table(body: bytes) -> dict[str, Any]:
+def _choice(data: dict[str, Any], key: str, choices: Any, default: Any = None) -> str | None:
+    """``data[key]`` if it is a string among ``choices`` (a list or an object is not:
+    comparing it with the choices must not raise)."""
+    value = data.get(key, default)
+    if isinstance(value, str) and value in choices:
+        return value
+    return None
+
+
+def parse_new_table(body: bytes, *, max_deals_limit: int = 10_000) -> dict[str, Any]:
     """Validate the body of ``POST /api/tables``; raise :class:`BadRequest` with a sentence."""
     if len(body) > MAX_BODY_BYTES:
         raise BadRequest(f"the request body is larger than {MAX_BODY_BYTES} bytes", 413)
@@ -87,22 +103,28 @@ def parse_new_table(body: bytes) -> dict[str, Any]:
         raise BadRequest(
             f"unknown field(s) {', '.join(map(repr, extra))}; expected {', '.join(sorted(allowed))}"
         )
-    game = data.get("game")
-    if game not in GAMES:
-        raise BadRequest(f"'game' must be one of {', '.join(GAMES)}, got {game!r}")
+    game = _choice(data, "game", GAMES)
+    if game is None:
+        raise BadRequest(
+            f"'game' must be one of {', '.join(GAMES)}, got {_shown(data.get('game'))}"
+        )
     game_kind = kind(game)
-    profile = data.get("profile", game_kind.profiles[0])
-    if profile not in game_kind.profiles:
+    profile = _choice(data, "profile", game_kind.profiles, game_kind.profiles[0])
+    if profile is None:
+        profile = _shown(data.get("profile"))
         raise BadRequest(
             f"'profile' must be one of {', '.join(game_kind.profiles)} for {game}, "
-            f"got {profile!r}"
+            f"got {profile}"
         )
     if "name" not in data:
         raise BadRequest("'name' is missing (the player's name)")
     name = _check_name(data["name"])
-    language = data.get("language", "es")
-    if language not in LANGUAGES:
-        raise BadRequest(f"'language' must be one of {', '.join(LANGUAGES)}, got {language!r}")
+    language = _choice(data, "language", LANGUAGES, "es")
+    if language is None:
+        raise BadRequest(
+            f"'language' must be one of {', '.join(LANGUAGES)}, "
+            f"got {_shown(data.get('language'))}"
+        )
     computers = game_kind.seats - 1
     levels = data.get("levels", ["rules"] * computers)
     if (
@@ -121,9 +143,11 @@ def parse_new_table(body: bytes) -> dict[str, Any]:
         raise BadRequest("'seed' must be a whole number from 0 to 2**62 - 1")
     max_deals = data.get("max_deals")
     if max_deals is not None and (
-        isinstance(max_deals, bool) or not isinstance(max_deals, int) or not max_deals >= 1
+        isinstance(max_deals, bool)
+        or not isinstance(max_deals, int)
+        or not 1 <= max_deals <= max_deals_limit
     ):
-        raise BadRequest("'max_deals' must be a whole number of at least 1")
+        raise BadRequest(f"'max_deals' must be a whole number from 1 to {max_deals_limit}")
     return {
         "game": game,
         "profile": profile,
@@ -169,6 +193,19 @@ class WebFiles(StaticFiles):
         if isinstance(response, FileResponse) and os.fspath(full_path).endswith((".js", ".mjs")):
             response.headers["content-type"] = "text/javascript; charset=utf-8"
         return response
+
+
+def _shown(value: Any) -> str:
+    """A refused value for a message: its repr, cut short."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def table_id_of(raw: str) -> int | None:
+    """A table id from a path: ASCII digits only (``²`` is no number and ``١`` is not 1)."""
+    if raw.isascii() and raw.isdigit() and len(raw) <= 18:
+        return int(raw)
+    return None
 
 
 # ---------------------------------------------------------------------- WebSocket
@@ -281,19 +318,30 @@ class Server:
         rate_limit: int,
         hint_timeout_s: float,
         web_dir: Path,
+        limits: Limits | None = None,
     ) -> None:
         self.manager = manager
         self.delay_ms = delay_ms
         self.rate_limit = rate_limit
         self.hint_timeout_s = hint_timeout_s
         self.web_dir = web_dir
+        self.limits = limits or Limits()
+        #: hints per (table, seat)
+        self.hints = TokenBuckets(self.limits.hint_burst, self.limits.hint_refill_s)
+        #: (list, parameters) -> (time it expires, the page)
+        self.list_cache: dict[tuple[Any, ...], tuple[float, Any]] = {}
+        #: the workers that compute hints (the computer players have their own)
+        self.hint_pool = HintPool(
+            processes=self.limits.hint_processes,
+            threads=self.limits.hint_workers,
+            max_pending=self.limits.max_pending_hints,
+        )
 
     # ------------------------------------------------------------------ HTTP
 
     async def config(self, request: Request) -> Response:
         return JSONResponse(
             {
-                "games": {g: list(p) for g, p in PROFILES.items()},
                 "kinds": [kind_json(k) for k in kinds()],
                 "levels": list(LEVELS),
                 "languages": list(LANGUAGES),
@@ -301,54 +349,101 @@ class Server:
             }
         )
 
+    async def openapi(self, request: Request) -> Response:
+        return JSONResponse(openapi_document(self.limits))
+
     async def create_table(self, request: Request) -> Response:
         body = await request.body()
         try:
-            args = parse_new_table(body)
+            args = parse_new_table(body, max_deals_limit=self.limits.max_deals)
         except BadRequest as exc:
             return _error(exc.status, exc.message)
         table = self.manager.create(**args)
         self.manager.ensure_bots(table)
-        return JSONResponse({"table": table.id, "seat": 0, "token": table.token}, 201)
+        return JSONResponse(
+            {"table": table.id, "seat": 0, "token": table.token, "ranked": table.ranked}, 201
+        )
 
-    def _table(self, request: Request) -> Table | None:
-        raw = request.path_params["table_id"]
-        if not raw.isdigit() or len(raw) > 18:
-            return None
-        return self.manager.get(int(raw), keep=False)
+    def _table_id(self, request: Request) -> int | None:
+        return table_id_of(request.path_params["table_id"])
 
     async def table_info(self, request: Request) -> Response:
-        table = self._table(request)
-        if table is None:
-            return _error(404, "there is no such table")
+        table_id = self._table_id(request)
         token = request.query_params.get("token")
-        seat = table.seat_for_token(token)
-        if token and seat is None:
+        info = None if table_id is None else self.manager.describe(table_id, token)
+        if info is None:
+            return _error(404, "there is no such table")
+        if token and info["seat"] is None:
             return _error(403, "this token does not belong to this table")
-        return JSONResponse(table.info(seat))
+        return JSONResponse(info)
 
     async def table_record(self, request: Request) -> Response:
-        table = self._table(request)
-        if table is None:
+        table_id = self._table_id(request)
+        if table_id is None:
             return _error(404, "there is no such table")
         token = request.query_params.get("token")
+        # rebuilding a table from its log is work: a worker thread does it, not the loop
+        loaded = await asyncio.get_running_loop().run_in_executor(
+            self.manager.bot_pool, self.manager.record_of, table_id
+        )
+        if loaded is None:
+            return _error(404, "there is no such table")
+        table, record = loaded
         if table.status != "finished" and table.seat_for_token(token) is None:
             return _error(403, "the record of an unfinished game needs the table's token")
-        record = self.manager.record(table)
         return JSONResponse(
             record,
             headers={"Content-Disposition": f'attachment; filename="tapete-{table.id}.json"'},
         )
 
+    def _cached(self, key: tuple[Any, ...], make: Any) -> Response:
+        """``make()``'s page, kept for ``list_cache_s`` seconds under ``key``."""
+        now = time.monotonic()
+        hit = self.list_cache.get(key)
+        if hit is not None and hit[0] > now:
+            return JSONResponse(hit[1])
+        page = make()
+        if self.limits.list_cache_s > 0:
+            if len(self.list_cache) >= 1024:
+                self.list_cache.clear()
+            self.list_cache[key] = (now + self.limits.list_cache_s, page)
+        return JSONResponse(page)
+
+    def _page(self, request: Request, default: int) -> tuple[int, int | None]:
+        """``limit`` (1 to the page bound) and ``before`` (a table id: the page holds older
+        tables only) from the query; raise :class:`BadRequest`."""
+        q = request.query_params
+        try:
+            limit = parse_count(
+                q.get("limit"), "limit", low=1, high=self.limits.max_page, default=default
+            )
+            before = q.get("before")
+            cursor = None if before is None else parse_count(
+                before, "before", low=1, high=10**18 - 1, default=0
+            )
+        except ValueError as exc:
+            raise BadRequest(str(exc)) from None
+        return limit, cursor
+
     async def list_tables(self, request: Request) -> Response:
         try:
             name = _check_name(request.query_params.get("name"))
+            limit, before = self._page(request, 50)
         except BadRequest as exc:
             return _error(400, exc.message)
-        return JSONResponse(self.manager.list_tables(name))
+        return self._cached(
+            ("tables", name, limit, before),
+            lambda: self.manager.list_tables(name, limit=limit, before=before),
+        )
 
     async def live_tables(self, request: Request) -> Response:
-        return JSONResponse(self.manager.live_tables())
+        try:
+            limit, before = self._page(request, 30)
+        except BadRequest as exc:
+            return _error(400, exc.message)
+        return self._cached(
+            ("live", limit, before), lambda: self.manager.live_tables(limit, before=before)
+        )
 
     async def player_stats(self, request: Request) -> Response:
         try:
@@ -360,9 +455,11 @@ class Server:
 
     async def ranking(self, request: Request) -> Response:
         q = request.query_params
-        unknown = sorted(set(q) - {"target", "game", "limit"})
+        unknown = sorted(set(q) - {"target", "game", "limit", "offset"})
         if unknown:
-            return _error(400, f"unknown parameter(s) {', '.join(unknown)}: target, game, limit")
+            return _error(
+                400, f"unknown parameter(s) {', '.join(unknown)}: target, game, limit, offset"
+            )
         game = q.get("game", kinds()[0].name)
         if game not in GAMES:
             return _error(400, f"'game' must be one of {', '.join(GAMES)}")
@@ -375,11 +472,19 @@ class Server:
                 return _error(400, f"{game_kind.title} has one ranking: leave out 'target'")
             return _error(400, f"'target' must be {' or '.join(boards)}")
         target = int(raw)
-        raw_limit = q.get("limit", "20")
-        if not raw_limit.isdigit() or not 1 <= int(raw_limit) <= 100:
-            return _error(400, "'limit' must be a whole number from 1 to 100")
-        with self.manager.sessions() as session:
-            return JSONResponse(stats.ranking(session, game, target, int(raw_limit)))
+        try:
+            limit = parse_count(
+                q.get("limit"), "limit", low=1, high=self.limits.max_page, default=20
+            )
+            offset = parse_count(q.get("offset"), "offset", low=0, high=100_000, default=0)
+        except ValueError as exc:
+            return _error(400, str(exc))
+
+        def page() -> Any:
+            with self.manager.sessions() as session:
+                return stats.ranking(session, game, target, limit, offset=offset)
+
+        return self._cached(("ranking", game, target, limit, offset), page)
 
     async def rules(self, request: Request) -> Response:
         profile = request.path_params["profile"]
@@ -410,19 +515,30 @@ class Server:
 
     async def websocket(self, websocket: WebSocket) -> None:
         await websocket.accept()
-        raw = websocket.path_params["table_id"]
-        table = self.manager.get(int(raw)) if raw.isdigit() and len(raw) <= 18 else None
+        table_id = table_id_of(websocket.path_params["table_id"])
+        table = None if table_id is None else await self.manager.load(table_id)
+        lang = websocket.query_params.get("lang", "en")
+        lang = lang if lang in LANGUAGES else "en"
         if table is None:
-            lang = websocket.query_params.get("lang", "en")
             error = TableError("unknown_table", "there is no such table")
-            await websocket.send_json(error.to_json(lang if lang in LANGUAGES else "en"))
+            await websocket.send_json(error.to_json(lang))
             await websocket.close(code=4404)
+            return
+        if len(table.listeners) >= self.limits.max_sockets_per_table:
+            error = TableError(
+                "too_many",
+                f"this table already has {self.limits.max_sockets_per_table} connections",
+            )
+            await websocket.send_json(error.to_json(lang))
+            await websocket.close(code=1013)  # try again later
             return
         conn = Connection(websocket, self.manager.max_queue, table.language)
         token = websocket.query_params.get("token")
         conn.seat = table.seat_for_token(token)
         if token and conn.seat is None:
             conn.error("bad_token", "this token does not belong to this table: you are watching")
+        if conn.seat is not None:
+            self.manager.mark_opened(table)
         writer = asyncio.create_task(conn.writer())
         self.manager.attach(table, conn)
         self.manager.ensure_bots(table)
@@ -463,34 +579,38 @@ class Server:
             await self._hint(table, conn)
 
     async def _hint(self, table: Table, conn: Connection) -> None:
-        from tapete.bots import Reason, suggest
-
         seat = conn.seat
         if seat is None or table.game.over or table.game.turn != seat:
             raise TableError("not_your_turn", "a hint is for the seat to act, when it is its turn")
+        wait = self.hints.take((table.id, seat))
+        if wait:
+            raise TableError(
+                "rate_limited",
+                f"more than {self.limits.hint_burst} hints in a short time: ask again in "
+                f"{max(1, round(wait))} s",
+            )
+        if self.hint_pool.busy():
+            raise TableError(
+                "rate_limited", "the server is busy with other hints: ask again in a moment"
+            )
         version = table.version
         view = table.game.view(seat)
         try:
-            action, reason = await asyncio.wait_for(
-                asyncio.to_thread(suggest, table.game_name, view, key=table.id),
-                timeout=self.hint_timeout_s,
+            payload = await self.hint_pool.hint(
+                table.game_name, view, table.id, self.hint_timeout_s
             )
-            data = action if isinstance(action, dict) else action.to_json()
         except asyncio.CancelledError:
             raise
         except Exception:
             log.exception("table %s: no hint for seat %d", table.id, seat)
-            data, reason = view["legal"][0], Reason("no_suggestion")
-        conn.push_json(
-            {
-                "type": "hint",
-                "version": version,
-                "action": data,
+            reason = Reason("no_suggestion")
+            payload = {
+                "action": view["legal"][0],
                 "reason": str(reason),
                 "reason_key": reason.key,
                 "reason_args": reason.wire_args(),
             }
-        )
+        conn.push_json({"type": "hint", "version": version, **payload})
 
 
 def create_app(
@@ -501,35 +621,47 @@ def create_app(
     hint_timeout_s: float = 15.0,
     rate_limit: int = 20,
     web_dir: str | Path | None = None,
+    limits: Limits | None = None,
+    trusted_hosts: Iterable[str] | None = None,
+    allowed_origins: Iterable[str] = (),
 ) -> Starlette:
     """The Tapete server app. ``db_url``: a SQLAlchemy URL (default: SQLite in the user data
     folder); the schema is upgraded to the newest migration here. ``delay_ms``: the pause
-    before each computer move (0 in tests)."""
-    engine = make_engine(db_url or default_db_url())
+    before each computer move (0 in tests). ``limits``: what a client may make the server
+    spend (:class:`~tapete.server.limits.Limits`); ``trusted_hosts``: the names in ``Host``
+    that the server answers to (None: any); ``allowed_origins``: other sites whose pages
+    may open the table WebSocket (the server's own origin always may)."""
+    limits = limits or Limits()
+    engine = make_engine(db_url or default_db_url(), busy_timeout_s=limits.busy_timeout_s)
     upgrade(engine)
-    manager = TableManager(engine, delay_ms=delay_ms, bot_timeout_s=bot_timeout_s)
+    manager = TableManager(engine, delay_ms=delay_ms, bot_timeout_s=bot_timeout_s, limits=limits)
     server = Server(
         manager,
         delay_ms=delay_ms,
         rate_limit=rate_limit,
         hint_timeout_s=hint_timeout_s,
         web_dir=Path(web_dir) if web_dir is not None else WEB_DIR,
+        limits=limits,
     )
+    refusals = RefusalLog()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        resumed = manager.resume_all()
-        if resumed:
-            log.info("resumed %d unfinished table(s)", resumed)
+        # the unfinished tables are rebuilt in the background, one at a time, in a worker
+        # thread: the server answers at once (a table someone opens is rebuilt on the spot)
+        manager.start_background()
+        server.hint_pool.warm()
         try:
             yield
         finally:
             await manager.close()
+            server.hint_pool.shutdown()  # (made again on the next hint)
             engine.dispose()
 
     routes = [
         Route("/", server.index),
         Route("/api/config", server.config),
+        Route("/api/openapi.json", server.openapi),
         Route("/api/tables", server.create_table, methods=["POST"]),
         Route("/api/tables", server.list_tables, methods=["GET"]),
         Route("/api/tables/live", server.live_tables),
@@ -541,23 +673,100 @@ def create_app(
         WebSocketRoute("/ws/{table_id}", server.websocket),
         Mount("/static", WebFiles(directory=server.web_dir, check_dir=False), name="static"),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    middleware = [
+        Middleware(
+            Guard,
+            limits=limits,
+            refusals=refusals,
+            trusted_hosts=trusted_hosts,
+            allowed_origins=allowed_origins,
+        )
+    ]
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        middleware=middleware,
+        exception_handlers={OperationalError: _database_busy},
+    )
     app.state.server = server
     app.state.manager = manager
+    app.state.refusals = refusals
+    app.state.limits = limits
     return app
 
 
+async def _database_busy(request: Request, exc: Exception) -> Response:
+    """The database could not be read or written now (SQLite locked by another program):
+    503, and the request may be tried again."""
+    log.warning("%s %s: the database is busy: %s", request.method, request.url.path, exc)
+    return JSONResponse(
+        {"error": "the server could not use its database just now: try again"},
+        status_code=503,
+        headers={"Retry-After": "1"},
+    )
+
+
+def default_trusted_hosts(host: str) -> tuple[str, ...] | None:
+    """The ``Host`` names a server listening on ``host`` answers to by default: the
+    loopback names when it listens on loopback only, else any (a reverse proxy in front
+    should pass ``--trusted-hosts``)."""
+    if host in ("127.0.0.1", "localhost", "::1") or host.startswith("127."):
+        return (*LOOPBACK_HOSTS, host)
+    return None
+
+
+def uvicorn_config(app: Starlette, host: str, port: int, limits: Limits, **options: Any) -> Any:
+    """uvicorn's settings for the limits: connection bounds, timeouts, WebSocket pings and
+    frame size, and the guarded HTTP protocol (docs/server.md, "Running Tapete on a
+    network")."""
+    import uvicorn
+
+    from tapete.server.connections import guarded_h11, quiet_accept_errors, raise_file_limit
+
+    files = raise_file_limit()
+    total = limits.max_connections
+    if files:
+        total = max(16, min(total, files - 64))  # keep descriptors for the database and logs
+    quiet_accept_errors()
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        http=guarded_h11(limits, app.state.refusals),
+        ws="websockets-sansio",
+        ws_max_size=limits.ws_max_size,
+        ws_ping_interval=limits.ws_ping_interval_s,
+        ws_ping_timeout=limits.ws_ping_timeout_s,
+        limit_concurrency=total,
+        timeout_keep_alive=limits.keep_alive_s,
+        h11_max_incomplete_event_size=16384,
+        **options,
+    )
+
+
 def run_serve(
-    host: str = "127.0.0.1", port: int = 8000, db: str | None = None, delay_ms: int = 700
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    db: str | None = None,
+    delay_ms: int = 700,
+    *,
+    trusted_hosts: Iterable[str] | None = None,
+    allowed_origins: Iterable[str] = (),
+    limits: Limits | None = None,
 ) -> int:
-    """``tapete serve``: print the address and the database, then serve until Ctrl-C."""
+    """``tapete serve``: print the address and the database, then serve until Ctrl-C.
+    ``trusted_hosts`` None: :func:`default_trusted_hosts`."""
     import uvicorn
 
     from tapete.server.db import default_db_path
 
     url = db or default_db_url()
     where = str(default_db_path()) if db is None else db
-    app = create_app(url, delay_ms)
+    limits = limits or Limits()
+    hosts = default_trusted_hosts(host) if trusted_hosts is None else tuple(trusted_hosts)
+    app = create_app(
+        url, delay_ms, limits=limits, trusted_hosts=hosts, allowed_origins=allowed_origins
+    )
     if host in ("0.0.0.0", "::", ""):
         print(
             f"Tapete is running: open http://127.0.0.1:{port}/ in your browser "
@@ -569,5 +778,5 @@ def run_serve(
     print(f"Database: {where}")
     print("Press Ctrl-C to stop.")
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    uvicorn.run(app, host=host, port=port, ws_max_size=65536, log_level="warning")
+    uvicorn.Server(uvicorn_config(app, host, port, limits, log_level="warning")).run()
     return 0

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     DateTime,
     Float,
     ForeignKey,
@@ -30,6 +31,7 @@ __all__ = [
     "ActionRow",
     "Base",
     "RankingRow",
+    "SecretRow",
     "StatRow",
     "TableRow",
     "default_db_path",
@@ -73,6 +75,20 @@ class TableRow(Base):
     max_deals: Mapped[int | None] = mapped_column(Integer, nullable=True)
     #: the position the game starts from (a record's ``start``); None for a new game
     start: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    #: the person chose the seed (the deal): the game is not ranked and adds no statistics
+    seed_chosen: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: when the person first connected (None: never; such tables expire)
+    opened_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class SecretRow(Base):
+    """The server's secrets, made once per database (``bot_rng``: the key of the computer
+    players' random numbers). Never sent to a client."""
+
+    __tablename__ = "server_secrets"
+
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    value: Mapped[str] = mapped_column(String(128))
 
 
 class ActionRow(Base):
@@ -135,13 +151,18 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-def make_engine(url: str) -> Engine:
-    """A SQLAlchemy engine; for SQLite, create the file's directory and turn on WAL."""
+def make_engine(url: str, *, busy_timeout_s: float = 5.0) -> Engine:
+    """A SQLAlchemy engine; for SQLite, create the file's directory and turn on WAL.
+    ``busy_timeout_s``: how long a statement waits for a database another program has
+    locked before it fails (the server uses a short one: a write that cannot happen is
+    refused and tried again, rather than freezing every table)."""
     if url.startswith("sqlite"):
         path = url.split("///", 1)[1] if "///" in url else ""
         if path and path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"check_same_thread": False})
+        engine = create_engine(
+            url, connect_args={"check_same_thread": False, "timeout": busy_timeout_s}
+        )
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
     return create_engine(url, pool_pre_ping=True)

@@ -49,6 +49,16 @@ ERRORS: Final[dict[str, dict[str, str]]] = {
         "pt": "Essa mesa não existe.",
         "en": "There is no such table.",
     },
+    "too_many": {
+        "es": "Esta mesa tiene demasiadas conexiones: prueba más tarde.",
+        "pt": "Esta mesa tem conexões demais: tente mais tarde.",
+        "en": "This table has too many connections: try again later.",
+    },
+    "not_saved": {
+        "es": "El servidor no pudo guardar esta jugada: inténtalo de nuevo.",
+        "pt": "O servidor não conseguiu guardar esta jogada: tente de novo.",
+        "en": "The server could not save this action: try again.",
+    },
     "bad_token": {
         "es": "Esta clave no es de esta mesa: solo puedes mirar.",
         "pt": "Esta chave não é desta mesa: só pode assistir.",

@@ -163,11 +163,15 @@ def player_stats(session: Session, name: str) -> list[dict[str, Any]]:
     ]
 
 
-def ranking(session: Session, game: str, target: int, limit: int = 20) -> list[dict[str, Any]]:
+def ranking(
+    session: Session, game: str, target: int, limit: int = 20, *, offset: int = 0
+) -> list[dict[str, Any]]:
+    """A page of a board: ``limit`` rows from place ``offset + 1``, best first."""
     rows = session.scalars(
         select(RankingRow)
         .where(RankingRow.game == game, RankingRow.target == target)
         .order_by(RankingRow.score.desc(), RankingRow.date.asc(), RankingRow.id.asc())
+        .offset(offset)
         .limit(limit)
     )
     return [

@@ -18,16 +18,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import hashlib
 import hmac
 import json
 import logging
 import random
 import secrets
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -36,8 +40,9 @@ from tapete.game import JSON, Event, Game
 from tapete.games import kind, kinds
 from tapete.replay import RecordError, replay_actions
 from tapete.server import stats
-from tapete.server.db import ActionRow, TableRow, utcnow
+from tapete.server.db import ActionRow, SecretRow, TableRow, utcnow
 from tapete.server.i18n import error_text
+from tapete.server.limits import Limits, RefusalLog
 
 __all__ = [
     "Listener",
@@ -164,6 +169,31 @@ class Table:
     #: after a rebuild from the database: the stored actions and the index of the current
     #: hand's first one, from which the computer seats' memory is rebuilt before they act
     memory: tuple[Game, list[JSON], int] | None = None
+    #: the person chose the deal (the "game number"): not ranked, no statistics
+    seed_chosen: bool = False
+    #: the server's secret key for the computer players' random numbers (never sent)
+    rng_key: bytes = field(default=b"", repr=False)
+
+    @property
+    def counts_in_stats(self) -> bool:
+        """Whether the finished game adds to the players' statistics: not when it began
+        from a position or the person chose its deal."""
+        return self.start is None and not self.seed_chosen
+
+    @property
+    def ranked(self) -> bool:
+        """Whether a won game enters the Ranking: a whole game (no ``max_deals``) that
+        counts in the statistics."""
+        return self.counts_in_stats and self.max_deals is None
+
+    def bot_seed(self, seat: int | None, version: int) -> int:
+        """The seed of ``seat``'s random numbers at ``version``: an HMAC of the table, seat
+        and version under the server's secret, so that nobody can predict the computer
+        players' choices from what is public (the seed of a finished table, the moves),
+        while the same server makes the same choices again after a restart."""
+        message = f"tapete-bot:{self.id}:{self.seed}:{seat}:{version}".encode()
+        digest = hmac.new(self.rng_key, message, hashlib.sha256).digest()
+        return int.from_bytes(digest[:16], "big")
 
     def is_bot(self, seat: int | None) -> bool:
         return seat is not None and self.levels[seat] is not None
@@ -196,6 +226,8 @@ class Table:
             "language": self.language,
             "version": self.version,
             "winner": self.game.winner if self.game.over else None,
+            "ranked": self.ranked,
+            "seed_chosen": self.seed_chosen,
         }
         if self.status == "finished":
             out["seed"] = self.seed
@@ -224,7 +256,7 @@ def rebuild_memory(table: Table, game: Game, actions: list[JSON], hand_start: in
             if callable(remember):
                 remember(view)
             else:
-                rng.seed(f"{table.seed}:{seat}:{n}")
+                rng.seed(table.bot_seed(seat, n))
                 bot.act(view, rng)
 
 
@@ -238,6 +270,7 @@ class TableManager:
         delay_ms: int = 700,
         bot_timeout_s: float = 15.0,
         max_queue: int = 512,
+        limits: Limits | None = None,
     ) -> None:
         self.engine = engine
         self.sessions = sessionmaker(engine, expire_on_commit=False)
@@ -245,6 +278,30 @@ class TableManager:
         self.bot_timeout_s = bot_timeout_s
         self.max_queue = max_queue
         self.tables: dict[int, Table] = {}
+        self.limits = limits or Limits()
+        #: the worker threads the computer players think in (and tables are rebuilt in)
+        self.bot_pool = ThreadPoolExecutor(
+            self.limits.bot_workers, thread_name_prefix="tapete-bot"
+        )
+        #: the tables whose person has opened them (no need to write it again)
+        self.opened: set[int] = set()
+        self.background: list[asyncio.Task[None]] = []
+        self.failed_writes = RefusalLog()
+        self._secret: bytes | None = None
+
+    @property
+    def secret(self) -> bytes:
+        """The database's secret key for the computer players' random numbers (made by the
+        migration that added it; read once)."""
+        if self._secret is None:
+            with self.sessions() as session:
+                value = session.scalar(
+                    select(SecretRow.value).where(SecretRow.name == "bot_rng")
+                )
+            if value is None:
+                raise RuntimeError("the database has no bot_rng secret: run its migrations")
+            self._secret = bytes.fromhex(value)
+        return self._secret
 
     # ------------------------------------------------------------------ creation, loading
 
@@ -268,6 +325,7 @@ class TableManager:
         if len(levels) != seats - 1:
             raise ValueError(f"{game} needs {seats - 1} computer level(s), got {len(levels)}")
         players = [name, *bot_names(name, seats - 1)]
+        seed_chosen = seed is not None
         if seed is None:
             seed = secrets.randbits(62)
         g = build_game(game, profile, seed=seed, players=players, max_deals=max_deals, start=start)
@@ -287,6 +345,7 @@ class TableManager:
                 owner=name,
                 max_deals=max_deals,
                 start=start,
+                seed_chosen=seed_chosen,
             )
             session.add(row)
             session.flush()
@@ -312,6 +371,8 @@ class TableManager:
             version=version,
             status=row.status,
             start=row.start,
+            seed_chosen=bool(row.seed_chosen),
+            rng_key=self.secret,
         )
         for seat, level in enumerate(table.levels):
             if level is not None:
@@ -387,16 +448,15 @@ class TableManager:
                 count += 1
         return count
 
-    def live_tables(self, limit: int = 30) -> list[JSON]:
+    def live_tables(self, limit: int = 30, *, before: int | None = None) -> list[JSON]:
         """The unfinished tables, newest first, as anyone may see them (to watch one): no
-        token, no seed, no card."""
+        token, no seed, no card. A page of at most ``limit``; ``before``: only tables with a
+        smaller id (the last id of the previous page)."""
+        query = select(TableRow).where(TableRow.status == "playing")
+        if before is not None:
+            query = query.where(TableRow.id < before)
         with self.sessions() as session:
-            rows = session.scalars(
-                select(TableRow)
-                .where(TableRow.status == "playing")
-                .order_by(TableRow.id.desc())
-                .limit(limit)
-            )
+            rows = session.scalars(query.order_by(TableRow.id.desc()).limit(limit))
             return [
                 {
                     "table": r.id,
@@ -408,11 +468,14 @@ class TableManager:
                 for r in rows
             ]
 
-    def list_tables(self, name: str) -> list[JSON]:
+    def list_tables(self, name: str, *, limit: int = 50, before: int | None = None) -> list[JSON]:
+        """``name``'s tables, newest first: a page of at most ``limit``; ``before``: only
+        tables with a smaller id (the last id of the previous page)."""
+        query = select(TableRow).where(TableRow.owner == name)
+        if before is not None:
+            query = query.where(TableRow.id < before)
         with self.sessions() as session:
-            rows = session.scalars(
-                select(TableRow).where(TableRow.owner == name).order_by(TableRow.id.desc())
-            )
+            rows = session.scalars(query.order_by(TableRow.id.desc()).limit(limit))
             return [
                 {
                     "table": r.id,
@@ -424,9 +487,200 @@ class TableManager:
                     "finished_at": r.finished_at.isoformat() if r.finished_at else None,
                     "winner": r.winner,
                     "scores": r.final_scores,
+                    "ranked": r.start is None and not r.seed_chosen and r.max_deals is None,
                 }
                 for r in rows
             ]
+
+    def describe(self, table_id: int, token: str | None) -> JSON | None:
+        """``GET /api/tables/{id}``: the table's :meth:`Table.info` for the seat of
+        ``token``, None if there is no such table. A table not in memory is described from
+        its row and its number of actions, without rebuilding its game."""
+        table = self.tables.get(table_id)
+        if table is not None and not table.broken:
+            return table.info(table.seat_for_token(token))
+        with self.sessions() as session:
+            row = session.get(TableRow, table_id)
+            if row is None:
+                return None
+            version = session.scalar(
+                select(func.count()).select_from(ActionRow).where(ActionRow.table_id == table_id)
+            )
+        seat = 0 if token and hmac.compare_digest(token.encode(), row.token.encode()) else None
+        chosen = bool(row.seed_chosen)
+        out: JSON = {
+            "table": row.id,
+            "game": row.game,
+            "profile": row.profile,
+            "seat": seat,
+            "status": row.status,
+            "players": list(row.players),
+            "levels": list(row.levels),
+            "language": row.language,
+            "version": int(version or 0),
+            "winner": row.winner,
+            "ranked": row.start is None and not chosen and row.max_deals is None,
+            "seed_chosen": chosen,
+        }
+        if row.status == "finished":
+            out["seed"] = row.seed
+        return out
+
+    async def load(self, table_id: int) -> Table | None:
+        """:meth:`get`, with the rebuild of a table not in memory done in a worker thread
+        (a long log takes tens of milliseconds to replay: not on the event loop)."""
+        table = self.tables.get(table_id)
+        if table is not None and not table.broken:
+            return table
+        loop = asyncio.get_running_loop()
+        loaded = await loop.run_in_executor(
+            self.bot_pool, functools.partial(self.get, table_id, keep=False)
+        )
+        if loaded is None:
+            return None
+        current = self.tables.get(table_id)
+        if current is not None and not current.broken:
+            return current  # loaded meanwhile by another connection
+        self.tables[table_id] = loaded
+        return loaded
+
+    def record_of(self, table_id: int) -> tuple[Table, JSON] | None:
+        """The table and its :meth:`record` (rebuilt from the database if it is not in
+        memory; safe in a worker thread: it changes no shared state)."""
+        table = self.tables.get(table_id)
+        if table is None or table.broken:
+            table = self.get(table_id, keep=False)
+        if table is None:
+            return None
+        return table, self.record(table)
+
+    def mark_opened(self, table: Table) -> None:
+        """The person connected to the table: it does not expire unopened."""
+        if table.id in self.opened:
+            return
+        try:
+            with self.sessions.begin() as session:
+                session.execute(
+                    update(TableRow)
+                    .where(TableRow.id == table.id, TableRow.opened_at.is_(None))
+                    .values(opened_at=utcnow())
+                )
+        except Exception as exc:  # a locked database: noted at the next connection
+            self.failed_writes.note("opened", f"table {table.id}", str(exc))
+            return
+        self.opened.add(table.id)
+
+    def _write_failed(self, table: Table, n: int, data: JSON, exc: Exception) -> bool:
+        """After a failed write of action ``n``: put the table back as the database holds
+        it (without that action), so that the connections stay and the person may try again.
+        False if it cannot be rebuilt (the caller then drops it)."""
+        self.failed_writes.note("write", f"table {table.id}", f"action {n} {data}: {exc}")
+        table.broken = True  # so that get() rebuilds it from the database
+        try:
+            fresh = self.get(table.id, keep=False)
+        finally:
+            table.broken = False
+        if fresh is None or fresh.version != n:
+            log.error("table %s: not rebuilt after a failed write", table.id)
+            return False
+        table.game = fresh.game
+        table.memory = fresh.memory
+        table.status = fresh.status
+        for listener in list(table.listeners):
+            listener.push(json.dumps(table.view_message(listener.seat), separators=(",", ":")))
+        # the computer players try again in a moment (their task ends on the failure)
+        with contextlib.suppress(RuntimeError):
+            asyncio.get_running_loop().call_later(1.0, self.ensure_bots, table)
+        return True
+
+    # ------------------------------------------------------------------ background work
+
+    def start_background(self) -> None:
+        """Start the lazy resumption of unfinished tables and the sweep of expired ones."""
+        loop = asyncio.get_running_loop()
+        self.background = [
+            loop.create_task(self._resume_lazily(), name="tapete-resume"),
+            loop.create_task(self._sweep_forever(), name="tapete-sweep"),
+        ]
+
+    async def _resume_lazily(self) -> None:
+        """Rebuild the unfinished tables one at a time in a worker thread and let their
+        computer players go on; a table opened meanwhile is rebuilt by its connection."""
+        loop = asyncio.get_running_loop()
+        count = 0
+        for table_id in self.playing_ids():
+            if table_id in self.tables:
+                continue
+            try:
+                table = await loop.run_in_executor(
+                    self.bot_pool, functools.partial(self.get, table_id, keep=False)
+                )
+            except Exception:
+                log.exception("table %s: not resumed", table_id)
+                continue
+            if table is None or table_id in self.tables:
+                continue
+            if table.is_bot(table.game.turn) and not table.game.over:
+                self.tables[table_id] = table
+                self.ensure_bots(table)
+                self._maybe_evict(table)
+            count += 1
+        if count:
+            log.info("resumed %d unfinished table(s)", count)
+
+    async def _sweep_forever(self) -> None:
+        while True:
+            try:
+                self.sweep()
+            except Exception:
+                log.exception("the sweep of expired tables failed")
+            await asyncio.sleep(self.limits.sweep_every_s)
+
+    def sweep(self, now: datetime | None = None) -> int:
+        """Close the tables nobody plays: a table its person never opened, after
+        ``unopened_ttl_s`` (status ``expired``), and an unfinished table with no action for
+        ``abandoned_after_s`` (status ``abandoned``). Their computer players stop; the rows
+        and actions stay. Returns how many were closed."""
+        now = now or utcnow()
+        unopened = now - timedelta(seconds=self.limits.unopened_ttl_s)
+        idle = now - timedelta(seconds=self.limits.abandoned_after_s)
+        last_action = (
+            select(func.max(ActionRow.created_at))
+            .where(ActionRow.table_id == TableRow.id)
+            .scalar_subquery()
+        )
+        closed: list[int] = []
+        with self.sessions.begin() as session:
+            for status, condition in (
+                ("expired", (TableRow.opened_at.is_(None)) & (TableRow.created_at < unopened)),
+                ("abandoned", func.coalesce(last_action, TableRow.created_at) < idle),
+            ):
+                ids = list(
+                    session.scalars(
+                        select(TableRow.id)
+                        .where(TableRow.status == "playing", condition)
+                        .limit(1000)
+                    )
+                )
+                if ids:
+                    session.execute(
+                        update(TableRow)
+                        .where(TableRow.id.in_(ids), TableRow.status == "playing")
+                        .values(status=status, finished_at=now)
+                    )
+                    closed += ids
+        for table_id in closed:
+            table = self.tables.pop(table_id, None)
+            if table is not None:
+                table.status = "closed"
+                table.broken = True
+                if table.bot_task is not None:
+                    table.bot_task.cancel()
+                for listener in list(table.listeners):
+                    listener.close()
+        if closed:
+            log.info("closed %d table(s) nobody plays", len(closed))
+        return len(closed)
 
     def record(self, table: Table) -> JSON:
         """The tapete/1 record. While the game is on, only its finished deals, and no seed:
@@ -497,8 +751,11 @@ class TableManager:
                     with Session(bind=connection) as session:
                         self._finish(session, table)
                         session.flush()
-        except Exception:
-            log.exception("table %s: could not store action %d %s", table.id, n, data)
+        except Exception as exc:
+            if self._write_failed(table, n, data, exc):
+                raise TableError(
+                    "not_saved", "the server could not save this action: try again"
+                ) from None
             # the game in memory is one action ahead of the database: drop it, and close the
             # connections so that the clients reconnect to the table rebuilt from the log
             table.broken = True
@@ -528,8 +785,8 @@ class TableManager:
                 final_scores=scores,
             )
         )
-        if table.start is not None:
-            return  # a game begun from a position: no statistics, no Ranking
+        if not table.counts_in_stats:
+            return  # begun from a position or on a chosen deal: no statistics, no Ranking
         for seat, level in enumerate(table.levels):
             if level is None:
                 stats.record_game(
@@ -539,7 +796,7 @@ class TableManager:
                     seat=seat,
                     record=record,
                     when=now,
-                    ranked=table.max_deals is None,
+                    ranked=table.ranked,
                 )
 
     def _broadcast(self, table: Table, events: list[Event]) -> None:
@@ -625,13 +882,15 @@ class TableManager:
         bot = table.bots[seat]
         rng = table.rngs[seat]
         # the same seat at the same version always draws the same numbers: reproducible
-        # across restarts
-        rng.seed(f"{table.seed}:{seat}:{version}")
+        # across restarts, and secret (Table.bot_seed)
+        rng.seed(table.bot_seed(seat, version))
         try:
             if getattr(bot, "name", None) in _INLINE_BOTS:
                 return bot.act(view, rng)
+            loop = asyncio.get_running_loop()
             return await asyncio.wait_for(
-                asyncio.to_thread(bot.act, view, rng), timeout=self.bot_timeout_s
+                loop.run_in_executor(self.bot_pool, bot.act, view, rng),
+                timeout=self.bot_timeout_s,
             )
         except asyncio.CancelledError:
             raise
@@ -654,11 +913,15 @@ class TableManager:
 
     async def close(self) -> None:
         tasks = [t.bot_task for t in self.tables.values() if t.bot_task is not None]
+        tasks += self.background
         for task in tasks:
             task.cancel()
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        # a fresh pool (no thread until used): the app may serve again after its lifespan
+        self.bot_pool.shutdown(wait=False, cancel_futures=True)
+        self.bot_pool = ThreadPoolExecutor(self.limits.bot_workers, thread_name_prefix="tapete-bot")
 
 
 def valid_profiles() -> Iterable[tuple[str, str]]:

@@ -40,7 +40,7 @@ async function main() {
   if (stored?.table && stored?.token) {
     const res = await api(`/api/tables/${encodeURIComponent(stored.table)}?token=${encodeURIComponent(stored.token)}`).catch(() => ({ ok: false, status: 0 }));
     if (res.ok || res.status === 0 || res.status >= 500) {
-      S.session = { ...stored, seat: res.body?.seat ?? stored.seat ?? 0 };
+      S.session = { ...stored, seat: res.body?.seat ?? stored.seat ?? 0, ranked: res.body?.ranked ?? stored.ranked };
       renderAll();
       connect();
       return;

@@ -24,7 +24,7 @@ export async function startTable(choice, name, seed = null) {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
   });
   if (!res.ok) throw new Error(res.body?.error || `HTTP ${res.status}`);
-  storeSession({ table: res.body.table, token: res.body.token, seat: res.body.seat ?? 0 });
+  storeSession({ table: res.body.table, token: res.body.token, seat: res.body.seat ?? 0, ranked: res.body.ranked !== false });
   leaveWatchUrl();
   rememberTable({ ...S.session, game: choice.game, profile: choice.profile, name, started: Date.now() });
   resetTableState();

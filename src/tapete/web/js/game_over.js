@@ -14,6 +14,7 @@ export function showOver() {
   d.replaceChildren(
     h("h2", { testid: "winner" }, isNone(v.winner) ? t("game_over") : (v.winner === v.seat ? t("you_won") : t("winner_is", { name: playerName(v.winner) }))),
     h("ul", { class: "final" }, v.players.map((n, i) => h("li", {}, h("strong", {}, n), ` ${fmt(scores?.[i] ?? 0)}`))),
+    S.session?.ranked === false ? h("p", { class: "note", testid: "not-ranked" }, t("not_ranked")) : null,
     h("div", { class: "dlgbuttons" },
       h("a", { class: "btnlink", testid: "download-record", href: rec, download: `tapete-${S.session.table}.json` }, t("download_record")),
       h("button", { type: "button", testid: "over-close", onclick: () => hideDialog("over") }, t("see_table")),

@@ -1,0 +1,123 @@
+"""Connection limits below the ASGI app, in uvicorn's HTTP protocol: at most so many open
+connections from one client address, and a connection that does not send a whole request
+(head and body) within the request timeout is closed (idle sockets and slow senders hold a
+file descriptor each; uvicorn's own keep-alive timeout only starts after a response).
+
+``guarded_h11(limits, refusals)`` is the protocol class to pass as ``uvicorn.Config(http=)``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from tapete.server.limits import Limits, OnceFilter, RefusalLog
+
+__all__ = ["guarded_h11", "quiet_accept_errors", "raise_file_limit"]
+
+
+def guarded_h11(limits: Limits, refusals: RefusalLog) -> type[H11Protocol]:
+    """An ``H11Protocol`` that counts connections per client address and closes slow ones."""
+    #: client address -> its open transports
+    open_by_client: dict[str, set[asyncio.BaseTransport]] = {}
+
+    class GuardedH11(H11Protocol):
+        _timer: asyncio.TimerHandle | None = None
+        _watched: Any = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            ip = self.client[0] if self.client else "unknown"
+            mine = open_by_client.setdefault(ip, set())
+            for other in [t for t in mine if t.is_closing()]:
+                mine.discard(other)
+            if len(mine) >= limits.max_connections_per_client:
+                refusals.note(
+                    "connections",
+                    ip,
+                    f"more than {limits.max_connections_per_client} open connections "
+                    "from one address",
+                )
+                transport.abort()
+                return
+            mine.add(transport)
+            self._arm(None)
+
+        def _arm(self, cycle: Any) -> None:
+            if self._timer is not None:
+                self._timer.cancel()
+            self._watched = cycle
+            self._timer = self.loop.call_later(limits.request_timeout_s, self._expire)
+
+        def _expire(self) -> None:
+            self._timer = None
+            transport = self.transport
+            if transport.is_closing() or transport.get_protocol() is not self:
+                return  # closed, or upgraded to a WebSocket (which has its own pings)
+            cycle = self.cycle
+            if cycle is self._watched and (cycle is None or cycle.more_body):
+                ip = self.client[0] if self.client else "unknown"
+                refusals.note(
+                    "slow_request",
+                    ip,
+                    f"no whole request within {limits.request_timeout_s:g} s: closed",
+                )
+                transport.close()
+
+        def handle_events(self) -> None:
+            before = self.cycle
+            super().handle_events()
+            if self.cycle is not before and not self.transport.is_closing():
+                self._arm(self.cycle)  # a new request: its body has the same time
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing():
+                self._arm(self.cycle)  # the next request's head has the same time
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            ip = self.client[0] if self.client else "unknown"
+            mine = open_by_client.get(ip)
+            if mine is not None:
+                mine.discard(self.transport)
+                if not mine:
+                    del open_by_client[ip]
+            super().connection_lost(exc)
+
+    GuardedH11.open_by_client = open_by_client  # type: ignore[attr-defined]
+    return GuardedH11
+
+
+def raise_file_limit() -> int:
+    """Raise this process's soft limit on open files to the hard one; return it (0 where
+    the system has no such limit)."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return 0
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        target = hard if hard != resource.RLIM_INFINITY else max(soft, 65536)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError):
+            pass
+    return soft
+
+
+def quiet_accept_errors() -> None:
+    """Messages logged once per attempt under a flood: asyncio's "socket.accept() out of
+    system resource" (with a traceback, on every failed accept), uvicorn's "Exceeded
+    concurrency limit." and "Invalid HTTP request received.": let each through once a
+    minute."""
+    logging.getLogger("asyncio").addFilter(OnceFilter("socket.accept() out of system resource"))
+    uvicorn_log = logging.getLogger("uvicorn.error")
+    uvicorn_log.addFilter(OnceFilter("Exceeded concurrency limit."))
+    uvicorn_log.addFilter(OnceFilter("Invalid HTTP request received."))

@@ -1,0 +1,82 @@
+"""Hints computed away from the event loop: in worker processes (default) or threads.
+
+A hint runs the strongest bot on the seat's view; that is CPU work, and in a thread of the
+server process it holds the interpreter lock that the event loop needs (a flood of hints
+then slows every table). In a worker process it does not. The pool is bounded, and so is
+the queue in front of it: past ``max_pending`` waiting hints a new one is refused at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+from collections.abc import Hashable
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from typing import Any
+
+__all__ = ["HintPool", "hint_payload"]
+
+
+def hint_payload(game: str, view: dict[str, Any], key: Hashable | None) -> dict[str, Any]:
+    """The ``hint`` message's fields for ``view`` (plain data: it crosses processes)."""
+    from tapete.bots import suggest
+
+    action, reason = suggest(game, view, key=key)
+    return {
+        "action": action if isinstance(action, dict) else action.to_json(),
+        "reason": str(reason),
+        "reason_key": reason.key,
+        "reason_args": reason.wire_args(),
+    }
+
+
+def _ready() -> bool:
+    """Import the bots in a new worker (so that the first hint does not wait for it)."""
+    import tapete.bots  # noqa: F401
+
+    return True
+
+
+class HintPool:
+    """``processes`` worker processes (0: ``threads`` worker threads) for hints."""
+
+    def __init__(self, *, processes: int, threads: int, max_pending: int) -> None:
+        self.processes = processes
+        self.threads = threads
+        self.max_pending = max_pending
+        self.pending = 0
+        self._executor: Executor | None = None
+
+    def _pool(self) -> Executor:
+        if self._executor is None:
+            if self.processes > 0:
+                self._executor = ProcessPoolExecutor(
+                    self.processes, mp_context=multiprocessing.get_context("spawn")
+                )
+            else:
+                self._executor = ThreadPoolExecutor(self.threads, thread_name_prefix="tapete-hint")
+        return self._executor
+
+    def warm(self) -> None:
+        """Start the workers now (at start-up) rather than on the first hint."""
+        if self.processes > 0:
+            self._pool().submit(_ready)
+
+    def busy(self) -> bool:
+        return self.pending >= self.max_pending
+
+    async def hint(
+        self, game: str, view: dict[str, Any], key: Hashable | None, timeout_s: float
+    ) -> dict[str, Any]:
+        loop = asyncio.get_running_loop()
+        self.pending += 1
+        try:
+            future = loop.run_in_executor(self._pool(), hint_payload, game, view, key)
+            return await asyncio.wait_for(future, timeout=timeout_s)
+        finally:
+            self.pending -= 1
+
+    def shutdown(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None

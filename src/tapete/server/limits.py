@@ -1,0 +1,242 @@
+"""What one client may make the server spend: the limits, token buckets, and a log that
+names each kind of refusal once instead of once per attempt.
+
+Every number a limit owns lives in :class:`Limits` (one frozen value, a comment per knob);
+docs/server.md, "Running Tapete on a network", lists them with their options.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+__all__ = [
+    "Limits",
+    "OnceFilter",
+    "RefusalLog",
+    "TokenBucket",
+    "TokenBuckets",
+    "parse_count",
+    "retry_after",
+]
+
+log = logging.getLogger("tapete.server")
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The server's resource limits (defaults fit a club on a small machine)."""
+
+    #: the largest request body (bytes); refused by Content-Length before it is read, and a
+    #: chunked body is cut off as soon as it grows past it
+    max_body_bytes: int = 16384
+    #: table creation per client address: a bucket of ``create_burst`` tables that refills
+    #: one table every ``create_refill_s`` seconds
+    create_burst: int = 10
+    create_refill_s: float = 6.0
+    #: open TCP connections from one client address (HTTP and WebSocket together)
+    max_connections_per_client: int = 64
+    #: open connections and running requests in all (uvicorn's ``limit_concurrency``: 503
+    #: past it)
+    max_connections: int = 1000
+    #: open WebSockets from one client address, and on one table
+    max_sockets_per_client: int = 32
+    max_sockets_per_table: int = 64
+    #: a new connection must send a whole request head (and a request its whole body) within
+    #: this time, or it is closed (slow and idle clients)
+    request_timeout_s: float = 10.0
+    #: an idle keep-alive connection is closed after this time (uvicorn's
+    #: ``timeout_keep_alive``)
+    keep_alive_s: int = 5
+    #: WebSocket pings: a peer that does not answer within the timeout is closed
+    ws_ping_interval_s: float = 20.0
+    ws_ping_timeout_s: float = 20.0
+    #: the largest WebSocket frame the server reads (bigger ones close the socket)
+    ws_max_size: int = 65536
+    #: hints per seat: a bucket of ``hint_burst`` that refills one hint every
+    #: ``hint_refill_s`` seconds
+    hint_burst: int = 5
+    hint_refill_s: float = 3.0
+    #: worker threads for the computer players, and for hints worker processes (0: threads,
+    #: ``hint_workers`` of them): separate pools, so that a flood of hints never delays a
+    #: computer move, and hints in processes do not hold the event loop's interpreter lock
+    bot_workers: int = 4
+    hint_processes: int = 1
+    hint_workers: int = 2
+    #: hints waiting for a worker; past this a new one is refused at once
+    max_pending_hints: int = 16
+    #: the longest page of any list (tables, live tables, ranking)
+    max_page: int = 100
+    #: a page of a list is answered from memory for this long (a flood of the same list
+    #: costs one query a second; 0: no cache)
+    list_cache_s: float = 1.0
+    #: a table whose person never opened it is closed (status ``expired``) after this time
+    unopened_ttl_s: float = 3600.0
+    #: an unfinished table with no action for this long is closed (status ``abandoned``)
+    abandoned_after_s: float = 7 * 24 * 3600.0
+    #: how often the server looks for such tables
+    sweep_every_s: float = 60.0
+    #: how long a write waits for a database locked by another program (SQLite)
+    busy_timeout_s: float = 0.25
+    #: the largest ``max_deals`` a table accepts
+    max_deals: int = 10_000
+
+
+def parse_count(raw: str | None, what: str, *, low: int, high: int, default: int) -> int:
+    """A whole number from a query parameter or a path: ASCII digits only (``²`` or ``١``
+    are not numbers here), from ``low`` to ``high``; raise ``ValueError`` with the sentence."""
+    if raw is None:
+        return default
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 18 or not low <= int(raw) <= high:
+        raise ValueError(f"'{what}' must be a whole number from {low} to {high}, got {raw!r}")
+    return int(raw)
+
+
+class TokenBucket:
+    """``capacity`` tokens that refill one every ``refill_s`` seconds."""
+
+    __slots__ = ("capacity", "refill_s", "stamp", "tokens")
+
+    def __init__(self, capacity: int, refill_s: float, now: float) -> None:
+        self.capacity = capacity
+        self.refill_s = refill_s
+        self.tokens = float(capacity)
+        self.stamp = now
+
+    def _fill(self, now: float) -> None:
+        if now > self.stamp:
+            self.tokens = min(self.capacity, self.tokens + (now - self.stamp) / self.refill_s)
+        self.stamp = now
+
+    def take(self, now: float) -> float:
+        """Take a token: 0.0 if there was one, else the seconds until there is one."""
+        self._fill(now)
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return 0.0
+        return (1.0 - self.tokens) * self.refill_s
+
+    def full(self, now: float) -> bool:
+        self._fill(now)
+        return self.tokens >= self.capacity
+
+
+class TokenBuckets:
+    """One :class:`TokenBucket` per key (a client address, a seat), at most ``max_keys`` of
+    them: full buckets are forgotten first (they hold nothing), then the oldest."""
+
+    def __init__(
+        self,
+        capacity: int,
+        refill_s: float,
+        *,
+        max_keys: int = 10_000,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.capacity = capacity
+        self.refill_s = refill_s
+        self.max_keys = max_keys
+        self.clock = clock
+        self.buckets: OrderedDict[object, TokenBucket] = OrderedDict()
+
+    def take(self, key: object) -> float:
+        """0.0 if ``key`` may go on now, else the seconds it must wait."""
+        now = self.clock()
+        bucket = self.buckets.get(key)
+        if bucket is None:
+            if len(self.buckets) >= self.max_keys:
+                self._prune(now)
+            bucket = self.buckets[key] = TokenBucket(self.capacity, self.refill_s, now)
+        else:
+            self.buckets.move_to_end(key)
+        return bucket.take(now)
+
+    def _prune(self, now: float) -> None:
+        for key in [k for k, b in self.buckets.items() if b.full(now)]:
+            del self.buckets[key]
+        while len(self.buckets) >= self.max_keys:
+            self.buckets.popitem(last=False)
+
+
+def retry_after(wait_s: float) -> str:
+    """A ``Retry-After`` header value: whole seconds, at least 1."""
+    return str(max(1, math.ceil(wait_s)))
+
+
+class RefusalLog:
+    """Log each kind of refusal once, then at most one summary a period: a flood of
+    refused attempts writes a few lines, not one per attempt."""
+
+    def __init__(
+        self, period_s: float = 60.0, *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.period_s = period_s
+        self.clock = clock
+        #: kind -> (time of the last line, refusals since)
+        self.kinds: dict[str, tuple[float, int]] = {}
+
+    def note(self, kind: str, client: str, detail: str) -> None:
+        now = self.clock()
+        seen = self.kinds.get(kind)
+        if seen is None:
+            self.kinds[kind] = (now, 0)
+            log.warning(
+                "refused (%s) from %s: %s (further refusals of this kind are counted, "
+                "not logged one by one)",
+                kind,
+                client,
+                detail,
+            )
+            return
+        last, count = seen
+        count += 1
+        if now - last >= self.period_s:
+            log.warning(
+                "refused (%s): %d more in the last %.0f s, the latest from %s: %s",
+                kind,
+                count,
+                now - last,
+                client,
+                detail,
+            )
+            self.kinds[kind] = (now, 0)
+        else:
+            self.kinds[kind] = (last, count)
+
+    def count(self, kind: str) -> int:
+        """Refusals of ``kind`` not yet logged (tests)."""
+        seen = self.kinds.get(kind)
+        return -1 if seen is None else seen[1]
+
+
+class OnceFilter(logging.Filter):
+    """A logging filter that lets a message that starts with ``prefix`` through once a
+    period (asyncio's "socket.accept() out of system resource" under a descriptor flood)."""
+
+    def __init__(
+        self, prefix: str, period_s: float = 60.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        super().__init__()
+        self.prefix = prefix
+        self.period_s = period_s
+        self.clock = clock
+        self.last = -math.inf
+        self.dropped = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not str(record.msg).startswith(self.prefix):
+            return True
+        now = self.clock()
+        if now - self.last < self.period_s:
+            self.dropped += 1
+            return False
+        if self.dropped:
+            record.msg = f"{record.msg} ({self.dropped} more like it not logged)"
+        record.exc_info = None
+        self.last = now
+        self.dropped = 0
+        return True

@@ -1,0 +1,311 @@
+"""The HTTP API as an OpenAPI 3.1 document, served at ``/api/openapi.json``.
+
+Written by hand beside the routes (``tests/server/test_server_openapi.py`` keeps the two in
+step, and runs every endpoint with input generated from this document: no 5xx, every
+answer matches its schema). The table WebSocket (``/ws/{table}``) is described in
+docs/dev/protocol.md; OpenAPI has no words for it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tapete.games import kinds
+from tapete.server.i18n import LANGUAGES
+from tapete.server.limits import Limits
+
+__all__ = ["openapi_document"]
+
+JSONDoc = dict[str, Any]
+
+_ERROR: JSONDoc = {
+    "type": "object",
+    "required": ["error"],
+    "properties": {"error": {"type": "string", "description": "one sentence: what and where"}},
+}
+
+
+def _error(description: str) -> JSONDoc:
+    return {
+        "description": description,
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+    }
+
+
+def _json(schema: JSONDoc, description: str = "OK") -> JSONDoc:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def _html(description: str) -> JSONDoc:
+    return {"description": description, "content": {"text/html": {"schema": {"type": "string"}}}}
+
+
+def _query(name: str, schema: JSONDoc, description: str, required: bool = False) -> JSONDoc:
+    return {
+        "name": name,
+        "in": "query",
+        "required": required,
+        "schema": schema,
+        "description": description,
+    }
+
+
+def _page_params(limits: Limits, default: int) -> list[JSONDoc]:
+    return [
+        _query(
+            "limit",
+            {"type": "integer", "minimum": 1, "maximum": limits.max_page, "default": default},
+            "the page size",
+        ),
+        _query(
+            "before",
+            {"type": "integer", "minimum": 1},
+            "only tables with a smaller id (the last id of the previous page)",
+        ),
+    ]
+
+
+#: every answer may be one of these (the guard middleware, the database)
+_COMMON = {
+    "400": _error("a bad parameter, or a Host header this server does not answer to"),
+    "503": _error("the database is busy (another program holds it): try again"),
+}
+
+
+def openapi_document(limits: Limits | None = None) -> JSONDoc:
+    """The document for a server with ``limits``."""
+    limits = limits or Limits()
+    games = [k.name for k in kinds()]
+    profiles = sorted({p for k in kinds() for p in k.profiles})
+    nullable_int = {"type": ["integer", "null"]}
+    table_id = {
+        "name": "table_id",
+        "in": "path",
+        "required": True,
+        "schema": {"type": "string"},
+        "description": "the table's id (ASCII digits; anything else is no table)",
+    }
+    token = _query("token", {"type": "string"}, "the person's token (seat 0)")
+    name = _query(
+        "name",
+        {"type": "string", "minLength": 1, "maxLength": 32},
+        "a player's name",
+        required=True,
+    )
+    new_table = {
+        "type": "object",
+        "required": ["game", "name"],
+        "additionalProperties": False,
+        "properties": {
+            "game": {"enum": games},
+            "profile": {"enum": profiles},
+            "name": {"type": "string", "minLength": 1, "maxLength": 32},
+            "language": {"enum": list(LANGUAGES)},
+            "levels": {"type": "array", "items": {"enum": ["random", "rules", "search"]}},
+            "seed": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 2**62 - 1,
+                "description": "a chosen deal (the game number): such a game is not ranked "
+                "and adds no statistics",
+            },
+            "max_deals": {"type": "integer", "minimum": 1, "maximum": limits.max_deals},
+        },
+    }
+    created = {
+        "type": "object",
+        "required": ["table", "seat", "token", "ranked"],
+        "properties": {
+            "table": {"type": "integer"},
+            "seat": {"const": 0},
+            "token": {"type": "string"},
+            "ranked": {"type": "boolean"},
+        },
+    }
+    info = {
+        "type": "object",
+        "required": [
+            "table",
+            "game",
+            "profile",
+            "seat",
+            "status",
+            "players",
+            "levels",
+            "language",
+            "version",
+            "winner",
+            "ranked",
+            "seed_chosen",
+        ],
+        "properties": {
+            "table": {"type": "integer"},
+            "game": {"type": "string"},
+            "profile": {"type": "string"},
+            "seat": nullable_int,
+            "status": {"enum": ["playing", "finished", "expired", "abandoned"]},
+            "players": {"type": "array", "items": {"type": "string"}},
+            "levels": {"type": "array", "items": {"type": ["string", "null"]}},
+            "language": {"type": "string"},
+            "version": {"type": "integer", "minimum": 0},
+            "winner": nullable_int,
+            "ranked": {"type": "boolean"},
+            "seed_chosen": {"type": "boolean"},
+            "seed": {"type": "integer", "description": "only once the game is finished"},
+        },
+    }
+    summary = {
+        "type": "object",
+        "required": ["table", "game", "profile", "players", "created_at"],
+        "properties": {
+            "table": {"type": "integer"},
+            "game": {"type": "string"},
+            "profile": {"type": "string"},
+            "status": {"type": "string"},
+            "players": {"type": "array", "items": {"type": "string"}},
+            "created_at": {"type": "string"},
+            "finished_at": {"type": ["string", "null"]},
+            "winner": nullable_int,
+            "scores": {"type": ["array", "null"]},
+            "ranked": {"type": "boolean"},
+        },
+    }
+    stat = {
+        "type": "object",
+        "required": ["game", "profile", "games", "wins", "average_points"],
+        "properties": {
+            "game": {"type": "string"},
+            "profile": {"type": "string"},
+            "games": {"type": "integer"},
+            "wins": {"type": "integer"},
+            "average_points": {"type": "number"},
+            "contracts_made": {"type": "integer"},
+            "contracts_failed": {"type": "integer"},
+            "barrel_visits": {"type": "integer"},
+        },
+    }
+    ranking_row = {
+        "type": "object",
+        "required": ["name", "score", "profile", "date", "table"],
+        "properties": {
+            "name": {"type": "string"},
+            "score": {"type": "number"},
+            "profile": {"type": "string"},
+            "date": {"type": "string"},
+            "table": {"type": "integer"},
+        },
+    }
+
+    def get(summary_text: str, responses: JSONDoc, params: list[JSONDoc] | None = None) -> JSONDoc:
+        op: JSONDoc = {"summary": summary_text, "responses": {**_COMMON, **responses}}
+        if params:
+            op["parameters"] = params
+        return {"get": op}
+
+    paths: JSONDoc = {
+        "/": get("the web client", {"200": _html("the page"), "404": _html("not installed")}),
+        "/api/openapi.json": get("this document", {"200": _json({"type": "object"})}),
+        "/api/config": get(
+            "games, profiles, computer levels, languages, the computer players' delay",
+            {"200": _json({"type": "object", "required": ["kinds", "levels", "languages"]})},
+        ),
+        "/api/tables": {
+            "post": {
+                "summary": "create a table: the person at seat 0, computers elsewhere",
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": {"schema": new_table}},
+                },
+                "responses": {
+                    **_COMMON,
+                    "201": _json(created, "the new table and the person's token"),
+                    "413": _error(f"the body is larger than {limits.max_body_bytes} bytes"),
+                    "415": _error("the body is not declared as application/json"),
+                    "429": {
+                        **_error("too many new tables from this address: wait"),
+                        "headers": {"Retry-After": {"schema": {"type": "string"}}},
+                    },
+                },
+            },
+            "get": {
+                "summary": "a player's tables, newest first, a page at a time",
+                "parameters": [name, *_page_params(limits, 50)],
+                "responses": {**_COMMON, "200": _json({"type": "array", "items": summary})},
+            },
+        },
+        "/api/tables/live": get(
+            "the unfinished tables to watch, newest first, a page at a time",
+            {"200": _json({"type": "array", "items": summary})},
+            _page_params(limits, 30),
+        ),
+        "/api/tables/{table_id}": get(
+            "a table's description (the seat of the token; the seed once finished)",
+            {
+                "200": _json(info),
+                "403": _error("the token is not this table's"),
+                "404": _error("there is no such table"),
+            },
+            [table_id, token],
+        ),
+        "/api/tables/{table_id}/record": get(
+            "the game's tapete/1 record (an unfinished game's needs the token and shows only "
+            "its finished deals)",
+            {
+                "200": _json({"type": "object", "required": ["format", "game"]}),
+                "403": _error("an unfinished game's record needs the token"),
+                "404": _error("there is no such table"),
+            },
+            [table_id, token],
+        ),
+        "/api/stats": get(
+            "a player's statistics per game and profile",
+            {"200": _json({"type": "array", "items": stat})},
+            [name],
+        ),
+        "/api/ranking": get(
+            "a Ranking board, best first, a page at a time",
+            {"200": _json({"type": "array", "items": ranking_row})},
+            [
+                _query("game", {"enum": games, "default": "mil"}, "the game"),
+                _query("target", {"type": "string"}, "Mil: 1000 or 500"),
+                _query(
+                    "limit",
+                    {"type": "integer", "minimum": 1, "maximum": limits.max_page, "default": 20},
+                    "the page size",
+                ),
+                _query(
+                    "offset",
+                    {"type": "integer", "minimum": 0, "maximum": 100_000, "default": 0},
+                    "the places skipped",
+                ),
+            ],
+        ),
+        "/rules/{profile}": get(
+            "the rules of a profile, as a page",
+            {
+                "200": _html("the rules"),
+                "404": {
+                    "description": "no such profile or language (JSON), or not written yet",
+                    "content": {
+                        "application/json": {"schema": {"$ref": "#/components/schemas/Error"}},
+                        "text/html": {"schema": {"type": "string"}},
+                    },
+                },
+            },
+            [
+                {"name": "profile", "in": "path", "required": True, "schema": {"type": "string"}},
+                _query("lang", {"type": "string"}, "es, pt or en"),
+            ],
+        ),
+    }
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Tapete",
+            "version": "1",
+            "description": "The Tapete server's HTTP API (docs/dev/protocol.md). The table "
+            "WebSocket /ws/{table} is described there.",
+        },
+        "paths": paths,
+        "components": {"schemas": {"Error": _ERROR}},
+    }

@@ -1,0 +1,294 @@
+"""The server's front door: one ASGI middleware that every request and WebSocket passes
+before the app sees it.
+
+In order: the ``Host`` header must name this server (DNS rebinding: ``--trusted-hosts``);
+a WebSocket's ``Origin`` must be this server's own or an allowed one (a page elsewhere
+must not watch or play a person's tables); a state-changing request must say
+``Content-Type: application/json`` (a form or ``text/plain`` post from another site is
+refused: browsers send those cross-site without asking); its body must fit the limit (by
+``Content-Length`` before anything is read, and a chunked body is cut off as it grows past
+it); table creation takes a token from the client's bucket (429 with ``Retry-After``);
+one client may hold only so many WebSockets. Every HTTP answer carries the security
+headers (a Content-Security-Policy the web client satisfies, no framing, no sniffing, no
+referrer). Each refusal is a JSON ``{"error": sentence}`` and is logged once per kind
+(:class:`~tapete.server.limits.RefusalLog`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from tapete.server.limits import Limits, RefusalLog, TokenBuckets, retry_after
+
+__all__ = [
+    "LOOPBACK_HOSTS",
+    "SECURITY_HEADERS",
+    "BodyTooLarge",
+    "Guard",
+    "host_name",
+]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+#: the names a server bound to loopback answers to by default
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+
+SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
+    (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+)
+
+_UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+class BodyTooLarge(Exception):
+    """The body grew past the limit while it was read."""
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", ()):
+        if key == name:
+            return bytes(value).decode("latin-1")
+    return None
+
+
+def host_name(host: str) -> str:
+    """The name in a ``Host`` header or an origin's netloc, without the port, lower case
+    (``[::1]:8000`` -> ``::1``)."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1:].split("]", 1)[0]
+    if host.count(":") == 1:
+        return host.split(":", 1)[0]
+    return host
+
+
+def _client(scope: Scope) -> str:
+    client = scope.get("client")
+    return str(client[0]) if client else "unknown"
+
+
+class Guard:
+    """The middleware. ``trusted_hosts``: the host names this server answers to (None:
+    any; a name may start with ``*.`` for its subdomains); ``allowed_origins``: other
+    origins (``https://club.example``) whose pages may open WebSockets here."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        limits: Limits,
+        refusals: RefusalLog,
+        trusted_hosts: Iterable[str] | None = None,
+        allowed_origins: Iterable[str] = (),
+        json_paths: Iterable[str] = ("/api/tables",),
+    ) -> None:
+        self.app = app
+        #: the paths that change state: a POST there must be JSON (elsewhere the router
+        #: answers 405)
+        self.json_paths = frozenset(json_paths)
+        self.limits = limits
+        self.refusals = refusals
+        self.trusted_hosts = (
+            None if trusted_hosts is None else frozenset(h.lower() for h in trusted_hosts)
+        )
+        self.allowed_origins = frozenset(o.rstrip("/").lower() for o in allowed_origins)
+        self.creations = TokenBuckets(limits.create_burst, limits.create_refill_s)
+        #: client address -> open WebSockets
+        self.sockets: dict[str, int] = {}
+
+    # ------------------------------------------------------------------ checks
+
+    def host_allowed(self, host: str | None) -> bool:
+        if self.trusted_hosts is None or "*" in self.trusted_hosts:
+            return True
+        if not host:
+            return False
+        name = host_name(host)
+        if name in self.trusted_hosts:
+            return True
+        return any(t.startswith("*.") and name.endswith(t[1:]) for t in self.trusted_hosts)
+
+    def origin_allowed(self, scope: Scope) -> bool:
+        """No ``Origin`` (not a browser), the server's own, or an allowed one."""
+        origin = _header(scope, b"origin")
+        if origin is None:
+            return True
+        origin = origin.rstrip("/").lower()
+        if origin in self.allowed_origins or "*" in self.allowed_origins:
+            return True
+        parts = urlsplit(origin)
+        host = _header(scope, b"host")
+        return parts.scheme in ("http", "https") and host is not None and (
+            parts.netloc == host.strip().lower()
+        )
+
+    # ------------------------------------------------------------------ ASGI
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "http":
+            await self._http(scope, receive, send)
+        elif kind == "websocket":
+            await self._websocket(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
+
+    async def _refuse(
+        self,
+        send: Send,
+        scope: Scope,
+        status: int,
+        kind: str,
+        message: str,
+        headers: Iterable[tuple[bytes, bytes]] = (),
+    ) -> None:
+        self.refusals.note(kind, _client(scope), message)
+        body = json.dumps({"error": message}).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"connection", b"close"),
+                    *SECURITY_HEADERS,
+                    *headers,
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        host = _header(scope, b"host")
+        if not self.host_allowed(host):
+            await self._refuse(
+                send,
+                scope,
+                400,
+                "host",
+                f"the Host header {host!r} is not a name of this server (see --trusted-hosts)",
+            )
+            return
+        method = scope.get("method", "GET")
+        limit = self.limits.max_body_bytes
+        if method in _UNSAFE_METHODS and scope.get("path") in self.json_paths:
+            ctype = (_header(scope, b"content-type") or "").split(";", 1)[0].strip().lower()
+            if ctype != "application/json":
+                await self._refuse(
+                    send,
+                    scope,
+                    415,
+                    "content_type",
+                    f"a {method} request must have Content-Type: application/json, "
+                    f"got {ctype or 'none'!r}",
+                )
+                return
+        length = _header(scope, b"content-length")
+        if length is not None:
+            if not (length.isascii() and length.strip().isdigit()):
+                await self._refuse(send, scope, 400, "body", "the Content-Length is not a number")
+                return
+            if int(length) > limit:
+                await self._refuse(
+                    send,
+                    scope,
+                    413,
+                    "body",
+                    f"the request body is larger than {limit} bytes ({int(length)} announced)",
+                )
+                return
+        if method == "POST" and scope.get("path") == "/api/tables":
+            wait = self.creations.take(_client(scope))
+            if wait:
+                await self._refuse(
+                    send,
+                    scope,
+                    429,
+                    "create_rate",
+                    f"more than {self.limits.create_burst} new tables in a short time from "
+                    f"this address: wait {retry_after(wait)} s",
+                    [(b"retry-after", retry_after(wait).encode())],
+                )
+                return
+
+        received = 0
+        started = False
+
+        async def limited_receive() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > limit:
+                    raise BodyTooLarge
+            return message
+
+        async def send_with_headers(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                message = dict(message)
+                names = {bytes(k).lower() for k, _ in message.get("headers", ())}
+                message["headers"] = [
+                    *message.get("headers", ()),
+                    *(h for h in SECURITY_HEADERS if h[0] not in names),
+                ]
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, send_with_headers)
+        except BodyTooLarge:
+            if started:
+                raise
+            await self._refuse(
+                send, scope, 413, "body", f"the request body is larger than {limit} bytes"
+            )
+
+    async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        host = _header(scope, b"host")
+        problem = None
+        if not self.host_allowed(host):
+            problem = ("host", f"the Host header {host!r} is not a name of this server")
+        elif not self.origin_allowed(scope):
+            origin = _header(scope, b"origin")
+            problem = ("origin", f"a page from {origin!r} may not open a WebSocket here")
+        client = _client(scope)
+        if problem is None and self.sockets.get(client, 0) >= self.limits.max_sockets_per_client:
+            problem = (
+                "sockets",
+                f"more than {self.limits.max_sockets_per_client} WebSockets from one address",
+            )
+        if problem is not None:
+            self.refusals.note(problem[0], client, problem[1])
+            message = await receive()  # websocket.connect
+            if message["type"] == "websocket.connect":
+                # closing before accepting refuses the handshake (HTTP 403)
+                await send({"type": "websocket.close", "code": 1008, "reason": problem[1][:100]})
+            return
+        self.sockets[client] = self.sockets.get(client, 0) + 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            left = self.sockets[client] - 1
+            if left:
+                self.sockets[client] = left
+            else:
+                del self.sockets[client]

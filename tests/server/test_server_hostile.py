@@ -1,0 +1,510 @@
+"""Issue 10, a hostile client (in-process): each finding of the hostile-client test of
+``tapete serve``, reproduced. Every test failed on the server before the fix."""
+
+from __future__ import annotations
+
+import logging
+import random
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from server_helpers import MakeApp, Session, new_table
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
+from tapete.server.app import create_app
+from tapete.server.limits import Limits
+
+TEST_LIMITS = Limits(create_burst=100_000, hint_burst=100_000, hint_processes=0, list_cache_s=0)
+
+# ---------------------------------------------------------------------- 5. no 500s
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "words"),
+    [
+        ("max_deals", 2**63, "'max_deals' must be a whole number from 1 to"),
+        ("max_deals", 10**30, "'max_deals' must be a whole number from 1 to"),
+        ("game", ["mil"], "'game' must be one of"),
+        ("game", {"mil": 1}, "'game' must be one of"),
+        ("profile", ["club"], "'profile' must be one of"),
+        ("language", {"es": 1}, "'language' must be one of"),
+    ],
+)
+def test_odd_fields_get_a_400_that_names_them(
+    client: TestClient, field: str, value: Any, words: str
+) -> None:
+    body: dict[str, Any] = {"game": "mil", "name": "Ana", field: value}
+    r = client.post("/api/tables", json=body)
+    assert r.status_code == 400, r.text
+    assert words in r.json()["error"]
+
+
+@pytest.mark.parametrize("raw", ["²", "١", "1²", "٣", "𝟏", "１"])
+def test_a_table_id_is_ascii_digits_only(client: TestClient, raw: str) -> None:
+    new_table(client)  # table 1 exists: a Unicode digit one must not alias it
+    for path in (f"/api/tables/{raw}", f"/api/tables/{raw}/record"):
+        r = client.get(path)
+        assert r.status_code == 404 and r.json() == {"error": "there is no such table"}, path
+
+
+@pytest.mark.parametrize("raw", ["²", "١", "-1", "0", "101", "1e3", ""])
+def test_ranking_limit_must_be_ascii_in_range(client: TestClient, raw: str) -> None:
+    r = client.get("/api/ranking", params={"limit": raw})
+    assert r.status_code == 400 and "'limit' must be a whole number" in r.json()["error"]
+
+
+@pytest.mark.parametrize("raw", ["²", "١", "x"])
+def test_a_websocket_to_no_table_is_closed_with_a_code(client: TestClient, raw: str) -> None:
+    new_table(client)
+    with client.websocket_connect(f"/ws/{raw}") as ws:
+        assert ws.receive_json()["code"] == "unknown_table"
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_json()
+    assert closed.value.code == 4404
+
+
+# ---------------------------------------------------------------------- 9. cross-site
+
+
+def test_a_websocket_from_another_site_is_refused(client: TestClient) -> None:
+    table_id, _ = new_table(client)
+    with (
+        pytest.raises(WebSocketDisconnect) as refused,
+        client.websocket_connect(f"/ws/{table_id}", headers={"origin": "http://evil.example"}),
+    ):
+        pass
+    assert refused.value.code == 1008
+    # the server's own page, and a client that is no browser (no Origin), may connect
+    for headers in ({"origin": "http://testserver"}, {}):
+        with client.websocket_connect(f"/ws/{table_id}", headers=headers) as ws:
+            assert ws.receive_json()["type"] == "view"
+
+
+def test_an_allowed_origin_may_connect(make_app: MakeApp) -> None:
+    app = make_app(allowed_origins=["https://club.example"])
+    with TestClient(app) as client:
+        table_id, _ = new_table(client)
+        with client.websocket_connect(
+            f"/ws/{table_id}", headers={"origin": "https://club.example"}
+        ) as ws:
+            assert ws.receive_json()["type"] == "view"
+
+
+@pytest.mark.parametrize(
+    "ctype", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data", None]
+)
+def test_a_post_must_be_json(client: TestClient, ctype: str | None) -> None:
+    body = b'{"game": "mil", "name": "Ana"}'
+    headers = {} if ctype is None else {"content-type": ctype}
+    r = client.post("/api/tables", content=body, headers=headers)
+    assert r.status_code == 415 and "Content-Type: application/json" in r.json()["error"]
+    assert client.get("/api/tables/live").json() == []
+
+
+def test_the_host_header_is_checked(make_app: MakeApp) -> None:
+    app = make_app(trusted_hosts=["127.0.0.1", "localhost"])
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+        assert client.get("/api/config").status_code == 200
+        r = client.get("/api/config", headers={"host": "rebind.evil.example:8000"})
+        assert r.status_code == 400 and "--trusted-hosts" in r.json()["error"]
+        with (
+            pytest.raises(WebSocketDisconnect),
+            client.websocket_connect("/ws/1", headers={"host": "rebind.evil.example"}),
+        ):
+            pass
+
+
+def test_serve_trusts_loopback_names_when_bound_to_loopback() -> None:
+    from tapete.server.app import default_trusted_hosts
+
+    assert set(default_trusted_hosts("127.0.0.1") or ()) >= {"127.0.0.1", "localhost", "::1"}
+    assert default_trusted_hosts("0.0.0.0") is None
+
+
+@pytest.mark.parametrize(
+    "path", ["/", "/api/config", "/static/app.js", "/rules/club?lang=en", "/api/tables/9"]
+)
+def test_every_answer_has_the_security_headers(client: TestClient, path: str) -> None:
+    r = client.get(path)
+    csp = r.headers["content-security-policy"]
+    assert "frame-ancestors 'none'" in csp and "script-src 'self'" in csp
+    assert "unsafe-inline" not in csp
+    assert r.headers["x-content-type-options"] == "nosniff"
+    assert r.headers["referrer-policy"] == "no-referrer"
+    assert r.headers["x-frame-options"] == "DENY"
+
+
+# ---------------------------------------------------------------------- 4. sockets
+
+
+def test_websockets_per_client_and_per_table_are_bounded(make_app: MakeApp) -> None:
+    app = make_app(limits=Limits(max_sockets_per_client=3, max_sockets_per_table=2))
+    with TestClient(app) as client:
+        table_id, _ = new_table(client)
+        with (
+            client.websocket_connect(f"/ws/{table_id}") as a,
+            client.websocket_connect(f"/ws/{table_id}") as b,
+        ):
+            a.receive_json(), b.receive_json()
+            with client.websocket_connect(f"/ws/{table_id}") as c:
+                assert c.receive_json()["code"] == "too_many"
+                with pytest.raises(WebSocketDisconnect) as closed:
+                    c.receive_json()
+                assert closed.value.code == 1013
+            # a third socket on another table is accepted, a fourth is refused at the door
+            other, _ = new_table(client)
+            with client.websocket_connect(f"/ws/{other}") as d:
+                d.receive_json()
+                with (
+                    pytest.raises(WebSocketDisconnect) as refused,
+                    client.websocket_connect(f"/ws/{other}"),
+                ):
+                    pass
+                assert refused.value.code == 1008
+
+
+def test_each_kind_of_refusal_is_logged_once(
+    client: TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="tapete.server"):
+        for _ in range(200):
+            client.post("/api/tables", content=b"x", headers={"content-type": "text/plain"})
+    lines = [r for r in caplog.records if "refused" in r.getMessage()]
+    assert len(lines) == 1, [r.getMessage() for r in lines]
+    assert client.app.state.refusals.count("content_type") == 199  # type: ignore[attr-defined]
+
+
+# ---------------------------------------------------------------------- 1. chosen deals
+
+
+def _play_out(client: TestClient, table_id: int, token: str) -> dict[str, Any]:
+    with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
+        return Session(ws, random.Random(1)).play()
+
+
+def test_a_chosen_deal_is_neither_ranked_nor_counted(client: TestClient) -> None:
+    r = client.post(
+        "/api/tables",
+        json={"game": "mariage", "name": "Eve", "levels": ["random"], "seed": 123},
+    )
+    assert r.status_code == 201 and r.json()["ranked"] is False
+    table_id, token = r.json()["table"], r.json()["token"]
+    info = client.get(f"/api/tables/{table_id}", params={"token": token}).json()
+    assert info["ranked"] is False and info["seed_chosen"] is True
+    assert _play_out(client, table_id, token)["over"]
+    assert client.get("/api/stats", params={"name": "Eve"}).json() == []
+    assert client.get("/api/ranking", params={"game": "mariage"}).json() == []
+    listed = client.get("/api/tables", params={"name": "Eve"}).json()
+    assert listed[0]["ranked"] is False
+    # a table on a deal the server drew counts
+    r = client.post("/api/tables", json={"game": "mariage", "name": "Eve", "levels": ["random"]})
+    assert r.json()["ranked"] is True
+    assert _play_out(client, r.json()["table"], r.json()["token"])["over"]
+    assert client.get("/api/stats", params={"name": "Eve"}).json()[0]["games"] == 1
+
+
+def _bot_moves(path: Path) -> list[Any]:
+    """Seed 7, the same person's moves: the actions of the computer seat."""
+    app = create_app(f"sqlite:///{path}", delay_ms=0, rate_limit=10_000, limits=TEST_LIMITS)
+    with TestClient(app) as client:
+        table_id, token = new_table(client, game="mariage", seed=7, levels=["random"])
+        with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
+            me = Session(ws, random.Random(2))
+            me.play(max_actions=12)
+    with app.state.manager.sessions() as s:
+        from sqlalchemy import select
+
+        from tapete.server.db import ActionRow
+
+        rows = s.execute(
+            select(ActionRow.seat, ActionRow.action).where(ActionRow.table_id == table_id)
+        )
+        return [a for seat, a in rows if seat == 1]
+
+
+def test_computer_choices_are_not_predictable_from_the_seed(tmp_path: Path) -> None:
+    """Two servers, the same seed and the same person's moves: the computer players choose
+    differently (their numbers come from each server's secret, not from the seed)."""
+    first = _bot_moves(tmp_path / "a.sqlite3")
+    second = _bot_moves(tmp_path / "b.sqlite3")
+    assert first and second and first != second
+
+
+# ---------------------------------------------------------------------- 2. cheap floods
+
+
+def test_table_creation_is_rate_limited_per_client(make_app: MakeApp) -> None:
+    app = make_app(limits=Limits(create_burst=3, create_refill_s=60))
+    with TestClient(app) as client:
+        for _ in range(3):
+            new_table(client)
+        r = client.post("/api/tables", json={"game": "mil", "name": "Ana"})
+        assert r.status_code == 429 and 1 <= int(r.headers["retry-after"]) <= 60
+        assert "new tables" in r.json()["error"]
+
+
+@pytest.mark.parametrize("path", ["/api/tables?name=Ana", "/api/tables/live"])
+def test_lists_come_in_bounded_pages(client: TestClient, path: str) -> None:
+    ids = [new_table(client)[0] for _ in range(5)]
+    sep = "&" if "?" in path else "?"
+    page = client.get(f"{path}{sep}limit=2").json()
+    assert [t["table"] for t in page] == ids[::-1][:2]
+    after = client.get(f"{path}{sep}limit=2&before={page[-1]['table']}").json()
+    assert [t["table"] for t in after] == ids[::-1][2:4]
+    for bad in ("limit=101", "limit=0", "before=²", "limit=²"):
+        r = client.get(f"{path}{sep}{bad}")
+        assert r.status_code == 400, bad
+
+
+def test_ranking_pages(client: TestClient) -> None:
+    assert client.get("/api/ranking", params={"offset": 5, "limit": 5}).json() == []
+    r = client.get("/api/ranking", params={"offset": "x"})
+    assert r.status_code == 400 and "'offset'" in r.json()["error"]
+
+
+def test_table_info_does_not_rebuild_the_game(
+    app: Starlette, client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table_id, token = new_table(client, game="mariage")
+    with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
+        Session(ws).play(max_actions=6)
+    manager = app.state.manager
+    manager.tables.clear()
+    expected = client.get(f"/api/tables/{table_id}", params={"token": token}).json()
+
+    def no_rebuild(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("GET /api/tables/{id} rebuilt the table")
+
+    monkeypatch.setattr(manager, "get", no_rebuild)
+    for _ in range(20):
+        info = client.get(f"/api/tables/{table_id}", params={"token": token}).json()
+        assert info == expected and info["version"] > 0
+
+
+def test_start_up_answers_before_rebuilding_unfinished_tables(
+    make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with TestClient(make_app(delay_ms=60_000)) as client:
+        for _ in range(4):
+            new_table(client, seed=1)  # seed 1: a computer seat bids first
+    from tapete.server.tables import TableManager
+
+    real = TableManager.get
+
+    def slow_get(self: TableManager, *args: Any, **kwargs: Any) -> Any:
+        time.sleep(0.5)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(TableManager, "get", slow_get)
+    started = time.monotonic()
+    with TestClient(make_app()) as client:
+        assert client.get("/api/config").status_code == 200
+        answered = time.monotonic() - started
+    assert answered < 1.0, f"the first answer took {answered:.2f} s"
+
+
+def test_tables_nobody_opened_or_plays_expire(app: Starlette, client: TestClient) -> None:
+    from datetime import timedelta
+
+    from tapete.server.db import utcnow
+
+    manager = app.state.manager
+    unopened, _ = new_table(client, game="mariage")
+    opened, token = new_table(client, game="mariage")
+    with client.websocket_connect(f"/ws/{opened}?token={token}") as ws:
+        ws.receive_json()
+    hour = timedelta(seconds=manager.limits.unopened_ttl_s + 1)
+    assert manager.sweep(utcnow() + hour) == 1
+    assert client.get(f"/api/tables/{unopened}").json()["status"] == "expired"
+    assert client.get(f"/api/tables/{opened}").json()["status"] == "playing"
+    assert [t["table"] for t in client.get("/api/tables/live").json()] == [opened]
+    week = timedelta(seconds=manager.limits.abandoned_after_s + 1)
+    assert manager.sweep(utcnow() + week) == 1
+    assert client.get(f"/api/tables/{opened}").json()["status"] == "abandoned"
+    assert client.get("/api/tables/live").json() == []
+
+
+# ---------------------------------------------------------------------- 8. a locked database
+
+
+def test_an_external_lock_neither_freezes_nor_drops_the_person(
+    app: Starlette, client: TestClient, db_url: str
+) -> None:
+    table_id, token = new_table(client, game="mariage", seed=3)
+    path = db_url.removeprefix("sqlite:///")
+    with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
+        me = Session(ws, random.Random(4))
+        view = me.wait_turn()
+        version = me.version
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # another program holds the write lock
+        try:
+            started = time.monotonic()
+            me.act(view["legal"][0])
+            error = me.error()
+            took = time.monotonic() - started
+            assert error["code"] == "not_saved", error
+            assert error["detail"] == "the server could not save this action: try again"
+            assert took < 1.5, f"the refusal took {took:.2f} s"
+            r = client.post("/api/tables", json={"game": "mil", "name": "Ana"})
+            assert r.status_code == 503 and "try again" in r.json()["error"]
+            # a second connection of the person opens meanwhile
+            app.state.manager.opened.clear()
+            with client.websocket_connect(f"/ws/{table_id}?token={token}") as again:
+                assert again.receive_json()["type"] == "view"
+        finally:
+            other.execute("ROLLBACK")
+            other.close()
+        # the same connection, the same version: the action goes through now
+        me.waiting = False
+        me.version = version
+        me.act(view["legal"][0])
+        while (m := me.receive())["type"] != "view" or m["version"] <= version:
+            assert m["type"] != "error", m
+        assert m["version"] > version
+
+
+# ---------------------------------------------------------------------- 10. hints
+
+
+def test_hints_are_budgeted_per_seat(make_app: MakeApp) -> None:
+    app = make_app(
+        limits=Limits(hint_burst=3, hint_refill_s=60, create_burst=100, hint_processes=0)
+    )
+    with TestClient(app) as client:
+        table_id, token = new_table(client, game="mariage", seed=3)
+        with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
+            me = Session(ws)
+            me.wait_turn()
+            answers = []
+            for _ in range(6):
+                ws.send_json({"type": "hint"})
+                while (m := me.receive())["type"] not in ("hint", "error"):
+                    pass
+                answers.append(m.get("code", "hint"))
+    assert answers == ["hint"] * 3 + ["rate_limited"] * 3
+
+
+def test_a_hint_flood_does_not_stop_the_computer_players(
+    make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hints stuck in their worker threads (more than the machine's default thread pool
+    holds) leave the computer players' own pool free."""
+    release = threading.Event()
+
+    def stuck(*args: Any, **kwargs: Any) -> Any:
+        release.wait(30)
+        raise RuntimeError("released")
+
+    import tapete.bots
+
+    monkeypatch.setattr(tapete.bots, "suggest", stuck)
+    app = make_app(hint_timeout_s=30)
+    try:
+        with TestClient(app) as client:
+            sockets = []
+            for _ in range(10):
+                tid, tok = new_table(client, game="mariage", seed=3, levels=["rules"])
+                ws = client.websocket_connect(f"/ws/{tid}?token={tok}").__enter__()
+                Session(ws).wait_turn()
+                ws.send_json({"type": "hint"})
+                sockets.append(ws)
+            time.sleep(0.3)
+            # another table with a thinking computer player still gets its moves
+            table_id, token = new_table(client, game="mil", seed=1, levels=["rules", "rules"])
+            with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
+                started = time.monotonic()
+                view = Session(ws).wait_turn()
+                assert view["turn"] == 0
+                assert time.monotonic() - started < 5
+            release.set()
+            for ws in sockets:
+                ws.__exit__(None, None, None)
+    finally:
+        release.set()
+
+
+# ---------------------------------------------------------------------- 11. idle games
+
+
+def test_computers_wait_for_the_person_when_nobody_is_connected(
+    app: Starlette, client: TestClient
+) -> None:
+    """A table runs only while its person plays: with nobody connected the computer seats
+    stop at the person's turn (at most one deal goes by), and the table is closed as
+    abandoned after ``abandoned_after_s`` with no action."""
+    table_id, token = new_table(client, game="mil", seed=1)
+    with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
+        Session(ws).wait_turn()
+    manager = app.state.manager
+    time.sleep(0.3)
+    table = manager.tables.get(table_id)
+    assert table is None or table.bot_task is None
+    version = client.get(f"/api/tables/{table_id}").json()["version"]
+    time.sleep(0.3)
+    assert client.get(f"/api/tables/{table_id}").json()["version"] == version
+
+
+def test_hints_run_in_a_worker_process(make_app: MakeApp) -> None:
+    """The default: a hint is computed in a worker process (not holding the event loop's
+    interpreter lock); it is the same legal suggestion."""
+    app = make_app(limits=Limits(hint_processes=1, create_burst=100))
+    with TestClient(app) as client:
+        table_id, token = new_table(client, game="mariage", seed=3)
+        with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
+            me = Session(ws)
+            view = me.wait_turn()
+            ws.send_json({"type": "hint"})
+            while (m := me.receive())["type"] != "hint":
+                assert m["type"] != "error", m
+    assert m["action"] in view["legal"] and m["reason_key"] != "no_suggestion", m
+    assert app.state.server.hint_pool.processes == 1
+
+
+def test_a_flood_of_the_same_list_costs_one_query(
+    make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = make_app(limits=Limits(list_cache_s=60, create_burst=100))
+    with TestClient(app) as client:
+        new_table(client)
+        manager = app.state.manager
+        calls = []
+        real = manager.live_tables
+        monkeypatch.setattr(
+            manager, "live_tables", lambda *a, **k: calls.append(1) or real(*a, **k)
+        )
+        pages = [client.get("/api/tables/live").json() for _ in range(50)]
+    assert len(calls) == 1 and all(p == pages[0] and len(p) == 1 for p in pages)
+
+
+def test_serve_takes_trusted_hosts_and_allowed_origins() -> None:
+    from tapete.cli import _names, build_parser
+
+    args = build_parser().parse_args(
+        ["serve", "--trusted-hosts", "tapete.example, localhost", "--allowed-origins", "*"]
+    )
+    assert _names(args.trusted_hosts) == ("tapete.example", "localhost")
+    assert _names(args.allowed_origins) == ("*",)
+    assert _names(build_parser().parse_args(["serve"]).trusted_hosts) is None
+
+
+def test_flood_messages_of_asyncio_and_uvicorn_are_let_through_once_a_minute() -> None:
+    from tapete.server.limits import OnceFilter
+
+    now = [0.0]
+    once = OnceFilter("Exceeded concurrency limit.", clock=lambda: now[0])
+
+    def record(msg: str) -> logging.LogRecord:
+        return logging.LogRecord("uvicorn.error", logging.WARNING, "x", 1, msg, None, None)
+
+    passed = [once.filter(record("Exceeded concurrency limit.")) for _ in range(1000)]
+    assert passed.count(True) == 1 and once.filter(record("something else"))
+    now[0] = 61.0
+    later = record("Exceeded concurrency limit.")
+    assert once.filter(later) and "999 more like it" in str(later.msg)
