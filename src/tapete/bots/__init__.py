@@ -25,7 +25,9 @@ def make_bot(game: str, name: str, *, profile: str | None = None, **options: Any
     raise ValueError(f"unknown bot {name!r} (expected one of: {', '.join(BOT_NAMES)})")
 
 
-def suggest(game: str, view: dict[str, Any], *, key: Hashable | None = None) -> tuple[Any, Reason]:
+def suggest(
+    game: str, view: dict[str, Any], *, key: Hashable | None = None, **options: Any
+) -> tuple[Any, Reason]:
     """The best available bot's action for this view, with its :class:`Reason` (``str()``:
     a one-line English sentence for a person).
 
@@ -33,5 +35,5 @@ def suggest(game: str, view: dict[str, Any], *, key: Hashable | None = None) -> 
     :func:`tapete.bots.registry.suggest`."""
     from tapete.bots.registry import suggest as strong_suggest
 
-    result: tuple[Any, Reason] = strong_suggest(game, view, key=key)
+    result: tuple[Any, Reason] = strong_suggest(game, view, key=key, **options)
     return result

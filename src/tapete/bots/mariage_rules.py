@@ -188,7 +188,10 @@ class MariageRulesBot:
 
     name = "rules"
 
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, *, strict_budget: float = 1.0, **options: Any) -> None:
+        #: seconds for the exact search of a strict-phase card (it takes milliseconds; the
+        #: limit only guards against a pathological position)
+        self.strict_budget = float(strict_budget)
         self.tracker = MariageTracker()
 
     def explain(self, view: JSON, rng: random.Random) -> tuple[Action, Reason]:
@@ -199,7 +202,7 @@ class MariageRulesBot:
             raise ValueError("no legal action in this view")
         info = self.tracker.update(view)
         return mariage_rules_decision(
-            info, legal, lambda i, p: strict_choice(i, p, rng, samples=4, budget=1.0)
+            info, legal, lambda i, p: strict_choice(i, p, rng, samples=4, budget=self.strict_budget)
         )
 
     def act(self, view: JSON, rng: random.Random) -> Action:

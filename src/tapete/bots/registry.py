@@ -80,7 +80,13 @@ def _fallback(game: str, view: JSON, rng: random.Random) -> Any:
 
 
 class SafeBot:
-    """Wraps a bot: faults and timeouts fall back to a legal action and are logged."""
+    """Wraps a bot: faults and timeouts fall back to a legal action and are logged.
+
+    One thread at a time: a bot keeps a memory between decisions (the Mariage tracker, the
+    Mil search player's plan for its second gift), so each call holds the wrapper's lock and
+    a second thread asking the same bot waits for the first (a server thread still thinking
+    after its timeout, two hints at once for one seat) instead of mixing the two memories.
+    """
 
     def __init__(self, game: str, inner: _Inner, *, hard_limit: float | None) -> None:
         self.game = game
@@ -88,11 +94,17 @@ class SafeBot:
         self.name: str = inner.name
         self.hard_limit = hard_limit
         self.faults = 0
+        self._lock = threading.RLock()
 
     def act(self, view: JSON, rng: random.Random) -> Any:
         legal = view.get("legal") or []
         if not legal:
             raise ValueError(f"seat {view.get('seat')} has no legal action in this view")
+        with self._lock:
+            return self._act(view, rng)
+
+    def _act(self, view: JSON, rng: random.Random) -> Any:
+        legal = view["legal"]
         try:
             with _deadline(self.hard_limit):
                 action = self.inner.act(view, rng)
@@ -114,6 +126,10 @@ class SafeBot:
     def explain(self, view: JSON, rng: random.Random) -> tuple[Any, Reason]:
         """The inner bot's action and :class:`Reason`; on a fault or timeout, a legal action
         and the reason ``safe_legal``."""
+        with self._lock:
+            return self._explain(view, rng)
+
+    def _explain(self, view: JSON, rng: random.Random) -> tuple[Any, Reason]:
         fn: Callable[[JSON, random.Random], tuple[Any, Reason]] | None = getattr(
             self.inner, "explain", None
         )
@@ -134,7 +150,15 @@ class SafeBot:
     def remember(self) -> Callable[[JSON], None] | None:
         """The inner bot's ``remember(view)``, or None when it has no memory to rebuild."""
         fn: Callable[[JSON], None] | None = getattr(self.inner, "remember", None)
-        return fn
+        if fn is None:
+            return None
+        inner_remember = fn
+
+        def remember(view: JSON) -> None:
+            with self._lock:
+                inner_remember(view)
+
+        return remember
 
 
 def make_strong_bot(game: str, name: str, *, profile: str | None = None, **options: Any) -> Bot:
@@ -154,7 +178,7 @@ def make_safe_bot(game: str, name: str, *, profile: str | None = None, **options
         if name == "rules":
             from tapete.bots.mil_rules import MilRulesBot
 
-            inner = MilRulesBot(profile)
+            inner = MilRulesBot(profile, **options)
         elif name == "search":
             from tapete.bots.mil_search import MilSearchBot
 
@@ -165,7 +189,7 @@ def make_safe_bot(game: str, name: str, *, profile: str | None = None, **options
         if name == "rules":
             from tapete.bots.mariage_rules import MariageRulesBot
 
-            inner = MariageRulesBot()
+            inner = MariageRulesBot(**options)
         elif name == "search":
             from tapete.bots.mariage_search import MariageSearchBot
 
@@ -186,7 +210,7 @@ _SUGGESTERS_MAX = 256
 _SUGGESTERS_LOCK = threading.Lock()
 
 
-def _suggester(game: str, view: JSON, key: Hashable | None) -> SafeBot:
+def _suggester(game: str, view: JSON, key: Hashable | None, **options: Any) -> SafeBot:
     table = ("players", tuple(view.get("players") or ())) if key is None else ("key", key)
     k = (game, view.get("profile"), table, view.get("seat"))
     with _SUGGESTERS_LOCK:
@@ -194,22 +218,26 @@ def _suggester(game: str, view: JSON, key: Hashable | None) -> SafeBot:
         if bot is not None:
             _SUGGESTERS.move_to_end(k)
             return bot
-        bot = make_safe_bot(game, "search", profile=view.get("profile"))
+        bot = make_safe_bot(game, "search", profile=view.get("profile"), **options)
         _SUGGESTERS[k] = bot
         while len(_SUGGESTERS) > _SUGGESTERS_MAX:
             _SUGGESTERS.popitem(last=False)
         return bot
 
 
-def suggest(game: str, view: JSON, *, key: Hashable | None = None) -> tuple[Any, Reason]:
+def suggest(
+    game: str, view: JSON, *, key: Hashable | None = None, **options: Any
+) -> tuple[Any, Reason]:
     """The ``search`` player's action for ``view`` and why (:class:`Reason`: ``str()`` is a
     one-line English sentence for a person, ``key`` and ``wire_args()`` its neutral form).
 
     ``key`` (any hashable, e.g. the table id) names the table asking: the suggesting bot is
     kept per (game, profile, key, seat), so tables never share one. Without it the players'
-    names stand in for the table (two tables with the same names would share a bot).
+    names stand in for the table (two tables with the same names would share a bot). The
+    bot serves one thread at a time (see :class:`SafeBot`). ``options`` (``budget``,
+    ``samples``, ...) go to :func:`make_safe_bot` when the table's bot is first made.
     """
-    bot = _suggester(game, view, key)
+    bot = _suggester(game, view, key, **options)
     seed = hash((view.get("seat"), view.get("deal_number"), len(view.get("legal") or ()))) & 0xFFFF
     t0 = time.perf_counter()
     action, reason = bot.explain(view, random.Random(seed))

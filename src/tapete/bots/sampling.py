@@ -4,7 +4,7 @@ Everything here reads only the view dict of one seat. :class:`MilInfo` collects 
 facts of a Mil deal (own hand, revealed talon, given cards, played cards, announced marriages)
 and the inferences they allow (a seat that did not follow suit is void in it; a seat that
 announced a marriage still holds the other card of the pair). Which plays were legal is asked
-of the engine (:meth:`tapete.mil.State.play_mask` on a probe state), never restated here.
+of the engine (:func:`tapete.mil.state.play_mask_of`, a pure function), never restated here.
 
 :func:`sample_mil_hands` deals the unseen cards to the other seats at random, respecting
 those facts, so that search code can build an open-hand position from them.
@@ -28,7 +28,7 @@ from tapete.cards import (
 )
 from tapete.game import JSON
 from tapete.mil.profiles import Profile, get_profile
-from tapete.mil.state import MARRIAGE_VALUES, State
+from tapete.mil.state import MARRIAGE_VALUES, play_mask_of
 
 __all__ = [
     "MariageInfo",
@@ -41,7 +41,6 @@ __all__ = [
 ]
 
 PAIR_MASKS: Final = tuple((1 << (s * 8 + KING)) | (1 << (s * 8 + QUEEN)) for s in range(4))
-_MIL_CARDS: Final = tuple(bits(MIL_DECK))
 
 
 def cards_mask(names: Any) -> int:
@@ -53,33 +52,16 @@ def cards_mask(names: Any) -> int:
     return m
 
 
-_PROBES: dict[str, State] = {}
-
-
-def _probe(profile: Profile) -> State:
-    """A throwaway engine state whose play rules answer "was this card legal with that hand"."""
-    st = _PROBES.get(profile.name)
-    if st is None:
-        cards = list(_MIL_CARDS)
-        st = State(profile, 0, [cards[0:7], cards[7:14], cards[14:21]], cards[21:24])
-        _PROBES[profile.name] = st
-    return st
-
-
 def _forbidding(profile: Profile, card: int, table: list[int], trump: int, unknown: int) -> int:
     """The cards among ``unknown`` whose presence in a hand would have made ``card`` illegal
-    after ``table`` (the earlier cards of the trick) with ``trump`` (-1: none)."""
-    st = _probe(profile)
-    st.trick = list(table)
-    st.trump = trump
-    st.turn = 0
+    after ``table`` (the earlier cards of the trick) with ``trump`` (-1: none): asked of the
+    engine's pure play rule, so any number of threads may ask at once."""
+    must_head = profile.must_head
+    mine = 1 << card
     out = 0
     for x in bits(unknown):
-        st.hands[0] = (1 << card) | (1 << x)
-        if not st.play_mask() >> card & 1:
+        if not play_mask_of(mine | (1 << x), table, trump, must_head) & mine:
             out |= 1 << x
-    st.hands[0] = 0
-    st.trick = []
     return out
 
 

@@ -53,6 +53,7 @@ __all__ = [
     "State",
     "held_marriages",
     "marriages_value",
+    "play_mask_of",
     "trick_winner",
 ]
 
@@ -151,6 +152,52 @@ def trick_winner(cards: Sequence[int], leader: int, trump: int) -> int:
         elif c >> 3 == trump:
             best, top = i, c
     return (leader + best) % 3
+
+
+def play_mask_of(hand: int, trick: list[int], trump: int, must_head: bool) -> int:
+    """The cards of ``hand`` that may be played to ``trick`` (the cards already on the table,
+    in play order; empty: a lead) with ``trump`` (-1: none yet): follow suit, else trump,
+    else anything; under ``must_head`` (casa) also beat the led suit's top card, or overtrump.
+    A pure function of its arguments: the one statement of the card-play rule, for the engine's
+    :meth:`State.play_mask` and for any code asking "was this card legal with that hand".
+
+    >>> from tapete.cards import CardSet
+    >>> hand = CardSet.parse("9H KH AS").mask
+    >>> str(CardSet(play_mask_of(hand, [CardSet.parse("TH").mask.bit_length() - 1], -1, True)))
+    '9H KH'
+    """
+    if not trick:
+        return hand
+    led = trick[0] >> 3
+    same = hand & SUIT_MASKS[led]
+    if not must_head:
+        if same:
+            return same
+        if trump >= 0 and hand & SUIT_MASKS[trump]:
+            return hand & SUIT_MASKS[trump]
+        return hand
+    if same:
+        top = trick[0]
+        if len(trick) == 2:
+            second = trick[1]
+            if second >> 3 == led:
+                if second > top:
+                    top = second
+            elif trump >= 0 and second >> 3 == trump:
+                # the trick is already trumped: any card of the led suit
+                return same
+        return same & ABOVE[top] or same
+    if trump >= 0:
+        trumps = hand & SUIT_MASKS[trump]
+        if trumps:
+            top = -1
+            for c in trick:
+                if c >> 3 == trump and c > top:
+                    top = c
+            if top >= 0:
+                return trumps & ABOVE[top] or trumps
+            return trumps
+    return hand
 
 
 def _names(mask: int) -> str:
@@ -298,41 +345,7 @@ class State:
 
     def play_mask(self) -> int:
         """The cards the seat to act may play now (fast path for search)."""
-        hand = self.hands[self.turn]
-        trick = self.trick
-        if not trick:
-            return hand
-        led = trick[0] >> 3
-        same = hand & SUIT_MASKS[led]
-        trump = self.trump
-        if not self.profile.must_head:
-            if same:
-                return same
-            if trump >= 0 and hand & SUIT_MASKS[trump]:
-                return hand & SUIT_MASKS[trump]
-            return hand
-        if same:
-            top = trick[0]
-            if len(trick) == 2:
-                second = trick[1]
-                if second >> 3 == led:
-                    if second > top:
-                        top = second
-                elif trump >= 0 and second >> 3 == trump:
-                    # the trick is already trumped: any card of the led suit
-                    return same
-            return same & ABOVE[top] or same
-        if trump >= 0:
-            trumps = hand & SUIT_MASKS[trump]
-            if trumps:
-                top = -1
-                for c in trick:
-                    if c >> 3 == trump and c > top:
-                        top = c
-                if top >= 0:
-                    return trumps & ABOVE[top] or trumps
-                return trumps
-        return hand
+        return play_mask_of(self.hands[self.turn], self.trick, self.trump, self.profile.must_head)
 
     def can_announce(self, c: int) -> bool:
         """Leading ``c`` now may announce a marriage (trick 2 on, K or Q of a held pair)."""
