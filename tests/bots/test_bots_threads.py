@@ -165,7 +165,7 @@ def test_threads_read_views_exactly_as_one_thread(profile: str) -> None:
     """What a Mil player infers from a view (voids shown by play, located cards), the input
     of the rules and search players, is the same in every thread: the engine answers "was
     this card legal" with a pure function, not on a shared probe state."""
-    from tapete.bots.sampling import mil_info
+    from tapete.bots.mil.sampling import mil_info
 
     vs = [v for v in views("mil", profile) if v["phase"] == "play" and v.get("tricks")]
     assert len(vs) > 100

@@ -8,6 +8,7 @@ if that fails too, the first legal action). A bot never stalls a game.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import random
 import signal
@@ -16,13 +17,22 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from tapete.bots.base import Bot, parse_action
 from tapete.bots.reasons import Reason
 from tapete.game import JSON
+from tapete.games import kind
 
-__all__ = ["BotTimeout", "SafeBot", "make_safe_bot", "make_strong_bot", "suggest"]
+__all__ = [
+    "BotTimeout",
+    "GameBots",
+    "SafeBot",
+    "game_bots",
+    "make_safe_bot",
+    "make_strong_bot",
+    "suggest",
+]
 
 log = logging.getLogger("tapete.bots")
 
@@ -64,16 +74,27 @@ def _deadline(seconds: float | None) -> Iterator[None]:
         signal.signal(signal.SIGALRM, old)
 
 
+class GameBots(Protocol):
+    """What a game's bot package (``kind(game).bots``, e.g. :mod:`tapete.bots.mil`) exports."""
+
+    LEVELS: tuple[str, ...]
+
+    def make_bot(self, level: str, profile: str | None = None, **options: Any) -> Any: ...
+
+    def fallback(self, view: JSON, rng: random.Random) -> Any: ...
+
+
+def game_bots(game: str) -> GameBots:
+    """The bot package of ``game``, named by its registry entry (``ValueError`` for an
+    unknown game)."""
+    module: Any = importlib.import_module(kind(game).bots)
+    return cast(GameBots, module)
+
+
 def _fallback(game: str, view: JSON, rng: random.Random) -> Any:
     legal = view.get("legal") or []
     try:
-        if game == "mil":
-            from tapete.bots.mil_rules import rules_decision
-
-            return rules_decision(view, rng)[0]
-        from tapete.bots.mariage_rules import MariageRulesBot
-
-        return MariageRulesBot().act(view, rng)
+        return game_bots(game).fallback(view, rng)
     except Exception:
         log.exception("the rules fallback failed too; playing the first legal action")
         return parse_action(game, legal[0])
@@ -167,37 +188,14 @@ def make_strong_bot(game: str, name: str, *, profile: str | None = None, **optio
 
 
 def make_safe_bot(game: str, name: str, *, profile: str | None = None, **options: Any) -> SafeBot:
-    """The ``rules`` or ``search`` player of ``game`` (``"mil"`` or ``"mariage"``).
+    """The ``rules`` or ``search`` player of ``game`` (any registered game: its bot package
+    is ``kind(game).bots``), wrapped in :class:`SafeBot`.
 
     Options: ``budget`` (seconds per decision for ``search``), ``samples`` (hidden deals per
     decision), ``hard_limit`` (seconds before the wrapper gives up; default 4 x the bot's
     budget + 1, with 0.5 s standing in for the budget of a bot without one).
     """
-    inner: _Inner
-    if game == "mil":
-        if name == "rules":
-            from tapete.bots.mil_rules import MilRulesBot
-
-            inner = MilRulesBot(profile, **options)
-        elif name == "search":
-            from tapete.bots.mil_search import MilSearchBot
-
-            inner = MilSearchBot(profile, **options)
-        else:
-            raise ValueError(f"unknown Mil bot {name!r}")
-    elif game == "mariage":
-        if name == "rules":
-            from tapete.bots.mariage_rules import MariageRulesBot
-
-            inner = MariageRulesBot(**options)
-        elif name == "search":
-            from tapete.bots.mariage_search import MariageSearchBot
-
-            inner = MariageSearchBot(**options)
-        else:
-            raise ValueError(f"unknown Mariage bot {name!r}")
-    else:
-        raise ValueError(f"unknown game {game!r}")
+    inner: _Inner = game_bots(game).make_bot(name, profile, **options)
     budget = float(getattr(inner, "budget", 0.5))
     hard = options.get("hard_limit", 4 * budget + 1.0)
     return SafeBot(game, inner, hard_limit=None if hard is None else float(hard))

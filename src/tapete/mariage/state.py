@@ -27,10 +27,12 @@ from tapete.cards import (
     CARD_NAMES,
     CARD_POINTS,
     KING,
+    PAIR_MASKS,
     QUEEN,
     SEVEN,
     SUIT_LETTERS,
     SUIT_MASKS,
+    SUIT_NAMES,
     Card,
     bits,
     mask_points,
@@ -78,7 +80,7 @@ LAST_TRICK_BONUS: Final = 10
 #: 9 8 7. Shuffling this list with ``random.Random(seed)`` reproduces the reference deals.
 DECK_ORDER: Final = tuple(s * 8 + r for s in range(4) for r in range(7, -1, -1))
 
-_SUIT_NAMES: Final = ("spades", "clubs", "diamonds", "hearts")
+_SUIT_NAMES: Final = SUIT_NAMES
 
 
 class Phase(StrEnum):
@@ -148,7 +150,7 @@ _SUIT_PLAYS: Final = tuple(
     tuple(tuple(PLAYS[s * 8 + r] for r in range(8) if b >> r & 1) for b in range(256))
     for s in range(4)
 )
-_KQ: Final = tuple((1 << (s * 8 + KING)) | (1 << (s * 8 + QUEEN)) for s in range(4))
+_KQ: Final = PAIR_MASKS
 _SEVENS: Final = tuple(1 << (s * 8 + SEVEN) for s in range(4))
 _QUEENS: Final = sum(1 << (s * 8 + QUEEN) for s in range(4))
 

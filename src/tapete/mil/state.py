@@ -26,12 +26,16 @@ from tapete.cards import (
     CARD_POINTS,
     KING,
     NINE,
+    PAIR_MASKS,
     QUEEN,
     SUIT_MASKS,
+    SUIT_NAMES,
+    beats,
     bits,
     card_name,
     mask_of,
     mask_points,
+    trick_winner,
 )
 from tapete.errors import IllegalActionError
 from tapete.mil.actions import (
@@ -49,6 +53,7 @@ from tapete.mil.profiles import Profile
 
 __all__ = [
     "MARRIAGE_VALUES",
+    "PAIR_MASKS",
     "Phase",
     "State",
     "held_marriages",
@@ -57,10 +62,8 @@ __all__ = [
     "trick_winner",
 ]
 
-SUIT_NAMES: Final = ("spades", "clubs", "diamonds", "hearts")
 #: Marriage bonus by suit: spades 40, clubs 60, diamonds 80, hearts 100.
 MARRIAGE_VALUES: Final = (40, 60, 80, 100)
-PAIR_MASKS: Final = tuple((1 << (s * 8 + KING)) | (1 << (s * 8 + QUEEN)) for s in range(4))
 _P0, _P1, _P2, _P3 = PAIR_MASKS
 NINES_MASK: Final = sum(1 << (s * 8 + NINE) for s in range(4))
 _MAX_DEAL_ACTIONS: Final = 64
@@ -138,20 +141,6 @@ def marriages_value(hand: int) -> int:
         + (80 if hand & _P2 == _P2 else 0)
         + (100 if hand & _P3 == _P3 else 0)
     )
-
-
-def trick_winner(cards: Sequence[int], leader: int, trump: int) -> int:
-    """The seat that wins a full trick: the highest trump, else the highest of the led suit."""
-    best = 0
-    top = cards[0]
-    for i in (1, 2):
-        c = cards[i]
-        if c >> 3 == top >> 3:
-            if c > top:
-                best, top = i, c
-        elif c >> 3 == trump:
-            best, top = i, c
-    return (leader + best) % 3
 
 
 def play_mask_of(hand: int, trick: list[int], trump: int, must_head: bool) -> int:
@@ -753,19 +742,13 @@ class State:
         if len(trick) < 3:
             self.turn = (seat + 1) % 3
             return
-        # the trick's winner (see trick_winner): highest trump, else highest of the led suit
+        # the trick's winner (tapete.cards.trick_winner, unrolled for the three cards)
         a, b, c3 = trick
         trump = self.trump
         best, top = 0, a
-        if b >> 3 == top >> 3:
-            if b > top:
-                best, top = 1, b
-        elif b >> 3 == trump:
+        if beats(b, top, trump):
             best, top = 1, b
-        if c3 >> 3 == top >> 3:
-            if c3 > top:
-                best = 2
-        elif c3 >> 3 == trump:
+        if beats(c3, top, trump):
             best = 2
         winner = (self.leader + best) % 3
         self.captured[winner] += _POINTS[a] + _POINTS[b] + _POINTS[c3]

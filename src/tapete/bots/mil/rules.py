@@ -17,12 +17,13 @@ import random
 from typing import Any, Final
 
 from tapete.bots.base import parse_action
+from tapete.bots.mil.sampling import MilInfo, mil_info
 from tapete.bots.reasons import Reason
-from tapete.bots.sampling import MilInfo, mil_info
 from tapete.cards import (
     ACE,
     KING,
     MIL_DECK,
+    PAIR_MASKS,
     QUEEN,
     SUIT_MASKS,
     TEN,
@@ -31,11 +32,11 @@ from tapete.cards import (
     card_name,
     card_points,
     mask_points,
+    trick_winner,
 )
 from tapete.game import JSON
 from tapete.mil.actions import Bid, Contract, Give, KeepDeal, MilAction, Pass, Play, Redeal, Rospis
 from tapete.mil.state import MARRIAGE_VALUES, held_marriages, marriages_value
-from tapete.solver.position import trick_winner
 
 __all__ = [
     "MilRulesBot",
@@ -43,7 +44,6 @@ __all__ = [
     "rules_decision",
 ]
 
-PAIR_MASKS: Final = tuple((1 << (s * 8 + KING)) | (1 << (s * 8 + QUEEN)) for s in range(4))
 #: what a hand is expected to gain from the talon (three cards, 15 points on average)
 TALON_HOPE: Final = 10
 
@@ -295,15 +295,15 @@ def _follow(info: MilInfo, plays: list[Play], out: int) -> tuple[Play, Reason]:
     hand = info.hand
     trick = info.trick
     seats = info.trick_seats
-    trump = info.trump if info.trump >= 0 else None
+    trump = info.trump
     me = _team(info.seat, info.declarer)
-    win_idx = trick_winner(tuple(trick), trump)
+    win_idx = trick_winner(trick, trump)
     winning_seat = seats[win_idx]
     partner_winning = _team(winning_seat, info.declarer) == me
     trick_pts = mask_points(sum(1 << c for c in trick))
 
     def wins(c: int) -> bool:
-        return trick_winner((*trick, c), trump) == len(trick)
+        return trick_winner([*trick, c], trump) == len(trick)
 
     winners = [a for a in plays if wins(a.card)]
     losers = [a for a in plays if not wins(a.card)]

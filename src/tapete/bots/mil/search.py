@@ -1,7 +1,7 @@
 """The ``search`` Mil player (level 2): sampling plus the exact open-hand solver.
 
 Card play is perfect-information Monte Carlo (PIMC): hidden hands are dealt at random
-consistently with the view (:func:`tapete.bots.sampling.sample_mil_hands`), each deal is
+consistently with the view (:func:`tapete.bots.mil.sampling.sample_mil_hands`), each deal is
 solved exactly by :func:`tapete.solver.best_moves`, and the move with the best average is
 played: the declarer maximises the share of deals in which the contract is made, then the
 points; the defenders minimise the same.
@@ -22,9 +22,9 @@ import time
 from typing import Any, Final
 
 from tapete.bots.base import parse_action
-from tapete.bots.mil_rules import best_gives, keep_value, rules_decision
+from tapete.bots.mil.rules import best_gives, keep_value, rules_decision
+from tapete.bots.mil.sampling import MilInfo, mil_info, sample_mil_hands
 from tapete.bots.reasons import Reason
-from tapete.bots.sampling import MilInfo, mil_info, sample_mil_hands
 from tapete.cards import card_name
 from tapete.game import JSON
 from tapete.mil.actions import Bid, Contract, Give, KeepDeal, MilAction, Pass, Play, Redeal, Rospis
