@@ -26,11 +26,12 @@ from tapete.solver.position import (
     MARRIAGE_VALUES,
     MilPosition,
     Move,
-    is_casa,
+    PlayRules,
+    UnsolvableProfileError,
     legal_moves,
     play,
+    play_rules,
     to_move,
-    trick_winner,
 )
 from tapete.solver.reference import reference_best_moves, reference_solve
 
@@ -39,21 +40,23 @@ __all__ = [
     "MARRIAGE_VALUES",
     "MilPosition",
     "Move",
+    "PlayRules",
+    "UnsolvableProfileError",
     "best_moves",
     "can_reach",
     "legal_moves",
     "play",
+    "play_rules",
     "reference_best_moves",
     "reference_solve",
     "solve",
     "solve_counting",
     "to_move",
-    "trick_winner",
 ]
 
 
 def _session(pos: MilPosition, backend: str | None) -> Session:
-    return Session(pos.declarer, is_casa(pos), backend or BACKEND)
+    return Session(pos.declarer, pos.rules, backend or BACKEND)
 
 
 def solve_counting(pos: MilPosition, *, backend: str | None = None) -> tuple[int, int]:

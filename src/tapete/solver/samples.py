@@ -5,12 +5,13 @@ from __future__ import annotations
 import random
 
 from tapete.cards import MIL_DECK, bits
+from tapete.mil.profiles import Profile
 from tapete.solver.position import PROFILES, MilPosition, legal_moves, play
 
 __all__ = ["random_deal_position", "random_play_position"]
 
 
-def random_deal_position(rng: random.Random, profile: str = "club") -> MilPosition:
+def random_deal_position(rng: random.Random, profile: Profile | str = "club") -> MilPosition:
     """A position before the first lead, dealt as in a real deal: 7 cards each and a talon
     of 3 that a random declarer takes, giving two random cards of their 10 away, one to each
     opponent."""
@@ -29,7 +30,7 @@ def random_deal_position(rng: random.Random, profile: str = "club") -> MilPositi
 def random_play_position(
     rng: random.Random,
     cards_left: int,
-    profile: str | None = None,
+    profile: Profile | str | None = None,
     *,
     mid_trick: bool | None = None,
     announce: float = 0.7,

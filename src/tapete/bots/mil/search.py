@@ -48,10 +48,6 @@ PLAY_REASONS: Final = {
 }
 
 
-def _solver_profile(name: str) -> str:
-    return "club" if name == "club" else "casa"
-
-
 class MilSearchBot:
     """Level 2 (see the module docstring)."""
 
@@ -117,7 +113,7 @@ class MilSearchBot:
         made: dict[tuple[int, bool], int] = {(a.card, a.marriage): 0 for a in plays}
         pts: dict[tuple[int, bool], int] = dict.fromkeys(made, 0)
         n = 0
-        prof = _solver_profile(info.profile.name)
+        prof = info.profile
         trump = info.trump if info.trump >= 0 else None
         leader = info.leader if info.leader is not None else info.seat
         while n < self.samples and (n == 0 or time.perf_counter() < deadline):
@@ -185,7 +181,7 @@ class MilSearchBot:
         """Declarer points (open-hand) over sampled deals, as if this seat declared now with
         the rules player's gifts (or ``gives``)."""
         seat = info.seat
-        prof = _solver_profile(info.profile.name)
+        prof = info.profile
         out: list[int] = []
         while len(out) < samples and (not out or time.perf_counter() < deadline):
             hands = sample_mil_hands(info, rng)
@@ -281,7 +277,7 @@ class MilSearchBot:
             samples.append(s)
         if not samples:
             return None
-        prof = _solver_profile(info.profile.name)
+        prof = info.profile
         seat = info.seat
         left, right = (seat + 1) % 3, (seat + 2) % 3
         results: dict[tuple[int, int], list[int]] = {}
