@@ -581,5 +581,12 @@ PyMODINIT_FUNC PyInit__core(void) {
     }
     for (int s = 0; s < 4; s++) SUITM[s] = 0xFFu << (8 * s);
     for (int c = 0; c < 32; c++) ABOVE[c] = SUITM[c >> 3] & ~((2u << c) - 1u);
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    /* the calling convention: 2 = the rules as two flags (must_head, auto_marriage); an
+     * extension without ABI was built from an older _core.c (one casa flag) */
+    if (m && PyModule_AddIntConstant(m, "ABI", 2) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

@@ -31,6 +31,7 @@ algorithm:
 
 from __future__ import annotations
 
+import warnings
 from typing import Final
 
 from tapete.cards import ABOVE, KING, PAIR_MASKS, QUEEN, SUIT_MASKS, beats, mask_points
@@ -40,6 +41,16 @@ from tapete.solver.position import MARRIAGE_VALUES, MilPosition, PlayRules
 try:
     from tapete.solver import _core  # type: ignore[attr-defined]
 except ImportError:  # not built: the pure Python search does the work, slower
+    _core = None
+#: the calling convention of the C core this module speaks (``_core.ABI``)
+CORE_ABI: Final = 2
+if _core is not None and getattr(_core, "ABI", None) != CORE_ABI:
+    warnings.warn(
+        f"{_core.__file__} was built from an older _core.c; the solver uses its Python "
+        "search until it is rebuilt (bash scripts/setup)",
+        RuntimeWarning,
+        stacklevel=1,
+    )
     _core = None
 
 __all__ = ["BACKEND", "INF", "MAX_GAIN", "PySearch", "Session", "root_args", "sure_points"]
