@@ -66,6 +66,7 @@ __all__ = [
     "State",
     "deal_cards",
     "game_points_rate",
+    "marriage_value",
 ]
 
 HAND_SIZE: Final = 6
@@ -126,6 +127,11 @@ class HandResult:
             "tricks": list(self.tricks),
             "match": list(match),
         }
+
+
+def marriage_value(suit: int, trump: int) -> int:
+    """What declaring the marriage of ``suit`` scores: 40 in trumps, else 20."""
+    return 40 if suit == trump else 20
 
 
 def game_points_rate(loser_points: int, loser_tricks: int) -> int:
@@ -267,9 +273,8 @@ class State:
         """A new hand shuffled with ``rng``."""
         if dealer not in (0, 1):
             raise ValueError(f"dealer must be seat 0 or 1, not {dealer!r}")
-        deck = list(DECK_ORDER)
-        rng.shuffle(deck)
-        return cls((deck[0:6], deck[6:12]), deck[12:], dealer)
+        hands, stock = deal_cards(rng)
+        return cls(hands, stock, dealer)
 
     @classmethod
     def from_position(

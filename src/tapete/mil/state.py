@@ -56,6 +56,7 @@ __all__ = [
     "PAIR_MASKS",
     "Phase",
     "State",
+    "contract_made",
     "held_marriages",
     "marriages_value",
     "play_mask_of",
@@ -141,6 +142,12 @@ def marriages_value(hand: int) -> int:
         + (80 if hand & _P2 == _P2 else 0)
         + (100 if hand & _P3 == _P3 else 0)
     )
+
+
+def contract_made(raw: int, contract: int) -> bool:
+    """Whether a declarer with ``raw`` points (captured cards plus announced marriages) has
+    made ``contract``: at least as many points as the contract."""
+    return raw >= contract
 
 
 def play_mask_of(hand: int, trick: list[int], trump: int, must_head: bool) -> int:
@@ -527,7 +534,10 @@ class State:
                 if action.reason != "low_talon" or p.low_talon_below is None:
                     return f"no redeal for {action.reason} after the auction"
                 if self._talon_points() >= p.low_talon_below:
-                    return f"the talon has {self._talon_points()} points (a redeal needs < 5)"
+                    return (
+                        f"the talon has {self._talon_points()} points "
+                        f"(a redeal needs < {p.low_talon_below})"
+                    )
                 return None
             if phase is _PH_GIVE:
                 return "the declarer must give the second card"

@@ -1,4 +1,5 @@
-"""Exact open-hand (double-dummy) solvers for Mil card play.
+"""Exact open-hand (double-dummy) solvers: Mil card play here, the Mariage strict phase in
+:mod:`tapete.solver.mariage`.
 
 The value of a :class:`MilPosition` is the declarer's final raw points (captured card points
 plus their announced marriages) when the declarer maximises them and the two defenders,
@@ -16,7 +17,8 @@ False
 :func:`solve`, :func:`can_reach` and :func:`best_moves` use the compiled core when it is
 built (``BACKEND == "c"``) and a pure Python port of the same search otherwise;
 :func:`reference_solve` is the slow, obviously correct minimax the fast ones are tested
-against.
+against. The rules of the card play come from the position's profile (:func:`play_rules`);
+a profile the solvers cannot play raises :class:`UnsolvableProfileError`.
 """
 
 from __future__ import annotations

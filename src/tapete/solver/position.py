@@ -62,6 +62,8 @@ OTHER_KNOBS: Final = (
     "barrel_from",
     "defender_cap",
     "barrel_min_contract",
+    "bolt_penalty",
+    "barrel_penalty",
 )
 
 

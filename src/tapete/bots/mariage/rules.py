@@ -15,7 +15,6 @@ import time
 from collections.abc import Callable
 from typing import Any, Final
 
-from tapete.bots.base import parse_action
 from tapete.bots.mariage.tracker import MariageInfo, MariageTracker, build_state, sample_mariage
 from tapete.bots.reasons import Reason
 from tapete.cards import (
@@ -33,8 +32,17 @@ from tapete.cards import (
     card_points,
 )
 from tapete.game import JSON
-from tapete.mariage.actions import Action, Claim, Close, Decline, Exchange, Marriage, Play
-from tapete.mariage.state import WIN_POINTS
+from tapete.mariage.actions import (
+    Action,
+    Claim,
+    Close,
+    Decline,
+    Exchange,
+    Marriage,
+    Play,
+    action_from_json,
+)
+from tapete.mariage.state import WIN_POINTS, marriage_value
 from tapete.solver.mariage import root_values
 
 __all__ = [
@@ -51,7 +59,7 @@ StrictSolver = Callable[[MariageInfo, list[Play]], "tuple[Action, Reason] | None
 
 
 def _legal(view: JSON) -> list[Action]:
-    return [parse_action("mariage", a) for a in view["legal"]]
+    return [action_from_json(a) for a in view["legal"]]
 
 
 def _pair_card(c: int, hand: int) -> bool:
@@ -112,7 +120,7 @@ def mariage_rules_decision(
         if marriages:
 
             def value(a: Marriage) -> int:
-                return 40 if a.suit == info.trump else 20
+                return marriage_value(a.suit, info.trump)
 
             best = max(marriages, key=value)
             v = value(best)

@@ -23,7 +23,6 @@ import random
 import time
 from typing import Any, Final
 
-from tapete.bots.base import parse_action
 from tapete.bots.mariage.rules import mariage_rules_decision, strict_choice, sure_points_of
 from tapete.bots.mariage.tracker import MariageInfo, MariageTracker, build_state, sample_mariage
 from tapete.bots.reasons import Reason
@@ -54,8 +53,9 @@ from tapete.mariage.actions import (
     Exchange,
     Marriage,
     Play,
+    action_from_json,
 )
-from tapete.mariage.state import WIN_POINTS, Phase, State
+from tapete.mariage.state import STOCK_SIZE, WIN_POINTS, Phase, State, marriage_value
 from tapete.solver.mariage import game_value, solve_strict
 
 __all__ = ["MariageSearchBot"]
@@ -76,7 +76,7 @@ _STRICT: Final = Phase.STRICT
 def _unseen_by(st: State, s: int) -> int:
     """The cards seat ``s`` cannot see in a playout: the other hand and the stock left."""
     m = st.hands[1 - s]
-    for c in st.stock[20 - st.stock_count :]:
+    for c in st.stock[STOCK_SIZE - st.stock_count :]:
         m |= 1 << c
     return m
 
@@ -221,7 +221,7 @@ class MariageSearchBot:
         self.tracker.update(view)
 
     def explain(self, view: JSON, rng: random.Random) -> tuple[Action, Reason]:
-        legal = [parse_action("mariage", a) for a in view["legal"]]
+        legal = [action_from_json(a) for a in view["legal"]]
         if not legal:
             raise ValueError("no legal action in this view")
         info = self.tracker.update(view)
@@ -318,7 +318,7 @@ def _tiebreak(a: Action) -> float:
 
 def _describe(a: Action, info: MariageInfo, avg: float) -> Reason:
     if isinstance(a, Marriage):
-        v = 40 if a.suit == info.trump else 20
+        v = marriage_value(a.suit, info.trump)
         why = Reason("marriage", {"suit": Suit(a.suit).letter, "value": v})
     elif isinstance(a, Close):
         why = Reason("close_reach")

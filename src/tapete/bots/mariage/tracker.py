@@ -16,7 +16,7 @@ from typing import Any
 from tapete.bots.base import cards_mask
 from tapete.cards import MARIAGE_DECK, PAIR_MASKS, SUIT_LETTERS, SUIT_MASKS, bits, parse_card
 from tapete.game import JSON
-from tapete.mariage.state import State
+from tapete.mariage.state import STOCK_SIZE, State
 
 __all__ = ["MariageInfo", "MariageTracker", "build_state", "sample_mariage"]
 
@@ -76,7 +76,7 @@ class MariageTracker:
         seat = int(view["seat"])
         key = (view.get("deal_number"), view.get("dealer"), tuple(view.get("match") or ()))
         fresh_hand = (
-            sum(view["tricks_won"]) == 0 and not view["trick"] and view["stock_count"] == 20
+            sum(view["tricks_won"]) == 0 and not view["trick"] and view["stock_count"] == STOCK_SIZE
         )
         hand = cards_mask(view["hand"])
         # a card in hand that the memory saw played: this view is from another hand or game

@@ -16,7 +16,6 @@ from __future__ import annotations
 import random
 from typing import Any, Final
 
-from tapete.bots.base import parse_action
 from tapete.bots.mil.sampling import MilInfo, mil_info
 from tapete.bots.reasons import Reason
 from tapete.cards import (
@@ -35,7 +34,18 @@ from tapete.cards import (
     trick_winner,
 )
 from tapete.game import JSON
-from tapete.mil.actions import Bid, Contract, Give, KeepDeal, MilAction, Pass, Play, Redeal, Rospis
+from tapete.mil.actions import (
+    Bid,
+    Contract,
+    Give,
+    KeepDeal,
+    MilAction,
+    Pass,
+    Play,
+    Redeal,
+    Rospis,
+    action_from_json,
+)
 from tapete.mil.state import MARRIAGE_VALUES, held_marriages, marriages_value
 
 __all__ = [
@@ -79,7 +89,7 @@ def _round_down(v: int, step: int) -> int:
 
 
 def _legal(view: JSON) -> list[MilAction]:
-    return [parse_action("mil", a) for a in view["legal"]]
+    return [action_from_json(a) for a in view["legal"]]
 
 
 def rules_decision(view: JSON, rng: random.Random) -> tuple[MilAction, Reason]:
@@ -120,7 +130,7 @@ def _bid_choice(info: MilInfo, legal: list[MilAction], view: JSON) -> tuple[MilA
     ceiling = _round_down(bid_ceiling(info), step)
     if info.profile.barrel == "club" and view["in_barrel"][info.seat]:
         # in the club barrel the contract is at least 120: bid only for that
-        ceiling = ceiling if ceiling >= 120 else 0
+        ceiling = ceiling if ceiling >= info.profile.barrel_min_contract else 0
     bids = sorted((a for a in legal if isinstance(a, Bid)), key=lambda a: a.value)
     ok = [b for b in bids if b.value <= ceiling]
     if ok:

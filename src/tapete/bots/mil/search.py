@@ -21,13 +21,24 @@ import random
 import time
 from typing import Any, Final
 
-from tapete.bots.base import parse_action
 from tapete.bots.mil.rules import best_gives, keep_value, rules_decision
 from tapete.bots.mil.sampling import MilInfo, mil_info, sample_mil_hands
 from tapete.bots.reasons import Reason
 from tapete.cards import card_name
 from tapete.game import JSON
-from tapete.mil.actions import Bid, Contract, Give, KeepDeal, MilAction, Pass, Play, Redeal, Rospis
+from tapete.mil.actions import (
+    Bid,
+    Contract,
+    Give,
+    KeepDeal,
+    MilAction,
+    Pass,
+    Play,
+    Redeal,
+    Rospis,
+    action_from_json,
+)
+from tapete.mil.state import contract_made
 from tapete.solver import MilPosition, best_moves, solve
 
 __all__ = ["MilSearchBot"]
@@ -74,7 +85,7 @@ class MilSearchBot:
         return self.explain(view, rng)[0]
 
     def explain(self, view: JSON, rng: random.Random) -> tuple[MilAction, Reason]:
-        legal = [parse_action("mil", a) for a in view["legal"]]
+        legal = [action_from_json(a) for a in view["legal"]]
         if not legal:
             raise ValueError("no legal action in this view")
         if len(legal) == 1:
@@ -135,7 +146,7 @@ class MilSearchBot:
             for card, announce, value in best_moves(pos):
                 key = (card, announce)
                 if key in made:
-                    made[key] += 1 if value >= contract else 0
+                    made[key] += 1 if contract_made(value, contract) else 0
                     pts[key] += value
             n += 1
         if n == 0:
@@ -222,7 +233,7 @@ class MilSearchBot:
         in_barrel = info.profile.barrel == "club" and bool(view["in_barrel"][info.seat])
 
         def ev(b: int) -> float:
-            p = sum(1 for v in values if v >= b + MARGIN) / len(values)
+            p = sum(1 for v in values if _made(v, b)) / len(values)
             return b * (2 * p - 1)
 
         # the highest value worth playing for (the talon is already in the samples)
@@ -230,14 +241,14 @@ class MilSearchBot:
         top = max(bids[-1].value, 120)
         for b in range(100, top + 1, step):
             e = ev(b)
-            if in_barrel and b < 120:
+            if in_barrel and b < info.profile.barrel_min_contract:
                 continue
             if e > best_ev:
                 best_b, best_ev = b, e
         justified = [a for a in bids if a.value <= best_b]
         if justified:
             a = justified[0]
-            p = sum(1 for v in values if v >= a.value + MARGIN) / len(values)
+            p = sum(1 for v in values if _made(v, a.value)) / len(values)
             return a, Reason("bid_likely", {"value": a.value, "pct": p})
         if not passes:
             return bids[0], Reason("bid_opener", {"value": bids[0].value})
@@ -299,7 +310,7 @@ class MilSearchBot:
                 break
 
         def made_share(vals: list[int]) -> float:
-            return sum(1 for v in vals if v >= bid + MARGIN) / len(vals) if vals else 0.0
+            return sum(1 for v in vals if _made(v, bid)) / len(vals) if vals else 0.0
 
         best_pair = max(results, key=lambda p: (made_share(results[p]), sum(results[p])))
         p = made_share(results[best_pair])
@@ -330,7 +341,7 @@ class MilSearchBot:
             return None
 
         def share(c: int) -> float:
-            return sum(1 for v in values if v >= c + MARGIN) / len(values)
+            return sum(1 for v in values if _made(v, c)) / len(values)
 
         best = max(contracts, key=lambda a: (a.value * (2 * share(a.value) - 1), -a.value))
         if best.value == contracts[0].value:
@@ -346,7 +357,7 @@ class MilSearchBot:
         if not values:
             return None
         c = info.contract or 100
-        p = sum(1 for v in values if v >= c + MARGIN) / len(values)
+        p = sum(1 for v in values if _made(v, c)) / len(values)
         redeal = next((a for a in legal if isinstance(a, Redeal)), None)
         keep = next((a for a in legal if isinstance(a, KeepDeal)), None)
         if redeal is not None and p < 0.5:
@@ -362,6 +373,11 @@ def hand_cards(hand: int) -> list[int]:
 
 def _deal_key(view: JSON) -> tuple[Any, ...]:
     return (view.get("deal_number"), view.get("dealer"), tuple(view.get("talon") or ()))
+
+
+def _made(value: int, contract: int) -> bool:
+    """An open-hand sample counts as made only with :data:`MARGIN` points to spare."""
+    return contract_made(value, contract + MARGIN)
 
 
 def _only(a: MilAction) -> Reason:
