@@ -39,7 +39,7 @@ from tapete.mil.state import play_mask_of
 from tapete.solver.position import MARRIAGE_VALUES, MilPosition, PlayRules
 
 try:
-    from tapete.solver import _core  # type: ignore[attr-defined]
+    import tapete.solver._core as _core  # type: ignore[import-not-found]
 except ImportError:  # not built: the pure Python search does the work, slower
     _core = None
 #: the calling convention of the C core this module speaks (``_core.ABI``)
