@@ -15,6 +15,10 @@ Reported: median and 95th percentile milliseconds per solve (wall clock,
 machine inflates the wall clock), nodes per CPU second; then the same for the pure Python
 search on the first ``--python-deals`` deals, the values checked equal, and the ratio.
 Not a test: it prints numbers for docs/benchmarks.md.
+
+``--compare SRC`` times the C core of another tree too (e.g. an older commit's ``src`` from
+``git archive``, its ``_core`` built in place), on the same deals in alternating chunks of
+50 so that load on the machine hits both alike, and checks that the values are equal.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ import random
 import statistics
 import sys
 import time
+from pathlib import Path
+from typing import Any
 
 import tapete.solver
 from tapete.solver import MilPosition, reference_solve, solve, solve_counting
@@ -100,7 +106,7 @@ def verify(count: int, seed: int) -> int:
     for i in range(1, deals + 1):
         pos = random_deal_position(rng, ("club", "casa")[i % 2])
         args = root_args(pos)
-        plain = PySearch(pos.declarer, pos.profile != "club", plain=True)
+        plain = PySearch(pos.declarer, pos.rules, plain=True)
         plain.h = [args[0], args[1], args[2]]
         want = plain.solve(args[4], args[6], args[7], args[5])
         for backend in backends:
@@ -116,6 +122,60 @@ def verify(count: int, seed: int) -> int:
     return 0
 
 
+def compare(src: str, deals: int, seed: int, profiles: list[str]) -> int:
+    """The C core of the tree in ``src`` ("before") against this one ("after")."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+    from tapete._compiled import import_copy
+
+    import_copy("tapete.solver.samples", "before_", src=src)
+    builds = {
+        "before": (
+            sys.modules["before_tapete.solver"],
+            sys.modules["before_tapete.solver.samples"],
+        ),
+        "after": (tapete.solver, sys.modules["tapete.solver.samples"]),
+    }
+    positions: dict[str, list[Any]] = {}
+    for label, (solver, samples) in builds.items():
+        if solver.BACKEND != "c":
+            print(f"the C core of {label} is not built")
+            return 1
+        rng = random.Random(seed)
+        positions[label] = [
+            samples.random_deal_position(rng, profiles[i % len(profiles)]) for i in range(deals)
+        ]
+    results: dict[str, dict[str, list[float]]] = {
+        k: {"wall": [], "cpu": [], "nodes": [], "values": []} for k in builds
+    }
+    for start in range(0, deals, 50):
+        for label, (solver, _) in builds.items():
+            r = results[label]
+            for pos in positions[label][start : start + 50]:
+                w0, c0 = time.perf_counter(), time.process_time()
+                value, n = solver.solve_counting(pos, backend="c")
+                r["cpu"].append((time.process_time() - c0) * 1000)
+                r["wall"].append((time.perf_counter() - w0) * 1000)
+                r["nodes"].append(n)
+                r["values"].append(value)
+        print(f"  compare: {min(start + 50, deals)}/{deals} deals", file=sys.stderr, flush=True)
+    for label, r in results.items():
+        print(
+            f"{label:>7}: {deals} deals  median {statistics.median(r['wall']):.2f} ms  "
+            f"p95 {percentile(r['wall'], 0.95):.2f} ms  (CPU median "
+            f"{statistics.median(r['cpu']):.2f} ms, p95 {percentile(r['cpu'], 0.95):.2f} ms)  "
+            f"nodes median {statistics.median(r['nodes']):.0f}  "
+            f"{sum(r['nodes']) / (sum(r['cpu']) / 1000) / 1e6:.2f} M nodes/s"
+        )
+    same = results["before"]["values"] == results["after"]["values"]
+    nodes_same = results["before"]["nodes"] == results["after"]["nodes"]
+    ratio = statistics.median(results["after"]["cpu"]) / statistics.median(results["before"]["cpu"])
+    print(
+        f"  after / before = {ratio:.2f} by median CPU time; values "
+        f"{'equal' if same else 'DIFFER'}; node counts {'equal' if nodes_same else 'differ'}"
+    )
+    return 0 if same else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--deals", type=int, default=1000)
@@ -123,12 +183,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--profile", choices=["club", "casa", "both"], default="both")
     parser.add_argument("--verify", type=int, default=0, metavar="N")
+    parser.add_argument("--compare", metavar="SRC", help="time the C core found in SRC/tapete too")
     args = parser.parse_args(argv)
     if args.verify:
         return verify(args.verify, args.seed)
+    profiles = ["club", "casa"] if args.profile == "both" else [args.profile]
+    if args.compare:
+        return compare(args.compare, args.deals, args.seed, profiles)
 
     rng = random.Random(args.seed)
-    profiles = ["club", "casa"] if args.profile == "both" else [args.profile]
     positions = [random_deal_position(rng, profiles[i % len(profiles)]) for i in range(args.deals)]
     print(
         f"Mil solver: {args.deals} deals (seed {args.seed}, profiles {'+'.join(profiles)}), "

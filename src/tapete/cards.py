@@ -18,7 +18,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from enum import IntEnum
 from typing import Final
 
@@ -35,17 +35,21 @@ __all__ = [
     "MARIAGE_DECK",
     "MIL_DECK",
     "NINE",
+    "PAIR_MASKS",
     "QUEEN",
     "SEVEN",
     "SPADES",
     "SUITS",
+    "SUIT_LETTERS",
     "SUIT_MASKS",
+    "SUIT_NAMES",
     "TEN",
     "Card",
     "CardSet",
     "InvalidNotationError",
     "Suit",
     "above_mask",
+    "beats",
     "bits",
     "card",
     "card_name",
@@ -57,6 +61,7 @@ __all__ = [
     "rank",
     "shown",
     "suit",
+    "trick_winner",
 ]
 
 Card = int
@@ -100,6 +105,8 @@ ACE: Final = 7
 
 RANK_LETTERS: Final = "789JQKTA"
 SUIT_LETTERS: Final = "SCDH"
+#: the suits in words, for messages (``SUIT_NAMES[HEARTS] == "hearts"``)
+SUIT_NAMES: Final = ("spades", "clubs", "diamonds", "hearts")
 _SUIT_SYMBOLS: Final = {"♠": 0, "♣": 1, "♦": 2, "♥": 3, "♤": 0, "♧": 1, "♢": 2, "♡": 3}
 _POINTS_BY_RANK: Final = (0, 0, 0, 2, 3, 4, 10, 11)
 
@@ -123,6 +130,8 @@ CARD_POINTS: Final = tuple(_POINTS_BY_RANK[c & 7] for c in ALL_CARDS)
 SUIT_MASKS: Final = tuple(0xFF << (8 * s) for s in SUITS)
 #: ``ABOVE[c]``: the cards of ``c``'s suit that beat ``c``.
 ABOVE: Final = tuple(SUIT_MASKS[c >> 3] & ~((1 << (c + 1)) - 1) for c in ALL_CARDS)
+#: ``PAIR_MASKS[s]``: the king and the queen of suit ``s``, a marriage in both games
+PAIR_MASKS: Final = tuple((1 << (s * 8 + KING)) | (1 << (s * 8 + QUEEN)) for s in SUITS)
 MIL_DECK: Final = sum(1 << c for c in ALL_CARDS if rank(c) >= NINE)
 MARIAGE_DECK: Final = (1 << 32) - 1
 _NAME_TO_CARD: Final = {name: c for c, name in enumerate(CARD_NAMES)}
@@ -153,6 +162,34 @@ def shown(value: object) -> str:
             else "a value too large to show"
         )
     return text if len(text) <= 200 else text[:197] + "..."
+
+
+def beats(c: Card, best: Card, trump: int) -> bool:
+    """Whether ``c`` takes the trick from ``best``, the card winning it so far, with
+    ``trump`` (-1: no trump): a higher card of ``best``'s suit, or a trump on another suit.
+    The trick rule of both games (the highest trump, else the highest card of the led suit).
+    """
+    if c >> 3 == best >> 3:
+        return c > best
+    return c >> 3 == trump
+
+
+def trick_winner(cards: Sequence[Card], trump: int) -> int:
+    """The index in ``cards`` (a trick in play order, led by ``cards[0]``) of the card that
+    wins it with ``trump`` (-1: no trump).
+
+    >>> trick_winner([parse_card(x) for x in ("TS", "9H", "AS")], HEARTS)
+    1
+    >>> trick_winner([parse_card(x) for x in ("TS", "AH", "9S")], -1)
+    0
+    """
+    best = 0
+    top = cards[0]
+    for i in range(1, len(cards)):
+        c = cards[i]
+        if beats(c, top, trump):
+            best, top = i, c
+    return best
 
 
 def parse_suit(text: str) -> int:

@@ -12,7 +12,7 @@ import pytest
 from bots_helpers import random_positions
 
 from tapete.bots import make_bot, registry, suggest
-from tapete.bots.mil_search import PLAY_REASONS
+from tapete.bots.mil.search import PLAY_REASONS
 from tapete.bots.reasons import REASONS, SAMPLED_AVG, Reason, placeholders
 from tapete.cards import parse_card
 
@@ -20,7 +20,7 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "tapete"
 I18N = {lang: SRC / "web" / "i18n" / f"{lang}.json" for lang in ("es", "pt", "en")}
 #: the modules that build reasons (reasons.py itself is left out)
 MAKERS = [
-    *(p for p in sorted((SRC / "bots").glob("*.py")) if p.name != "reasons.py"),
+    *(p for p in sorted((SRC / "bots").rglob("*.py")) if p.name != "reasons.py"),
     SRC / "server" / "app.py",
 ]
 SYMBOLS = {"S": "♠", "C": "♣", "D": "♦", "H": "♥"}

@@ -8,17 +8,13 @@ from typing import Any
 
 from bots_helpers import strong
 
-from tapete.bots.mariage_search import (
-    MariageSearchBot,
-    _playout_action,
-    _screen,
-    _search_moves,
-    _value,
-    solve_strict,
-)
+from tapete.bots.mariage.search import MariageSearchBot, _playout_action, _screen
+from tapete.bots.mariage.tracker import MariageTracker, build_state
 from tapete.cards import parse_card
 from tapete.mariage.actions import CLOSE, PLAYS, Action, Close, Play
 from tapete.mariage.state import State
+from tapete.solver.mariage import _search_moves, solve_strict
+from tapete.solver.mariage import game_value as _value
 
 
 def _mask(names: str) -> int:
@@ -149,8 +145,6 @@ def test_screen_keeps_the_prior_and_drops_clearly_worse_actions() -> None:
 def test_build_state_with_the_true_hidden_cards_is_the_game_state() -> None:
     """Given the real opponent hand and stock, the sampled position is the game's position:
     same hands, score, turn, legal actions and exact value."""
-    from tapete.bots.mariage_search import build_state
-    from tapete.bots.sampling import MariageTracker
     from tapete.games import new_game
 
     checked = 0
@@ -182,7 +176,6 @@ def test_a_view_from_another_game_resets_the_tracker() -> None:
     # one search bot asked about positions of two different games (same hand number, dealer
     # and match score): its memory of the first game's tricks must not leak into the second
     from tapete.bots.registry import make_safe_bot
-    from tapete.bots.sampling import MariageTracker
     from tapete.games import new_game
 
     views = []

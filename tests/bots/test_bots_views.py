@@ -201,7 +201,7 @@ def test_new_game_views_are_json_only() -> None:
 def test_mariage_tracker_knows_every_card_after_exhaustion() -> None:
     """Seeing every view of its seat, a Mariage bot can tell the opponent's hand exactly once
     the stock is exhausted (the view itself shows only the last trick)."""
-    from tapete.bots.sampling import MariageTracker
+    from tapete.bots.mariage.tracker import MariageTracker
 
     checked = 0
     for seed in range(2):

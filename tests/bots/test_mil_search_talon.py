@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from tapete.bots.mil_rules import rules_decision
-from tapete.bots.mil_search import MilSearchBot
+from tapete.bots.mil.rules import rules_decision
+from tapete.bots.mil.search import MilSearchBot
 from tapete.mil.actions import Give, Redeal, Rospis
 from tapete.mil.game import MilGame
 

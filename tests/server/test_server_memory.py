@@ -98,7 +98,7 @@ def test_the_rebuilt_memory_equals_the_memory_of_a_bot_that_never_stopped(
             witness.act(ref.view(1), random.Random(f"{SEED}:1:{n}"))
         ref.apply(ref.parse_action(data))
 
-    # (the tracker is the Mariage players' memory: tapete.bots.sampling.MariageTracker)
+    # (the tracker is the Mariage players' memory: tapete.bots.mariage.tracker.MariageTracker)
     fresh = vars(table.bots[1].inner.tracker).copy()
     rebuild_memory(table, fresh_game, stored, hand_start)
     rebuilt = vars(table.bots[1].inner.tracker)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tapete.mil.game import MilGame
+from tapete.mil.profiles import CASA
 from tapete.records import dump
 from tapete.solver import solve
 from tapete.solver.command import position_at, run_solve
@@ -74,7 +75,7 @@ def test_position_after_trick_t_matches_the_engine(records: tuple[Path, list[Mil
     assert pos.hands[0] | pos.hands[1] | pos.hands[2] == sum(
         1 << c for _, cs, _ in st.tricks[5:] for c in cs
     )
-    assert pos.profile == "casa" and pos.declarer == st.declarer
+    assert pos.profile == CASA and pos.declarer == st.declarer  # the deal's own profile
 
 
 def errors(records: tuple[Path, list[MilGame]]) -> list[tuple[list[object], str]]:

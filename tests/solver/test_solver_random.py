@@ -90,6 +90,6 @@ def test_shortcuts_agree_with_plain_alpha_beta_on_whole_deals() -> None:
     for i in range(5):
         pos = random_deal_position(rng, ("club", "casa")[i % 2])
         args = root_args(pos)
-        plain = PySearch(pos.declarer, pos.profile != "club", plain=True)
+        plain = PySearch(pos.declarer, pos.rules, plain=True)
         plain.h = [args[0], args[1], args[2]]
         assert plain.solve(args[4], args[6], args[7], args[5]) == solve(pos), pos

@@ -7,7 +7,7 @@ import doctest
 import pytest
 
 import tapete.solver
-from tapete.cards import CardSet, parse_card
+from tapete.cards import CardSet, parse_card, trick_winner
 from tapete.solver import (
     MilPosition,
     best_moves,
@@ -18,7 +18,6 @@ from tapete.solver import (
     reference_solve,
     solve,
     to_move,
-    trick_winner,
 )
 
 BACKENDS = ["c", "python"] if tapete.solver.BACKEND == "c" else ["python"]
@@ -178,8 +177,8 @@ def test_marriage_trumps_the_same_trick() -> None:
 
 # ---------------------------------------------------------------- trick winner
 def test_trick_winner() -> None:
-    assert trick_winner(cards("TS AS 9S"), None) == 1
-    assert trick_winner(cards("TS AH 9S"), None) == 0
+    assert trick_winner(cards("TS AS 9S"), -1) == 1
+    assert trick_winner(cards("TS AH 9S"), -1) == 0
     assert trick_winner(cards("TS 9H AS"), 3) == 1
     assert trick_winner(cards("TS 9H JH"), 3) == 2
     assert trick_winner(cards("QH 9S AS"), 3) == 0

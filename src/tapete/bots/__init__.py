@@ -8,6 +8,8 @@ from typing import Any
 from tapete.bots.base import Bot, parse_action
 from tapete.bots.random_bot import RandomBot
 from tapete.bots.reasons import Reason
+from tapete.bots.registry import make_strong_bot
+from tapete.bots.registry import suggest as strong_suggest
 
 __all__ = ["BOT_NAMES", "Bot", "RandomBot", "Reason", "make_bot", "parse_action", "suggest"]
 
@@ -15,23 +17,22 @@ BOT_NAMES: tuple[str, ...] = ("random", "rules", "search")
 
 
 def make_bot(game: str, name: str, *, profile: str | None = None, **options: Any) -> Bot:
-    """A bot for ``game`` (``"mil"``/``"mariage"``) by level name: random, rules, search."""
+    """A bot for ``game`` (a registered game name) by level name: random, rules, search
+    (the last two from the game's bot package, ``kind(game).bots``, wrapped in ``SafeBot``)."""
     if name == "random":
         return RandomBot()
     if name in ("rules", "search"):
-        from tapete.bots.registry import make_strong_bot
-
         return make_strong_bot(game, name, profile=profile, **options)
     raise ValueError(f"unknown bot {name!r} (expected one of: {', '.join(BOT_NAMES)})")
 
 
-def suggest(game: str, view: dict[str, Any], *, key: Hashable | None = None) -> tuple[Any, Reason]:
+def suggest(
+    game: str, view: dict[str, Any], *, key: Hashable | None = None, **options: Any
+) -> tuple[Any, Reason]:
     """The best available bot's action for this view, with its :class:`Reason` (``str()``:
     a one-line English sentence for a person).
 
     ``key`` (e.g. the table id) keeps one suggesting bot per table: see
     :func:`tapete.bots.registry.suggest`."""
-    from tapete.bots.registry import suggest as strong_suggest
-
-    result: tuple[Any, Reason] = strong_suggest(game, view, key=key)
+    result: tuple[Any, Reason] = strong_suggest(game, view, key=key, **options)
     return result

@@ -9,9 +9,11 @@ from __future__ import annotations
 import random
 from typing import Any, Protocol, runtime_checkable
 
+from tapete.cards import parse_card
 from tapete.game import JSON
+from tapete.games import kind
 
-__all__ = ["Bot", "parse_action"]
+__all__ = ["Bot", "cards_mask", "parse_action"]
 
 
 @runtime_checkable
@@ -30,11 +32,14 @@ class Bot(Protocol):
 
 
 def parse_action(game: str, data: JSON) -> Any:
-    """The engine action for a record/wire dict of ``game``."""
-    if game == "mil":
-        from tapete.mil.actions import action_from_json as mil_from_json
+    """The engine action for a record/wire dict of ``game`` (the game's registry entry)."""
+    return kind(game).parse_action(data)
 
-        return mil_from_json(data)
-    from tapete.mariage.actions import action_from_json as mariage_from_json
 
-    return mariage_from_json(data)
+def cards_mask(names: Any) -> int:
+    """Bitmask of a list of card strings from a view (``None`` entries are skipped)."""
+    m = 0
+    for n in names or ():
+        if n is not None:
+            m |= 1 << parse_card(n)
+    return m

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Final
 
+from tapete.cards import SUIT_NAMES, SUITS, Suit
+
 __all__ = ["REASONS", "SAMPLED_AVG", "Reason", "placeholders"]
 
 #: reason key -> the English sentence, ``{name}`` for an argument
@@ -146,8 +148,8 @@ REASONS: Final[dict[str, str]] = {
 #: the wrapper of a Mariage search sentence: ``{text}`` is the sentence without its full stop
 SAMPLED_AVG: Final = "{text} ({sampled_avg} game points on average over sampled deals)."
 
-_SYMBOLS: Final = {"S": "♠", "C": "♣", "D": "♦", "H": "♥"}
-_SUIT_NAMES: Final = {"S": "spades", "C": "clubs", "D": "diamonds", "H": "hearts"}
+_SYMBOLS: Final = {Suit(s).letter: Suit(s).symbol for s in SUITS}
+_SUIT_NAMES: Final = {Suit(s).letter: SUIT_NAMES[s] for s in SUITS}
 
 
 def placeholders(template: str) -> set[str]:

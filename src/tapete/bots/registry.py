@@ -8,6 +8,7 @@ if that fails too, the first legal action). A bot never stalls a game.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import random
 import signal
@@ -16,13 +17,22 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from tapete.bots.base import Bot, parse_action
 from tapete.bots.reasons import Reason
 from tapete.game import JSON
+from tapete.games import kind
 
-__all__ = ["BotTimeout", "SafeBot", "make_safe_bot", "make_strong_bot", "suggest"]
+__all__ = [
+    "BotTimeout",
+    "GameBots",
+    "SafeBot",
+    "game_bots",
+    "make_safe_bot",
+    "make_strong_bot",
+    "suggest",
+]
 
 log = logging.getLogger("tapete.bots")
 
@@ -64,23 +74,40 @@ def _deadline(seconds: float | None) -> Iterator[None]:
         signal.signal(signal.SIGALRM, old)
 
 
+class GameBots(Protocol):
+    """What a game's bot package (``kind(game).bots``, e.g. :mod:`tapete.bots.mil`) exports."""
+
+    LEVELS: tuple[str, ...]
+
+    def make_bot(self, level: str, profile: str | None = None, **options: Any) -> Any: ...
+
+    def fallback(self, view: JSON, rng: random.Random) -> Any: ...
+
+
+def game_bots(game: str) -> GameBots:
+    """The bot package of ``game``, named by its registry entry (``ValueError`` for an
+    unknown game)."""
+    module: Any = importlib.import_module(kind(game).bots)
+    return cast(GameBots, module)
+
+
 def _fallback(game: str, view: JSON, rng: random.Random) -> Any:
     legal = view.get("legal") or []
     try:
-        if game == "mil":
-            from tapete.bots.mil_rules import rules_decision
-
-            return rules_decision(view, rng)[0]
-        from tapete.bots.mariage_rules import MariageRulesBot
-
-        return MariageRulesBot().act(view, rng)
+        return game_bots(game).fallback(view, rng)
     except Exception:
         log.exception("the rules fallback failed too; playing the first legal action")
         return parse_action(game, legal[0])
 
 
 class SafeBot:
-    """Wraps a bot: faults and timeouts fall back to a legal action and are logged."""
+    """Wraps a bot: faults and timeouts fall back to a legal action and are logged.
+
+    One thread at a time: a bot keeps a memory between decisions (the Mariage tracker, the
+    Mil search player's plan for its second gift), so each call holds the wrapper's lock and
+    a second thread asking the same bot waits for the first (a server thread still thinking
+    after its timeout, two hints at once for one seat) instead of mixing the two memories.
+    """
 
     def __init__(self, game: str, inner: _Inner, *, hard_limit: float | None) -> None:
         self.game = game
@@ -88,11 +115,17 @@ class SafeBot:
         self.name: str = inner.name
         self.hard_limit = hard_limit
         self.faults = 0
+        self._lock = threading.RLock()
 
     def act(self, view: JSON, rng: random.Random) -> Any:
         legal = view.get("legal") or []
         if not legal:
             raise ValueError(f"seat {view.get('seat')} has no legal action in this view")
+        with self._lock:
+            return self._act(view, rng)
+
+    def _act(self, view: JSON, rng: random.Random) -> Any:
+        legal = view["legal"]
         try:
             with _deadline(self.hard_limit):
                 action = self.inner.act(view, rng)
@@ -114,6 +147,10 @@ class SafeBot:
     def explain(self, view: JSON, rng: random.Random) -> tuple[Any, Reason]:
         """The inner bot's action and :class:`Reason`; on a fault or timeout, a legal action
         and the reason ``safe_legal``."""
+        with self._lock:
+            return self._explain(view, rng)
+
+    def _explain(self, view: JSON, rng: random.Random) -> tuple[Any, Reason]:
         fn: Callable[[JSON, random.Random], tuple[Any, Reason]] | None = getattr(
             self.inner, "explain", None
         )
@@ -134,7 +171,15 @@ class SafeBot:
     def remember(self) -> Callable[[JSON], None] | None:
         """The inner bot's ``remember(view)``, or None when it has no memory to rebuild."""
         fn: Callable[[JSON], None] | None = getattr(self.inner, "remember", None)
-        return fn
+        if fn is None:
+            return None
+        inner_remember = fn
+
+        def remember(view: JSON) -> None:
+            with self._lock:
+                inner_remember(view)
+
+        return remember
 
 
 def make_strong_bot(game: str, name: str, *, profile: str | None = None, **options: Any) -> Bot:
@@ -143,37 +188,14 @@ def make_strong_bot(game: str, name: str, *, profile: str | None = None, **optio
 
 
 def make_safe_bot(game: str, name: str, *, profile: str | None = None, **options: Any) -> SafeBot:
-    """The ``rules`` or ``search`` player of ``game`` (``"mil"`` or ``"mariage"``).
+    """The ``rules`` or ``search`` player of ``game`` (any registered game: its bot package
+    is ``kind(game).bots``), wrapped in :class:`SafeBot`.
 
     Options: ``budget`` (seconds per decision for ``search``), ``samples`` (hidden deals per
     decision), ``hard_limit`` (seconds before the wrapper gives up; default 4 x the bot's
     budget + 1, with 0.5 s standing in for the budget of a bot without one).
     """
-    inner: _Inner
-    if game == "mil":
-        if name == "rules":
-            from tapete.bots.mil_rules import MilRulesBot
-
-            inner = MilRulesBot(profile)
-        elif name == "search":
-            from tapete.bots.mil_search import MilSearchBot
-
-            inner = MilSearchBot(profile, **options)
-        else:
-            raise ValueError(f"unknown Mil bot {name!r}")
-    elif game == "mariage":
-        if name == "rules":
-            from tapete.bots.mariage_rules import MariageRulesBot
-
-            inner = MariageRulesBot()
-        elif name == "search":
-            from tapete.bots.mariage_search import MariageSearchBot
-
-            inner = MariageSearchBot(**options)
-        else:
-            raise ValueError(f"unknown Mariage bot {name!r}")
-    else:
-        raise ValueError(f"unknown game {game!r}")
+    inner: _Inner = game_bots(game).make_bot(name, profile, **options)
     budget = float(getattr(inner, "budget", 0.5))
     hard = options.get("hard_limit", 4 * budget + 1.0)
     return SafeBot(game, inner, hard_limit=None if hard is None else float(hard))
@@ -186,7 +208,7 @@ _SUGGESTERS_MAX = 256
 _SUGGESTERS_LOCK = threading.Lock()
 
 
-def _suggester(game: str, view: JSON, key: Hashable | None) -> SafeBot:
+def _suggester(game: str, view: JSON, key: Hashable | None, **options: Any) -> SafeBot:
     table = ("players", tuple(view.get("players") or ())) if key is None else ("key", key)
     k = (game, view.get("profile"), table, view.get("seat"))
     with _SUGGESTERS_LOCK:
@@ -194,22 +216,26 @@ def _suggester(game: str, view: JSON, key: Hashable | None) -> SafeBot:
         if bot is not None:
             _SUGGESTERS.move_to_end(k)
             return bot
-        bot = make_safe_bot(game, "search", profile=view.get("profile"))
+        bot = make_safe_bot(game, "search", profile=view.get("profile"), **options)
         _SUGGESTERS[k] = bot
         while len(_SUGGESTERS) > _SUGGESTERS_MAX:
             _SUGGESTERS.popitem(last=False)
         return bot
 
 
-def suggest(game: str, view: JSON, *, key: Hashable | None = None) -> tuple[Any, Reason]:
+def suggest(
+    game: str, view: JSON, *, key: Hashable | None = None, **options: Any
+) -> tuple[Any, Reason]:
     """The ``search`` player's action for ``view`` and why (:class:`Reason`: ``str()`` is a
     one-line English sentence for a person, ``key`` and ``wire_args()`` its neutral form).
 
     ``key`` (any hashable, e.g. the table id) names the table asking: the suggesting bot is
     kept per (game, profile, key, seat), so tables never share one. Without it the players'
-    names stand in for the table (two tables with the same names would share a bot).
+    names stand in for the table (two tables with the same names would share a bot). The
+    bot serves one thread at a time (see :class:`SafeBot`). ``options`` (``budget``,
+    ``samples``, ...) go to :func:`make_safe_bot` when the table's bot is first made.
     """
-    bot = _suggester(game, view, key)
+    bot = _suggester(game, view, key, **options)
     seed = hash((view.get("seat"), view.get("deal_number"), len(view.get("legal") or ()))) & 0xFFFF
     t0 = time.perf_counter()
     action, reason = bot.explain(view, random.Random(seed))

@@ -27,10 +27,12 @@ from tapete.cards import (
     CARD_NAMES,
     CARD_POINTS,
     KING,
+    PAIR_MASKS,
     QUEEN,
     SEVEN,
     SUIT_LETTERS,
     SUIT_MASKS,
+    SUIT_NAMES,
     Card,
     bits,
     mask_points,
@@ -64,6 +66,7 @@ __all__ = [
     "State",
     "deal_cards",
     "game_points_rate",
+    "marriage_value",
 ]
 
 HAND_SIZE: Final = 6
@@ -78,7 +81,7 @@ LAST_TRICK_BONUS: Final = 10
 #: 9 8 7. Shuffling this list with ``random.Random(seed)`` reproduces the reference deals.
 DECK_ORDER: Final = tuple(s * 8 + r for s in range(4) for r in range(7, -1, -1))
 
-_SUIT_NAMES: Final = ("spades", "clubs", "diamonds", "hearts")
+_SUIT_NAMES: Final = SUIT_NAMES
 
 
 class Phase(StrEnum):
@@ -126,6 +129,11 @@ class HandResult:
         }
 
 
+def marriage_value(suit: int, trump: int) -> int:
+    """What declaring the marriage of ``suit`` scores: 40 in trumps, else 20."""
+    return 40 if suit == trump else 20
+
+
 def game_points_rate(loser_points: int, loser_tricks: int) -> int:
     """1 game point if the loser has 33 or more, 2 if fewer but a trick, 3 without a trick."""
     if loser_points >= HALF_POINTS:
@@ -148,7 +156,7 @@ _SUIT_PLAYS: Final = tuple(
     tuple(tuple(PLAYS[s * 8 + r] for r in range(8) if b >> r & 1) for b in range(256))
     for s in range(4)
 )
-_KQ: Final = tuple((1 << (s * 8 + KING)) | (1 << (s * 8 + QUEEN)) for s in range(4))
+_KQ: Final = PAIR_MASKS
 _SEVENS: Final = tuple(1 << (s * 8 + SEVEN) for s in range(4))
 _QUEENS: Final = sum(1 << (s * 8 + QUEEN) for s in range(4))
 
@@ -265,9 +273,8 @@ class State:
         """A new hand shuffled with ``rng``."""
         if dealer not in (0, 1):
             raise ValueError(f"dealer must be seat 0 or 1, not {dealer!r}")
-        deck = list(DECK_ORDER)
-        rng.shuffle(deck)
-        return cls((deck[0:6], deck[6:12]), deck[12:], dealer)
+        hands, stock = deal_cards(rng)
+        return cls(hands, stock, dealer)
 
     @classmethod
     def from_position(

@@ -49,6 +49,10 @@ class Profile:
     defender_cap: int
     #: club: a declarer in the barrel must fix a contract of at least this
     barrel_min_contract: int
+    #: club: what the third bolt costs (points; 0 where there are no bolts)
+    bolt_penalty: int
+    #: club: what falling out of the barrel costs, from the barrel score (points; 0: casa)
+    barrel_penalty: int
 
     def __reduce__(self) -> tuple[type[Profile], tuple[object, ...]]:
         # copy and pickle by the constructor: the default restores a frozen instance field by
@@ -81,6 +85,8 @@ CLUB: Final = Profile(
     barrel_from=880,
     defender_cap=880,
     barrel_min_contract=120,
+    bolt_penalty=120,
+    barrel_penalty=120,
 )
 
 CASA: Final = Profile(
@@ -103,6 +109,8 @@ CASA: Final = Profile(
     barrel_from=800,
     defender_cap=990,
     barrel_min_contract=0,
+    bolt_penalty=0,
+    barrel_penalty=0,
 )
 
 CASA_500: Final = replace(CASA, name="casa-500", target=500, barrel_from=400, defender_cap=490)

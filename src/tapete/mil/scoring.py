@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from tapete.mil.profiles import Profile
-from tapete.mil.state import State
+from tapete.mil.state import State, contract_made
 from tapete.scores import score_json
 
 __all__ = ["BARREL_ATTEMPTS", "DealResult", "Standing", "settle"]
 
-#: club: completed deals a barrel occupant may play without winning before it falls back (-120)
+#: club: completed deals a barrel occupant may play without winning before it falls back
+#: (``Profile.barrel_penalty``)
 BARREL_ATTEMPTS: Final = 3
 
 
@@ -99,7 +100,7 @@ def _settle_casa(profile: Profile, standing: Standing, deal: State) -> DealResul
     raw = deal.raw()
     scores = list(standing.scores)
     start_barrel = standing.barrel_flags(profile)
-    made = raw[d] >= deal.contract
+    made = contract_made(raw[d], deal.contract)
     scores[d] += 2 * deal.contract if made else -2 * deal.contract
     for o in range(3):
         if o != d and not start_barrel[o]:
@@ -114,6 +115,7 @@ def _settle_casa(profile: Profile, standing: Standing, deal: State) -> DealResul
 def _settle_club(profile: Profile, standing: Standing, deal: State) -> DealResult:
     d = deal.declarer
     cap = 2 * profile.barrel_from
+    fall = 2 * profile.barrel_penalty
     scores = list(standing.scores)
     bolts = list(standing.bolts)
     occupants = list(standing.in_barrel)
@@ -133,7 +135,7 @@ def _settle_club(profile: Profile, standing: Standing, deal: State) -> DealResul
                 scores[o] += deal.bid  # half of the bid, in half points
     else:
         raw = deal.raw()
-        made = raw[d] >= deal.contract
+        made = contract_made(raw[d], deal.contract)
         scores[d] += 2 * deal.contract if made else -2 * deal.contract
         for o in defenders:
             if not occupants[o]:
@@ -143,16 +145,16 @@ def _settle_club(profile: Profile, standing: Standing, deal: State) -> DealResul
             if not occupants[o] and raw[o] == 0:
                 bolts[o] += 1
                 if bolts[o] == 3:
-                    scores[o] -= 240
+                    scores[o] -= 2 * profile.bolt_penalty
                     bolts[o] = 0
-                    notes.append(f"seat {o}: third bolt, -120")
+                    notes.append(f"seat {o}: third bolt, -{profile.bolt_penalty}")
 
     # (3) the barrel occupants' outcomes
     for p in range(3):
         if not occupants[p]:
             continue
         if p == d and raw is not None:
-            if raw[d] >= deal.contract:
+            if contract_made(raw[d], deal.contract):
                 scores[p] = cap + 2 * deal.contract
                 winner = p
                 notes.append(f"seat {p} makes {deal.contract} from the barrel and wins")
@@ -166,11 +168,11 @@ def _settle_club(profile: Profile, standing: Standing, deal: State) -> DealResul
         attempts[p] += 1
         scores[p] = cap
         if attempts[p] >= BARREL_ATTEMPTS:
-            scores[p] = cap - 240
+            scores[p] = cap - fall
             occupants[p] = False
             attempts[p] = 0
             failed_now.append(p)
-            notes.append(f"seat {p}: three attempts used, -120")
+            notes.append(f"seat {p}: three attempts used, -{profile.barrel_penalty}")
 
     # (4) caps and arrivals
     arrivals = [p for p in range(3) if not occupants[p] and p != winner and scores[p] >= cap]
@@ -178,11 +180,11 @@ def _settle_club(profile: Profile, standing: Standing, deal: State) -> DealResul
         previous = [p for p in range(3) if occupants[p]]
         if len(previous) + len(arrivals) > 2:
             for p in previous:
-                scores[p] = cap - 240
+                scores[p] = cap - fall
                 occupants[p] = False
                 attempts[p] = 0
                 failed_now.append(p)
-                notes.append(f"seat {p} is pushed out of the barrel, -120")
+                notes.append(f"seat {p} is pushed out of the barrel, -{profile.barrel_penalty}")
         if len(arrivals) == 3:
             order = [
                 d,
@@ -190,9 +192,12 @@ def _settle_club(profile: Profile, standing: Standing, deal: State) -> DealResul
             ]
             arrivals.sort(key=lambda p: (-scores[p], order.index(p)))
             third = arrivals.pop()
-            scores[third] = cap - 240
+            scores[third] = cap - fall
             failed_now.append(third)
-            notes.append(f"seat {third} arrives third at the barrel and scores 760")
+            notes.append(
+                f"seat {third} arrives third at the barrel and scores "
+                f"{profile.barrel_from - profile.barrel_penalty}"
+            )
         for p in arrivals:
             scores[p] = cap
             occupants[p] = True

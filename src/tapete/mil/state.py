@@ -27,13 +27,17 @@ from tapete.cards import (
     CARD_POINTS,
     KING,
     NINE,
+    PAIR_MASKS,
     QUEEN,
     SUIT_LETTERS,
     SUIT_MASKS,
+    SUIT_NAMES,
+    beats,
     bits,
     card_name,
     mask_of,
     mask_points,
+    trick_winner,
 )
 from tapete.errors import IllegalActionError
 from tapete.mil.actions import (
@@ -51,18 +55,19 @@ from tapete.mil.profiles import Profile
 
 __all__ = [
     "MARRIAGE_VALUES",
+    "PAIR_MASKS",
     "Phase",
     "State",
+    "contract_made",
     "hand_order",
     "held_marriages",
     "marriages_value",
+    "play_mask_of",
     "trick_winner",
 ]
 
-SUIT_NAMES: Final = ("spades", "clubs", "diamonds", "hearts")
 #: Marriage bonus by suit: spades 40, clubs 60, diamonds 80, hearts 100.
 MARRIAGE_VALUES: Final = (40, 60, 80, 100)
-PAIR_MASKS: Final = tuple((1 << (s * 8 + KING)) | (1 << (s * 8 + QUEEN)) for s in range(4))
 _P0, _P1, _P2, _P3 = PAIR_MASKS
 NINES_MASK: Final = sum(1 << (s * 8 + NINE) for s in range(4))
 _MAX_DEAL_ACTIONS: Final = 64
@@ -142,18 +147,56 @@ def marriages_value(hand: int) -> int:
     )
 
 
-def trick_winner(cards: Sequence[int], leader: int, trump: int) -> int:
-    """The seat that wins a full trick: the highest trump, else the highest of the led suit."""
-    best = 0
-    top = cards[0]
-    for i in (1, 2):
-        c = cards[i]
-        if c >> 3 == top >> 3:
-            if c > top:
-                best, top = i, c
-        elif c >> 3 == trump:
-            best, top = i, c
-    return (leader + best) % 3
+def contract_made(raw: int, contract: int) -> bool:
+    """Whether a declarer with ``raw`` points (captured cards plus announced marriages) has
+    made ``contract``: at least as many points as the contract."""
+    return raw >= contract
+
+
+def play_mask_of(hand: int, trick: list[int], trump: int, must_head: bool) -> int:
+    """The cards of ``hand`` that may be played to ``trick`` (the cards already on the table,
+    in play order; empty: a lead) with ``trump`` (-1: none yet): follow suit, else trump,
+    else anything; under ``must_head`` (casa) also beat the led suit's top card, or overtrump.
+    A pure function of its arguments: the one statement of the card-play rule, for the engine's
+    :meth:`State.play_mask` and for any code asking "was this card legal with that hand".
+
+    >>> from tapete.cards import CardSet
+    >>> hand = CardSet.parse("9H KH AS").mask
+    >>> str(CardSet(play_mask_of(hand, [CardSet.parse("TH").mask.bit_length() - 1], -1, True)))
+    '9H KH'
+    """
+    if not trick:
+        return hand
+    led = trick[0] >> 3
+    same = hand & SUIT_MASKS[led]
+    if not must_head:
+        if same:
+            return same
+        if trump >= 0 and hand & SUIT_MASKS[trump]:
+            return hand & SUIT_MASKS[trump]
+        return hand
+    if same:
+        top = trick[0]
+        if len(trick) == 2:
+            second = trick[1]
+            if second >> 3 == led:
+                if second > top:
+                    top = second
+            elif trump >= 0 and second >> 3 == trump:
+                # the trick is already trumped: any card of the led suit
+                return same
+        return same & ABOVE[top] or same
+    if trump >= 0:
+        trumps = hand & SUIT_MASKS[trump]
+        if trumps:
+            top = -1
+            for c in trick:
+                if c >> 3 == trump and c > top:
+                    top = c
+            if top >= 0:
+                return trumps & ABOVE[top] or trumps
+            return trumps
+    return hand
 
 
 def hand_order(c: int) -> tuple[int, int]:
@@ -307,41 +350,7 @@ class State:
 
     def play_mask(self) -> int:
         """The cards the seat to act may play now (fast path for search)."""
-        hand = self.hands[self.turn]
-        trick = self.trick
-        if not trick:
-            return hand
-        led = trick[0] >> 3
-        same = hand & SUIT_MASKS[led]
-        trump = self.trump
-        if not self.profile.must_head:
-            if same:
-                return same
-            if trump >= 0 and hand & SUIT_MASKS[trump]:
-                return hand & SUIT_MASKS[trump]
-            return hand
-        if same:
-            top = trick[0]
-            if len(trick) == 2:
-                second = trick[1]
-                if second >> 3 == led:
-                    if second > top:
-                        top = second
-                elif trump >= 0 and second >> 3 == trump:
-                    # the trick is already trumped: any card of the led suit
-                    return same
-            return same & ABOVE[top] or same
-        if trump >= 0:
-            trumps = hand & SUIT_MASKS[trump]
-            if trumps:
-                top = -1
-                for c in trick:
-                    if c >> 3 == trump and c > top:
-                        top = c
-                if top >= 0:
-                    return trumps & ABOVE[top] or trumps
-                return trumps
-        return hand
+        return play_mask_of(self.hands[self.turn], self.trick, self.trump, self.profile.must_head)
 
     def can_announce(self, c: int) -> bool:
         """Leading ``c`` now may announce a marriage (trick 2 on, K or Q of a held pair)."""
@@ -542,7 +551,10 @@ class State:
                 if action.reason != "low_talon" or p.low_talon_below is None:
                     return f"no redeal for {action.reason} after the auction"
                 if self._talon_points() >= p.low_talon_below:
-                    return f"the talon has {self._talon_points()} points (a redeal needs < 5)"
+                    return (
+                        f"the talon has {self._talon_points()} points "
+                        f"(a redeal needs < {p.low_talon_below})"
+                    )
                 return None
             if phase is _PH_GIVE:
                 return "the declarer must give the second card"
@@ -761,19 +773,13 @@ class State:
         if len(trick) < 3:
             self.turn = (seat + 1) % 3
             return
-        # the trick's winner (see trick_winner): highest trump, else highest of the led suit
+        # the trick's winner (tapete.cards.trick_winner, unrolled for the three cards)
         a, b, c3 = trick
         trump = self.trump
         best, top = 0, a
-        if b >> 3 == top >> 3:
-            if b > top:
-                best, top = 1, b
-        elif b >> 3 == trump:
+        if beats(b, top, trump):
             best, top = 1, b
-        if c3 >> 3 == top >> 3:
-            if c3 > top:
-                best = 2
-        elif c3 >> 3 == trump:
+        if beats(c3, top, trump):
             best = 2
         winner = (self.leader + best) % 3
         self.captured[winner] += _POINTS[a] + _POINTS[b] + _POINTS[c3]

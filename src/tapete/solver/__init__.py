@@ -1,4 +1,5 @@
-"""Exact open-hand (double-dummy) solvers for Mil card play.
+"""Exact open-hand (double-dummy) solvers: Mil card play here, the Mariage strict phase in
+:mod:`tapete.solver.mariage`.
 
 The value of a :class:`MilPosition` is the declarer's final raw points (captured card points
 plus their announced marriages) when the declarer maximises them and the two defenders,
@@ -16,7 +17,8 @@ False
 :func:`solve`, :func:`can_reach` and :func:`best_moves` use the compiled core when it is
 built (``BACKEND == "c"``) and a pure Python port of the same search otherwise;
 :func:`reference_solve` is the slow, obviously correct minimax the fast ones are tested
-against.
+against. The rules of the card play come from the position's profile (:func:`play_rules`);
+a profile the solvers cannot play raises :class:`UnsolvableProfileError`.
 """
 
 from __future__ import annotations
@@ -26,11 +28,12 @@ from tapete.solver.position import (
     MARRIAGE_VALUES,
     MilPosition,
     Move,
-    is_casa,
+    PlayRules,
+    UnsolvableProfileError,
     legal_moves,
     play,
+    play_rules,
     to_move,
-    trick_winner,
 )
 from tapete.solver.reference import reference_best_moves, reference_solve
 
@@ -39,21 +42,23 @@ __all__ = [
     "MARRIAGE_VALUES",
     "MilPosition",
     "Move",
+    "PlayRules",
+    "UnsolvableProfileError",
     "best_moves",
     "can_reach",
     "legal_moves",
     "play",
+    "play_rules",
     "reference_best_moves",
     "reference_solve",
     "solve",
     "solve_counting",
     "to_move",
-    "trick_winner",
 ]
 
 
 def _session(pos: MilPosition, backend: str | None) -> Session:
-    return Session(pos.declarer, is_casa(pos), backend or BACKEND)
+    return Session(pos.declarer, pos.rules, backend or BACKEND)
 
 
 def solve_counting(pos: MilPosition, *, backend: str | None = None) -> tuple[int, int]:

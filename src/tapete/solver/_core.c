@@ -47,7 +47,10 @@ static const int RANK_POINTS[8] = {0, 0, 0, 2, 3, 4, 10, 11};
 
 static uint32_t H[3];
 static int DECL;
-static int CASA;
+/* The profile's card-play rules (tapete.solver.position.PlayRules): a follower must head the
+ * trick; leading the K or Q of a held pair always announces the marriage. */
+static int MUST_HEAD;
+static int AUTO_MARRIAGE;
 
 /* Bit count without depending on a popcnt instruction (portable builds, no -m flags). */
 static inline int popcount32(uint32_t x) {
@@ -75,7 +78,7 @@ static uint32_t follow_mask(uint32_t hand, int n, const int *t, int trump) {
     int led = t[0] >> 3;
     uint32_t follow = hand & SUITM[led];
     uint32_t trumps = trump >= 0 ? hand & SUITM[trump] : 0;
-    if (!CASA) {
+    if (!MUST_HEAD) {
         if (follow) return follow;
         if (trumps) return trumps;
         return hand;
@@ -228,7 +231,7 @@ static int gen_moves(Move *mv, int seat, int leader, int trump, int mok, int n, 
                 mv[k].move = (uint8_t)(c | 32);
                 mv[k].score = (c | 32) == tt_best ? 100000 : 1000 + MV[s];
                 k++;
-                if (!CASA) {
+                if (!AUTO_MARRIAGE) {
                     mv[k].move = (uint8_t)c;
                     mv[k].score = c == tt_best ? 100000 : base;
                     k++;
@@ -283,7 +286,11 @@ static int search(int leader, int trump, int mok, int n, const int *t, int alpha
         uint32_t hand = H[leader];
         if (!hand) return 0;
         if (!(hand & (hand - 1))) return last_trick(leader, trump);
-        k1 = (uint64_t)H[0] | ((uint64_t)H[1] << 32) | (uint64_t)CASA;
+        /* bits 0 and 1 of a hand are the 7 and 8 of spades, never Mil cards: the rules, as
+         * must_head and (must_head != auto_marriage), so that club (0, 0) and casa (1, 0)
+         * hash as they did when the key held one casa bit */
+        k1 = (uint64_t)H[0] | ((uint64_t)H[1] << 32) | (uint64_t)MUST_HEAD |
+             ((uint64_t)(MUST_HEAD ^ AUTO_MARRIAGE) << 1);
         k2 = H[2] | (uint32_t)leader | ((uint32_t)(trump + 1) & 3u) << 8 |
              ((uint32_t)(trump + 1) >> 2) << 16 | (uint32_t)mok << 17 | (uint32_t)DECL << 24;
         e = tt_slot(k1, k2);
@@ -473,20 +480,20 @@ static void new_generation(void) {
     node_count = 0;
 }
 
-/* Parse (h0, h1, h2, declarer, leader, trick, trump, mok, casa[, alpha, beta]) into the
- * globals and the root trick. */
+/* Parse (h0, h1, h2, declarer, leader, trick, trump, mok, must_head, auto_marriage[, alpha,
+ * beta]) into the globals and the root trick. */
 static int parse_root(PyObject *args, int *leader, int *trump, int *mok, int *n, int *t,
                       int *alpha, int *beta, int want_window) {
     unsigned long h0, h1, h2;
-    int decl, casa;
+    int decl, must_head, auto_marriage;
     PyObject *trick;
     if (want_window) {
-        if (!PyArg_ParseTuple(args, "kkkiiOiiiii", &h0, &h1, &h2, &decl, leader, &trick, trump,
-                              mok, &casa, alpha, beta))
+        if (!PyArg_ParseTuple(args, "kkkiiOiiiiii", &h0, &h1, &h2, &decl, leader, &trick, trump,
+                              mok, &must_head, &auto_marriage, alpha, beta))
             return -1;
     } else {
-        if (!PyArg_ParseTuple(args, "kkkiiOiii", &h0, &h1, &h2, &decl, leader, &trick, trump, mok,
-                              &casa))
+        if (!PyArg_ParseTuple(args, "kkkiiOiiii", &h0, &h1, &h2, &decl, leader, &trick, trump,
+                              mok, &must_head, &auto_marriage))
             return -1;
     }
     PyObject *seq = PySequence_Fast(trick, "trick must be a sequence of cards");
@@ -518,7 +525,8 @@ static int parse_root(PyObject *args, int *leader, int *trump, int *mok, int *n,
     H[1] = (uint32_t)h1;
     H[2] = (uint32_t)h2;
     DECL = decl;
-    CASA = casa ? 1 : 0;
+    MUST_HEAD = must_head ? 1 : 0;
+    AUTO_MARRIAGE = auto_marriage ? 1 : 0;
     return 0;
 }
 
@@ -545,11 +553,11 @@ static PyObject *py_nodes(PyObject *self, PyObject *unused) {
 
 static PyMethodDef methods[] = {
     {"solve", py_solve, METH_VARARGS,
-     "solve(h0, h1, h2, declarer, leader, trick, trump, mok, casa) -> the declarer's points "
-     "still to gain (exact)"},
+     "solve(h0, h1, h2, declarer, leader, trick, trump, mok, must_head, auto_marriage) -> the "
+     "declarer's points still to gain (exact)"},
     {"search", py_search, METH_VARARGS,
-     "search(h0, h1, h2, declarer, leader, trick, trump, mok, casa, alpha, beta) -> fail-soft "
-     "alpha-beta value"},
+     "search(h0, h1, h2, declarer, leader, trick, trump, mok, must_head, auto_marriage, alpha, "
+     "beta) -> fail-soft alpha-beta value"},
     {"reset", py_reset, METH_NOARGS, "reset() -> None: forget the table, zero the node count"},
     {"nodes", py_nodes, METH_NOARGS, "nodes() -> nodes searched since the last reset()"},
     {NULL, NULL, 0, NULL},
@@ -573,5 +581,12 @@ PyMODINIT_FUNC PyInit__core(void) {
     }
     for (int s = 0; s < 4; s++) SUITM[s] = 0xFFu << (8 * s);
     for (int c = 0; c < 32; c++) ABOVE[c] = SUITM[c >> 3] & ~((2u << c) - 1u);
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    /* the calling convention: 2 = the rules as two flags (must_head, auto_marriage); an
+     * extension without ABI was built from an older _core.c (one casa flag) */
+    if (m && PyModule_AddIntConstant(m, "ABI", 2) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

@@ -36,7 +36,7 @@ def position_from_state(st: State) -> MilPosition:
         trump=None if st.trump < 0 else st.trump,
         points=st.raw(),
         tricks_played=len(st.tricks),
-        profile=st.profile.name,
+        profile=st.profile,
     )
 
 

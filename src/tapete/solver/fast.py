@@ -11,8 +11,9 @@ algorithm:
   fail-soft value it returns: first 1 point, then a quarter of the interval, then bisection
   (searches below the value are the cheap ones);
 - a transposition table at trick boundaries, keyed by the three hands, the leader, the
-  trump, whether marriages may be announced, the declarer and the profile; it holds a lower
-  and an upper bound and the best lead;
+  trump, whether marriages may be announced, the declarer and the profile's card-play rules
+  (:class:`tapete.solver.position.PlayRules`: must head, automatic marriages); it holds a
+  lower and an upper bound and the best lead;
 - quick cut-offs at trick boundaries: the declarer gains at most the points of the cards
   left plus the marriages of the pairs they hold, minus what the defenders are sure to cash
   when they lead; when the declarer leads, they are sure of what they can cash
@@ -30,14 +31,26 @@ algorithm:
 
 from __future__ import annotations
 
+import warnings
 from typing import Final
 
-from tapete.cards import ABOVE, KING, QUEEN, SUIT_MASKS, mask_points
-from tapete.solver.position import MARRIAGE_VALUES, MilPosition, is_casa
+from tapete.cards import ABOVE, KING, PAIR_MASKS, QUEEN, SUIT_MASKS, beats, mask_points
+from tapete.mil.state import play_mask_of
+from tapete.solver.position import MARRIAGE_VALUES, MilPosition, PlayRules
 
 try:
-    from tapete.solver import _core  # type: ignore[attr-defined]
+    import tapete.solver._core as _core  # type: ignore[import-not-found]
 except ImportError:  # not built: the pure Python search does the work, slower
+    _core = None
+#: the calling convention of the C core this module speaks (``_core.ABI``)
+CORE_ABI: Final = 2
+if _core is not None and getattr(_core, "ABI", None) != CORE_ABI:
+    warnings.warn(
+        f"{_core.__file__} was built from an older _core.c; the solver uses its Python "
+        "search until it is rebuilt (bash scripts/setup)",
+        RuntimeWarning,
+        stacklevel=1,
+    )
     _core = None
 
 __all__ = ["BACKEND", "INF", "MAX_GAIN", "PySearch", "Session", "root_args", "sure_points"]
@@ -49,7 +62,7 @@ INF: Final = 10_000
 #: no deal gives more: 120 card points and all four marriages (280)
 MAX_GAIN: Final = 400
 _POINTS: Final = tuple(mask_points(1 << c) for c in range(32))
-_PAIRS: Final = tuple((1 << (s * 8 + KING)) | (1 << (s * 8 + QUEEN)) for s in range(4))
+_PAIRS: Final = PAIR_MASKS
 _MV: Final = MARRIAGE_VALUES
 _NO_TRUMP: Final = -1
 
@@ -67,11 +80,7 @@ def _cards(mask: int) -> list[int]:
     return out
 
 
-def _beats(c: int, best: int, trump: int) -> bool:
-    """Whether ``c`` beats the trick's winning card so far ``best``."""
-    if c >> 3 == best >> 3:
-        return c > best
-    return c >> 3 == trump
+_beats: Final = beats
 
 
 _RANK_MASKS: Final = tuple(0x01010101 << r for r in range(8))
@@ -150,9 +159,12 @@ def sure_points(lead: int, others: tuple[int, int], trump: int) -> tuple[int, in
     return total, m_total, cashed
 
 
-def root_args(pos: MilPosition) -> tuple[int, int, int, int, int, tuple[int, ...], int, int, int]:
+def root_args(
+    pos: MilPosition,
+) -> tuple[int, int, int, int, int, tuple[int, ...], int, int, int, int]:
     """The flat arguments both searches take: h0, h1, h2, declarer, leader, trick, trump,
-    marriages_allowed, casa."""
+    marriages_allowed, must_head, auto_marriage (the last two from the profile)."""
+    rules = pos.rules
     return (
         pos.hands[0],
         pos.hands[1],
@@ -162,7 +174,8 @@ def root_args(pos: MilPosition) -> tuple[int, int, int, int, int, tuple[int, ...
         pos.trick,
         _NO_TRUMP if pos.trump is None else pos.trump,
         1 if pos.tricks_played >= 1 else 0,
-        1 if is_casa(pos) else 0,
+        1 if rules.must_head else 0,
+        1 if rules.auto_marriage else 0,
     )
 
 
@@ -189,9 +202,10 @@ def _neighbour_bound(c: int, live: int, done: dict[int, int], maximize: bool) ->
 class PySearch:
     """Pure Python alpha-beta over a mutable open-hand position (the C core's twin)."""
 
-    def __init__(self, declarer: int, casa: bool, *, plain: bool = False) -> None:
+    def __init__(self, declarer: int, rules: PlayRules, *, plain: bool = False) -> None:
         self.declarer = declarer
-        self.casa = casa
+        self.must_head = rules.must_head
+        self.auto_marriage = rules.auto_marriage
         #: plain alpha-beta: no sure-points bounds, no equivalent-card bounds (only the table
         #: and the points-left cut-off), to check those shortcuts on whole deals
         self.plain = plain
@@ -201,22 +215,7 @@ class PySearch:
 
     # -- move generation -------------------------------------------------------------
     def _follow_mask(self, hand: int, trick: tuple[int, ...], trump: int) -> int:
-        led = trick[0] >> 3
-        follow = hand & SUIT_MASKS[led]
-        trumps = hand & SUIT_MASKS[trump] if trump >= 0 else 0
-        if not self.casa:
-            return follow or trumps or hand
-        if follow:
-            if trump >= 0 and led != trump and any(c >> 3 == trump for c in trick):
-                return follow
-            top = max(c for c in trick if c >> 3 == led)
-            return (follow & ABOVE[top]) or follow
-        if trumps:
-            tops = [c for c in trick if c >> 3 == trump]
-            if tops:
-                return (trumps & ABOVE[max(tops)]) or trumps
-            return trumps
-        return hand
+        return play_mask_of(hand, list(trick), trump, self.must_head)
 
     def _ordered(
         self, seat: int, leader: int, trump: int, mok: int, trick: tuple[int, ...], tt_best: int
@@ -245,7 +244,7 @@ class PySearch:
                         base = 100 - _POINTS[c] - (c & 7)
                 if can_announce:
                     scored.append((100_000 if c | 32 == tt_best else 1000 + _MV[s], c, True))
-                    if not self.casa:
+                    if not self.auto_marriage:
                         scored.append((100_000 if c == tt_best else base, c, False))
                 else:
                     scored.append((100_000 if c == tt_best else base, c, False))
@@ -426,12 +425,12 @@ class Session:
     """One solving session: a fresh transposition table on the chosen backend.
 
     ``backend`` is ``"c"`` (the compiled core) or ``"python"`` (:class:`PySearch`).
-    Positions searched in one session must share the declarer and the profile.
+    Positions searched in one session must share the declarer and the card-play rules.
     """
 
-    def __init__(self, declarer: int, casa: bool, backend: str) -> None:
+    def __init__(self, declarer: int, rules: PlayRules, backend: str) -> None:
         self.declarer = declarer
-        self.casa = casa
+        self.rules = rules
         self.backend = backend
         self._py: PySearch | None = None
         if backend == "c":
@@ -439,7 +438,7 @@ class Session:
                 raise RuntimeError("the C solver core (tapete.solver._core) is not built")
             _core.reset()
         elif backend == "python":
-            self._py = PySearch(declarer, casa)
+            self._py = PySearch(declarer, rules)
         else:
             raise ValueError(f"unknown solver backend {backend!r} (expected 'c' or 'python')")
 

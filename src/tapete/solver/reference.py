@@ -3,17 +3,18 @@
 Slow on purpose and written to be obviously right: every legal move is tried at every node,
 the declarer maximises their final raw points and the two defenders minimise them. The only
 shortcut is a memo of the points still to gain at trick boundaries, which depend only on the
-cards left, the leader, the trump and whether marriages may still be announced. Use it on
-endgames (up to about five tricks left) and to test the fast solvers.
+cards left, the leader, the trump, whether marriages may still be announced and the
+card-play rules. Use it on endgames (up to about five tricks left) and to test the fast
+solvers.
 """
 
 from __future__ import annotations
 
-from tapete.solver.position import MilPosition, legal_moves, play, to_move
+from tapete.solver.position import MilPosition, PlayRules, legal_moves, play, to_move
 
 __all__ = ["reference_best_moves", "reference_solve"]
 
-_Key = tuple[tuple[int, int, int], int, int | None, bool, int, str]
+_Key = tuple[tuple[int, int, int], int, int | None, bool, int, PlayRules]
 
 
 def _gain(pos: MilPosition, memo: dict[_Key, int]) -> int:
@@ -23,7 +24,7 @@ def _gain(pos: MilPosition, memo: dict[_Key, int]) -> int:
         return 0
     key: _Key | None = None
     if not pos.trick:
-        key = (pos.hands, pos.leader, pos.trump, pos.tricks_played >= 1, pos.declarer, pos.profile)
+        key = (pos.hands, pos.leader, pos.trump, pos.tricks_played >= 1, pos.declarer, pos.rules)
         if key in memo:
             return memo[key]
     before = pos.points[pos.declarer]

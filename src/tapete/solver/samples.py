@@ -4,21 +4,22 @@ from __future__ import annotations
 
 import random
 
-from tapete.cards import MIL_DECK, bits
+from tapete.cards import bits, mask_of
+from tapete.mil.game import deal_cards
+from tapete.mil.profiles import Profile
 from tapete.solver.position import PROFILES, MilPosition, legal_moves, play
 
 __all__ = ["random_deal_position", "random_play_position"]
 
 
-def random_deal_position(rng: random.Random, profile: str = "club") -> MilPosition:
+def random_deal_position(rng: random.Random, profile: Profile | str = "club") -> MilPosition:
     """A position before the first lead, dealt as in a real deal: 7 cards each and a talon
     of 3 that a random declarer takes, giving two random cards of their 10 away, one to each
     opponent."""
-    cards = list(bits(MIL_DECK))
-    rng.shuffle(cards)
-    hands = [sum(1 << c for c in cards[7 * i : 7 * i + 7]) for i in range(3)]
+    dealt, talon = deal_cards(rng)
+    hands = [mask_of(h) for h in dealt]
     declarer = rng.randrange(3)
-    hands[declarer] |= sum(1 << c for c in cards[21:])
+    hands[declarer] |= mask_of(talon)
     for k in (1, 2):
         give = rng.choice(list(bits(hands[declarer])))
         hands[declarer] &= ~(1 << give)
@@ -29,7 +30,7 @@ def random_deal_position(rng: random.Random, profile: str = "club") -> MilPositi
 def random_play_position(
     rng: random.Random,
     cards_left: int,
-    profile: str | None = None,
+    profile: Profile | str | None = None,
     *,
     mid_trick: bool | None = None,
     announce: float = 0.7,

@@ -4,40 +4,62 @@ It exchanges the trump 7 whenever allowed, declares marriages when leading (and 
 after if the marriage brings it to 66), closes the stock when the count is safe, claims as
 soon as it has 66 (never a false claim), and plays the strict phase (stock exhausted or
 closed) exactly with a small search over the cards it knows (after exhaustion every card is
-known: it remembers the tricks it saw, see :class:`tapete.bots.sampling.MariageTracker`).
+known: it remembers the tricks it saw, see :class:`tapete.bots.mariage.tracker.MariageTracker`)
+by the exact solver (:mod:`tapete.solver.mariage`) over a few sampled deals.
 """
 
 from __future__ import annotations
 
 import random
+import time
+from collections.abc import Callable
 from typing import Any, Final
 
-from tapete.bots.base import parse_action
+from tapete.bots.mariage.tracker import MariageInfo, MariageTracker, build_state, sample_mariage
 from tapete.bots.reasons import Reason
-from tapete.bots.sampling import MariageInfo, MariageTracker
 from tapete.cards import (
     ABOVE,
     ACE,
     KING,
+    PAIR_MASKS,
     QUEEN,
     SUIT_MASKS,
     TEN,
     Suit,
+    beats,
     bits,
     card_name,
     card_points,
 )
 from tapete.game import JSON
-from tapete.mariage.actions import Action, Claim, Close, Decline, Exchange, Marriage, Play
+from tapete.mariage.actions import (
+    Action,
+    Claim,
+    Close,
+    Decline,
+    Exchange,
+    Marriage,
+    Play,
+    action_from_json,
+)
+from tapete.mariage.state import WIN_POINTS, marriage_value
+from tapete.solver.mariage import root_values
 
-__all__ = ["MariageRulesBot", "mariage_rules_decision", "sure_points", "sure_points_of"]
+__all__ = [
+    "MariageRulesBot",
+    "mariage_rules_decision",
+    "strict_choice",
+    "sure_points",
+    "sure_points_of",
+]
 
-PAIR_MASKS: Final = tuple((1 << (s * 8 + KING)) | (1 << (s * 8 + QUEEN)) for s in range(4))
-WIN: Final = 66
+WIN: Final = WIN_POINTS
+#: the strict player: ``(info, plays) -> (action, reason)``, or None to fall back on the rules
+StrictSolver = Callable[[MariageInfo, list[Play]], "tuple[Action, Reason] | None"]
 
 
 def _legal(view: JSON) -> list[Action]:
-    return [parse_action("mariage", a) for a in view["legal"]]
+    return [action_from_json(a) for a in view["legal"]]
 
 
 def _pair_card(c: int, hand: int) -> bool:
@@ -73,7 +95,7 @@ def sure_points_of(hand: int, t: int, out: int) -> int:
 
 
 def mariage_rules_decision(
-    info: MariageInfo, legal: list[Action], strict_solver: Any = None
+    info: MariageInfo, legal: list[Action], strict_solver: StrictSolver | None = None
 ) -> tuple[Action, Reason]:
     """The rules player's action and a one-line reason."""
     if len(legal) == 1:
@@ -98,7 +120,7 @@ def mariage_rules_decision(
         if marriages:
 
             def value(a: Marriage) -> int:
-                return 40 if a.suit == info.trump else 20
+                return marriage_value(a.suit, info.trump)
 
             best = max(marriages, key=value)
             v = value(best)
@@ -140,19 +162,13 @@ def _open_lead(info: MariageInfo, plays: list[Play]) -> tuple[Action, Reason]:
     return a, Reason("lead_spare", {"card": card_name(a.card)})
 
 
-def _beats(lead: int, c: int, trump: int) -> bool:
-    if c >> 3 == lead >> 3:
-        return c > lead
-    return c >> 3 == trump
-
-
 def _open_follow(info: MariageInfo, plays: list[Play]) -> tuple[Action, Reason]:
     lead = info.lead
     assert lead is not None
     t = info.trump
     hand = info.hand
     lead_pts = card_points(lead)
-    winners = [a for a in plays if _beats(lead, a.card, t)]
+    winners = [a for a in plays if beats(a.card, lead, t)]
     same = [a for a in winners if a.card >> 3 == lead >> 3]
     # take with a high card of the led suit: its points come home too
     if same:
@@ -183,23 +199,61 @@ def _open_follow(info: MariageInfo, plays: list[Play]) -> tuple[Action, Reason]:
     return a, Reason("play_cheap", {"card": card_name(a.card)})
 
 
+def strict_choice(
+    info: MariageInfo,
+    plays: list[Play],
+    rng: random.Random,
+    *,
+    samples: int = 8,
+    budget: float = 0.5,
+) -> tuple[Action, Reason] | None:
+    """The best card in the strict phase (exact over sampled hidden hands)."""
+    if not plays:
+        return None
+    deadline = time.perf_counter() + budget
+    # after exhaustion every unseen card is in the opponent's hand: one exact solve
+    known_all = not info.closed and info.stock_count == 0
+    n = 1 if known_all else samples
+    totals: dict[Action, float] = {a: 0.0 for a in plays}
+    done = 0
+    try:
+        for _ in range(n):
+            opp, stock = sample_mariage(info, rng)
+            st = build_state(info, opp, stock)
+            vals = root_values(st, info.seat, list(plays), deadline)
+            for a, v in vals.items():
+                totals[a] += v
+            done += 1
+    except TimeoutError:
+        pass
+    if not done:
+        return None
+    best = max(plays, key=lambda a: (totals[a], -card_points(a.card)))
+    avg = totals[best] / done
+    args: dict[str, str | int | float] = {"card": card_name(best.card), "avg": avg}
+    if info.lead is None:
+        return best, Reason("lead_exact", args)
+    return best, Reason("play_exact", args)
+
+
 class MariageRulesBot:
     """Level 1 (see the module docstring). Keeps a memory of the hand's public cards."""
 
     name = "rules"
 
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, *, strict_budget: float = 1.0, **options: Any) -> None:
+        #: seconds for the exact search of a strict-phase card (it takes milliseconds; the
+        #: limit only guards against a pathological position)
+        self.strict_budget = float(strict_budget)
         self.tracker = MariageTracker()
 
     def explain(self, view: JSON, rng: random.Random) -> tuple[Action, Reason]:
-        from tapete.bots.mariage_search import strict_choice
-
         legal = _legal(view)
         if not legal:
             raise ValueError("no legal action in this view")
         info = self.tracker.update(view)
         return mariage_rules_decision(
-            info, legal, lambda i, p: strict_choice(i, p, rng, samples=4, budget=1.0)
+            info, legal, lambda i, p: strict_choice(i, p, rng, samples=4, budget=self.strict_budget)
         )
 
     def act(self, view: JSON, rng: random.Random) -> Action:

@@ -1,7 +1,7 @@
 """The ``search`` Mil player (level 2): sampling plus the exact open-hand solver.
 
 Card play is perfect-information Monte Carlo (PIMC): hidden hands are dealt at random
-consistently with the view (:func:`tapete.bots.sampling.sample_mil_hands`), each deal is
+consistently with the view (:func:`tapete.bots.mil.sampling.sample_mil_hands`), each deal is
 solved exactly by :func:`tapete.solver.best_moves`, and the move with the best average is
 played: the declarer maximises the share of deals in which the contract is made, then the
 points; the defenders minimise the same.
@@ -21,13 +21,24 @@ import random
 import time
 from typing import Any, Final
 
-from tapete.bots.base import parse_action
-from tapete.bots.mil_rules import best_gives, keep_value, rules_decision
+from tapete.bots.mil.rules import best_gives, keep_value, rules_decision
+from tapete.bots.mil.sampling import MilInfo, mil_info, sample_mil_hands
 from tapete.bots.reasons import Reason
-from tapete.bots.sampling import MilInfo, mil_info, sample_mil_hands
 from tapete.cards import card_name
 from tapete.game import JSON
-from tapete.mil.actions import Bid, Contract, Give, KeepDeal, MilAction, Pass, Play, Redeal, Rospis
+from tapete.mil.actions import (
+    Bid,
+    Contract,
+    Give,
+    KeepDeal,
+    MilAction,
+    Pass,
+    Play,
+    Redeal,
+    Rospis,
+    action_from_json,
+)
+from tapete.mil.state import contract_made
 from tapete.solver import MilPosition, best_moves, solve
 
 __all__ = ["MilSearchBot"]
@@ -46,10 +57,6 @@ PLAY_REASONS: Final = {
     "made_anyway": ("lead_made_anyway", "play_made_anyway", "announce_made_anyway"),
     "beats": ("lead_beats_pct", "play_beats_pct", "announce_beats_pct"),
 }
-
-
-def _solver_profile(name: str) -> str:
-    return "club" if name == "club" else "casa"
 
 
 class MilSearchBot:
@@ -78,7 +85,7 @@ class MilSearchBot:
         return self.explain(view, rng)[0]
 
     def explain(self, view: JSON, rng: random.Random) -> tuple[MilAction, Reason]:
-        legal = [parse_action("mil", a) for a in view["legal"]]
+        legal = [action_from_json(a) for a in view["legal"]]
         if not legal:
             raise ValueError("no legal action in this view")
         if len(legal) == 1:
@@ -117,7 +124,7 @@ class MilSearchBot:
         made: dict[tuple[int, bool], int] = {(a.card, a.marriage): 0 for a in plays}
         pts: dict[tuple[int, bool], int] = dict.fromkeys(made, 0)
         n = 0
-        prof = _solver_profile(info.profile.name)
+        prof = info.profile
         trump = info.trump if info.trump >= 0 else None
         leader = info.leader if info.leader is not None else info.seat
         while n < self.samples and (n == 0 or time.perf_counter() < deadline):
@@ -139,7 +146,7 @@ class MilSearchBot:
             for card, announce, value in best_moves(pos):
                 key = (card, announce)
                 if key in made:
-                    made[key] += 1 if value >= contract else 0
+                    made[key] += 1 if contract_made(value, contract) else 0
                     pts[key] += value
             n += 1
         if n == 0:
@@ -185,7 +192,7 @@ class MilSearchBot:
         """Declarer points (open-hand) over sampled deals, as if this seat declared now with
         the rules player's gifts (or ``gives``)."""
         seat = info.seat
-        prof = _solver_profile(info.profile.name)
+        prof = info.profile
         out: list[int] = []
         while len(out) < samples and (not out or time.perf_counter() < deadline):
             hands = sample_mil_hands(info, rng)
@@ -226,7 +233,7 @@ class MilSearchBot:
         in_barrel = info.profile.barrel == "club" and bool(view["in_barrel"][info.seat])
 
         def ev(b: int) -> float:
-            p = sum(1 for v in values if v >= b + MARGIN) / len(values)
+            p = sum(1 for v in values if _made(v, b)) / len(values)
             return b * (2 * p - 1)
 
         # the highest value worth playing for (the talon is already in the samples)
@@ -234,14 +241,14 @@ class MilSearchBot:
         top = max(bids[-1].value, 120)
         for b in range(100, top + 1, step):
             e = ev(b)
-            if in_barrel and b < 120:
+            if in_barrel and b < info.profile.barrel_min_contract:
                 continue
             if e > best_ev:
                 best_b, best_ev = b, e
         justified = [a for a in bids if a.value <= best_b]
         if justified:
             a = justified[0]
-            p = sum(1 for v in values if v >= a.value + MARGIN) / len(values)
+            p = sum(1 for v in values if _made(v, a.value)) / len(values)
             return a, Reason("bid_likely", {"value": a.value, "pct": p})
         if not passes:
             return bids[0], Reason("bid_opener", {"value": bids[0].value})
@@ -281,7 +288,7 @@ class MilSearchBot:
             samples.append(s)
         if not samples:
             return None
-        prof = _solver_profile(info.profile.name)
+        prof = info.profile
         seat = info.seat
         left, right = (seat + 1) % 3, (seat + 2) % 3
         results: dict[tuple[int, int], list[int]] = {}
@@ -303,7 +310,7 @@ class MilSearchBot:
                 break
 
         def made_share(vals: list[int]) -> float:
-            return sum(1 for v in vals if v >= bid + MARGIN) / len(vals) if vals else 0.0
+            return sum(1 for v in vals if _made(v, bid)) / len(vals) if vals else 0.0
 
         best_pair = max(results, key=lambda p: (made_share(results[p]), sum(results[p])))
         p = made_share(results[best_pair])
@@ -334,7 +341,7 @@ class MilSearchBot:
             return None
 
         def share(c: int) -> float:
-            return sum(1 for v in values if v >= c + MARGIN) / len(values)
+            return sum(1 for v in values if _made(v, c)) / len(values)
 
         best = max(contracts, key=lambda a: (a.value * (2 * share(a.value) - 1), -a.value))
         if best.value == contracts[0].value:
@@ -350,7 +357,7 @@ class MilSearchBot:
         if not values:
             return None
         c = info.contract or 100
-        p = sum(1 for v in values if v >= c + MARGIN) / len(values)
+        p = sum(1 for v in values if _made(v, c)) / len(values)
         redeal = next((a for a in legal if isinstance(a, Redeal)), None)
         keep = next((a for a in legal if isinstance(a, KeepDeal)), None)
         if redeal is not None and p < 0.5:
@@ -366,6 +373,11 @@ def hand_cards(hand: int) -> list[int]:
 
 def _deal_key(view: JSON) -> tuple[Any, ...]:
     return (view.get("deal_number"), view.get("dealer"), tuple(view.get("talon") or ()))
+
+
+def _made(value: int, contract: int) -> bool:
+    """An open-hand sample counts as made only with :data:`MARGIN` points to spare."""
+    return contract_made(value, contract + MARGIN)
 
 
 def _only(a: MilAction) -> Reason:

@@ -16,13 +16,13 @@ from __future__ import annotations
 import random
 from typing import Any, Final
 
-from tapete.bots.base import parse_action
+from tapete.bots.mil.sampling import MilInfo, mil_info
 from tapete.bots.reasons import Reason
-from tapete.bots.sampling import MilInfo, mil_info
 from tapete.cards import (
     ACE,
     KING,
     MIL_DECK,
+    PAIR_MASKS,
     QUEEN,
     SUIT_MASKS,
     TEN,
@@ -31,11 +31,22 @@ from tapete.cards import (
     card_name,
     card_points,
     mask_points,
+    trick_winner,
 )
 from tapete.game import JSON
-from tapete.mil.actions import Bid, Contract, Give, KeepDeal, MilAction, Pass, Play, Redeal, Rospis
+from tapete.mil.actions import (
+    Bid,
+    Contract,
+    Give,
+    KeepDeal,
+    MilAction,
+    Pass,
+    Play,
+    Redeal,
+    Rospis,
+    action_from_json,
+)
 from tapete.mil.state import MARRIAGE_VALUES, held_marriages, marriages_value
-from tapete.solver.position import trick_winner
 
 __all__ = [
     "MilRulesBot",
@@ -43,7 +54,6 @@ __all__ = [
     "rules_decision",
 ]
 
-PAIR_MASKS: Final = tuple((1 << (s * 8 + KING)) | (1 << (s * 8 + QUEEN)) for s in range(4))
 #: what a hand is expected to gain from the talon (three cards, 15 points on average)
 TALON_HOPE: Final = 10
 
@@ -79,7 +89,7 @@ def _round_down(v: int, step: int) -> int:
 
 
 def _legal(view: JSON) -> list[MilAction]:
-    return [parse_action("mil", a) for a in view["legal"]]
+    return [action_from_json(a) for a in view["legal"]]
 
 
 def rules_decision(view: JSON, rng: random.Random) -> tuple[MilAction, Reason]:
@@ -120,7 +130,7 @@ def _bid_choice(info: MilInfo, legal: list[MilAction], view: JSON) -> tuple[MilA
     ceiling = _round_down(bid_ceiling(info), step)
     if info.profile.barrel == "club" and view["in_barrel"][info.seat]:
         # in the club barrel the contract is at least 120: bid only for that
-        ceiling = ceiling if ceiling >= 120 else 0
+        ceiling = ceiling if ceiling >= info.profile.barrel_min_contract else 0
     bids = sorted((a for a in legal if isinstance(a, Bid)), key=lambda a: a.value)
     ok = [b for b in bids if b.value <= ceiling]
     if ok:
@@ -295,15 +305,15 @@ def _follow(info: MilInfo, plays: list[Play], out: int) -> tuple[Play, Reason]:
     hand = info.hand
     trick = info.trick
     seats = info.trick_seats
-    trump = info.trump if info.trump >= 0 else None
+    trump = info.trump
     me = _team(info.seat, info.declarer)
-    win_idx = trick_winner(tuple(trick), trump)
+    win_idx = trick_winner(trick, trump)
     winning_seat = seats[win_idx]
     partner_winning = _team(winning_seat, info.declarer) == me
     trick_pts = mask_points(sum(1 << c for c in trick))
 
     def wins(c: int) -> bool:
-        return trick_winner((*trick, c), trump) == len(trick)
+        return trick_winner([*trick, c], trump) == len(trick)
 
     winners = [a for a in plays if wins(a.card)]
     losers = [a for a in plays if not wins(a.card)]

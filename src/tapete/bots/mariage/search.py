@@ -1,4 +1,4 @@
-"""The ``search`` Mariage player (level 2) and the exact strict-phase search.
+"""The ``search`` Mariage player (level 2).
 
 Open stock: perfect-information Monte Carlo (PIMC). The unseen cards (the opponent's hand and
 the face-down stock) are dealt at random consistently with the view and the tracker's memory;
@@ -9,9 +9,9 @@ exact search once 3 cards are left in the strict phase. The ``rules`` player's a
 unless another one is better by ``margin`` game points on average over the same deals; actions
 that clearly cannot be are screened out as deals accumulate, so close decisions get more deals.
 
-Strict phase (stock exhausted or closed): exact alpha-beta on game points over the engine
-state. After exhaustion every card is known (one deal); after a closing the opponent's hand is
-sampled.
+Strict phase (stock exhausted or closed): the exact solver (:mod:`tapete.solver.mariage`)
+over sampled deals (:func:`tapete.bots.mariage.rules.strict_choice`). After exhaustion every
+card is known (one deal); after a closing the opponent's hand is sampled.
 
 Claims are never searched: claiming as soon as one has 66 is never worse (the opponent's
 points and tricks only grow), and a false claim is never better than playing on.
@@ -21,17 +21,16 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
 from typing import Any, Final
 
-from tapete.bots.base import parse_action
-from tapete.bots.mariage_rules import mariage_rules_decision, sure_points_of
+from tapete.bots.mariage.rules import mariage_rules_decision, strict_choice, sure_points_of
+from tapete.bots.mariage.tracker import MariageInfo, MariageTracker, build_state, sample_mariage
 from tapete.bots.reasons import Reason
-from tapete.bots.sampling import MariageInfo, MariageTracker, sample_mariage
 from tapete.cards import (
     ABOVE,
     CARD_POINTS,
     KING,
+    PAIR_MASKS,
     QUEEN,
     SUIT_MASKS,
     TEN,
@@ -54,177 +53,14 @@ from tapete.mariage.actions import (
     Exchange,
     Marriage,
     Play,
+    action_from_json,
 )
-from tapete.mariage.state import Phase, State
+from tapete.mariage.state import STOCK_SIZE, WIN_POINTS, Phase, State, marriage_value
+from tapete.solver.mariage import game_value, solve_strict
 
-__all__ = ["MariageSearchBot", "build_state", "solve_strict", "strict_choice"]
+__all__ = ["MariageSearchBot"]
 
-WIN: Final = 66
-PAIR_MASKS: Final = tuple((1 << (s * 8 + KING)) | (1 << (s * 8 + QUEEN)) for s in range(4))
-
-
-def build_state(info: MariageInfo, opp_hand: int, stock: list[int]) -> State:
-    """An engine state for the position of ``info`` with the sampled hidden cards
-    (``stock``: the cards left in the stock, next to be drawn first)."""
-    me = info.seat
-    closed_by: int | None = None
-    closed_position = (0, 0)
-    if info.closed:
-        closed_by = info.closed_by if info.closed_by is not None else me
-        o = 1 - closed_by
-        closed_position = info.closed_opp or (info.points[o], info.tricks_won[o])
-    return State.from_position(
-        hands=(info.hand, opp_hand) if me == 0 else (opp_hand, info.hand),
-        stock=stock,
-        trump=info.trump,
-        leader=info.leader,
-        lead=info.lead,
-        points=info.points,
-        tricks=info.tricks_won,
-        closed_by=closed_by,
-        closed_position=closed_position,
-        pending_marriage=info.pending,
-    )
-
-
-def _value(st: State, me: int) -> int:
-    r = st.result
-    assert r is not None
-    if r.winner is None:
-        return 0
-    return r.game_points if r.winner == me else -r.game_points
-
-
-def _search_moves(st: State) -> list[Action]:
-    """The moves worth searching: a claim as soon as it is correct, never a false one."""
-    if st.lead_card is not None:
-        return st.legal_actions()
-    s = st.turn
-    assert s is not None
-    if st.points[s] >= WIN and st.trick_number:
-        return [CLAIM]
-    acts = [a for a in st.legal_actions() if type(a) is not Claim]
-    return acts or [CLAIM]
-
-
-def solve_strict(st: State, me: int, deadline: float | None = None) -> tuple[int, Action | None]:
-    """Exact game-point value for ``me`` of a strict-phase position, and the best move."""
-    memo: dict[tuple[int, ...], int] = {}
-
-    def ab(alpha: int, beta: int) -> int:
-        if st.done:
-            return _value(st, me)
-        s = st.turn
-        assert s is not None
-        lead = st.lead_card
-        key = (
-            st.hands[0],
-            st.hands[1],
-            st.points[0],
-            st.points[1],
-            min(st.tricks[0], 1),
-            min(st.tricks[1], 1),
-            s,
-            -1 if lead is None else lead,
-        )
-        hit = memo.get(key)
-        if hit is not None:
-            return hit
-        if deadline is not None and time.perf_counter() > deadline:
-            raise TimeoutError
-        maxing = s == me
-        best = -99 if maxing else 99
-        a0, b0 = alpha, beta
-        for a in _order(st, _search_moves(st)):
-            st.apply(a)
-            v = ab(alpha, beta)
-            st.pop()
-            if maxing:
-                if v > best:
-                    best = v
-                alpha = max(alpha, v)
-            else:
-                if v < best:
-                    best = v
-                beta = min(beta, v)
-            if alpha >= beta:
-                break
-        if a0 < best < b0:
-            memo[key] = best
-        return best
-
-    if st.done:
-        return _value(st, me), None
-    depth = len(st.history)
-    best_v = -99
-    best_a: Action | None = None
-    try:
-        for a in _order(st, _search_moves(st)):
-            st.apply(a)
-            v = ab(best_v, 99)
-            st.pop()
-            if v > best_v:
-                best_v, best_a = v, a
-    except TimeoutError:
-        while len(st.history) > depth:
-            st.pop()
-        raise
-    return best_v, best_a
-
-
-def _order(st: State, acts: list[Action]) -> list[Action]:
-    if len(acts) < 3:
-        return acts
-    return sorted(acts, key=lambda a: -card_points(a.card) if type(a) is Play else -100)
-
-
-def _root_values(
-    st: State, me: int, acts: list[Action], deadline: float | None
-) -> dict[Action, int]:
-    out: dict[Action, int] = {}
-    for a in acts:
-        st.apply(a)
-        v = solve_strict(st, me, deadline)[0] if not st.done else _value(st, me)
-        st.pop()
-        out[a] = v
-    return out
-
-
-def strict_choice(
-    info: MariageInfo,
-    plays: list[Play],
-    rng: random.Random,
-    *,
-    samples: int = 8,
-    budget: float = 0.5,
-) -> tuple[Action, Reason] | None:
-    """The best card in the strict phase (exact over sampled hidden hands)."""
-    if not plays:
-        return None
-    deadline = time.perf_counter() + budget
-    # after exhaustion every unseen card is in the opponent's hand: one exact solve
-    known_all = not info.closed and info.stock_count == 0
-    n = 1 if known_all else samples
-    totals: dict[Action, float] = {a: 0.0 for a in plays}
-    done = 0
-    try:
-        for _ in range(n):
-            opp, stock = sample_mariage(info, rng)
-            st = build_state(info, opp, stock)
-            vals = _root_values(st, info.seat, list(plays), deadline)
-            for a, v in vals.items():
-                totals[a] += v
-            done += 1
-    except TimeoutError:
-        pass
-    if not done:
-        return None
-    best = max(plays, key=lambda a: (totals[a], -card_points(a.card)))
-    avg = totals[best] / done
-    args: dict[str, str | int | float] = {"card": card_name(best.card), "avg": avg}
-    if info.lead is None:
-        return best, Reason("lead_exact", args)
-    return best, Reason("play_exact", args)
+WIN: Final = WIN_POINTS
 
 
 # ---------------------------------------------------------------------------- playouts
@@ -240,7 +76,7 @@ _STRICT: Final = Phase.STRICT
 def _unseen_by(st: State, s: int) -> int:
     """The cards seat ``s`` cannot see in a playout: the other hand and the stock left."""
     m = st.hands[1 - s]
-    for c in st.stock[20 - st.stock_count :]:
+    for c in st.stock[STOCK_SIZE - st.stock_count :]:
         m |= 1 << c
     return m
 
@@ -358,7 +194,7 @@ def _playout(st: State, me: int, rng: random.Random, deadline: float) -> int:
                 return v
         st.apply(_playout_action(st, rng))
         depth += 1
-    v = _value(st, me)
+    v = game_value(st, me)
     for _ in range(depth):
         st.pop()
     return v
@@ -385,7 +221,7 @@ class MariageSearchBot:
         self.tracker.update(view)
 
     def explain(self, view: JSON, rng: random.Random) -> tuple[Action, Reason]:
-        legal = [parse_action("mariage", a) for a in view["legal"]]
+        legal = [action_from_json(a) for a in view["legal"]]
         if not legal:
             raise ValueError("no legal action in this view")
         info = self.tracker.update(view)
@@ -482,7 +318,7 @@ def _tiebreak(a: Action) -> float:
 
 def _describe(a: Action, info: MariageInfo, avg: float) -> Reason:
     if isinstance(a, Marriage):
-        v = 40 if a.suit == info.trump else 20
+        v = marriage_value(a.suit, info.trump)
         why = Reason("marriage", {"suit": Suit(a.suit).letter, "value": v})
     elif isinstance(a, Close):
         why = Reason("close_reach")
@@ -493,6 +329,3 @@ def _describe(a: Action, info: MariageInfo, avg: float) -> Reason:
     else:
         why = Reason("safe_legal")  # no other action is searched (exchanges and claims are not)
     return why.with_sampled_avg(avg)
-
-
-_: Callable[..., Any] = bits

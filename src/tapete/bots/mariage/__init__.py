@@ -1,0 +1,43 @@
+"""The Mariage computer players: ``rules`` (:mod:`.rules`) and ``search`` (:mod:`.search`),
+with the memory of the hand's public cards (:mod:`.tracker`).
+
+Found through the game's registry entry (``tapete.games.kind("mariage").bots``); generic
+code calls :func:`tapete.bots.make_bot`, which wraps these players in
+:class:`tapete.bots.SafeBot`.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from tapete.bots.mariage.rules import MariageRulesBot
+from tapete.bots.mariage.search import MariageSearchBot
+from tapete.game import JSON
+from tapete.mariage.actions import Action
+
+__all__ = ["LEVELS", "MariageRulesBot", "MariageSearchBot", "fallback", "make_bot"]
+
+#: the levels this package makes (``random`` is shared: :class:`tapete.bots.RandomBot`)
+LEVELS = ("rules", "search")
+
+
+def make_bot(
+    level: str, profile: str | None = None, **options: Any
+) -> MariageRulesBot | MariageSearchBot:
+    """The Mariage player of ``level`` (``rules`` or ``search``), not wrapped. Mariage has
+    one rule set: ``profile`` is accepted and ignored.
+
+    ``rules`` options: ``strict_budget``; ``search``: ``budget``, ``samples``, ``margin``,
+    ``min_samples``, ``strict_samples``. Unknown options are ignored."""
+    if level == "rules":
+        return MariageRulesBot(**options)
+    if level == "search":
+        return MariageSearchBot(**options)
+    raise ValueError(f"unknown Mariage bot {level!r} (expected one of: {', '.join(LEVELS)})")
+
+
+def fallback(view: JSON, rng: random.Random) -> Action:
+    """The action :class:`tapete.bots.SafeBot` plays when a player fails: a fresh rules
+    player's (without the failed player's memory of the hand)."""
+    return MariageRulesBot().act(view, rng)
