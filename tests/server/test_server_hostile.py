@@ -484,7 +484,8 @@ def test_a_flood_of_the_same_list_costs_one_query(
 
 
 def test_serve_takes_trusted_hosts_and_allowed_origins() -> None:
-    from tapete.cli import _names, build_parser
+    from tapete.cli import build_parser
+    from tapete.cli.serve import _names
 
     args = build_parser().parse_args(
         ["serve", "--trusted-hosts", "tapete.example, localhost", "--allowed-origins", "*"]

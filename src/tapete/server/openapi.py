@@ -266,7 +266,7 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
             "a Ranking board, best first, a page at a time",
             {"200": _json({"type": "array", "items": ranking_row})},
             [
-                _query("game", {"enum": games, "default": "mil"}, "the game"),
+                _query("game", {"enum": games, "default": games[0]}, "the game"),
                 _query("target", {"type": "string"}, "Mil: 1000 or 500"),
                 _query(
                     "limit",
