@@ -10,6 +10,8 @@ import { actionText } from "./history.js";
 import { hintBox } from "./hints.js";
 import { actionButton, centerTricks, renderHand } from "./play.js";
 import { matchSheet } from "./sheet.js";
+import { pausePanel } from "./deal_end.js";
+import { dealEndText } from "./history.js";
 
 export const fits = (v) => "stock_count" in v;
 
@@ -53,6 +55,13 @@ function center(v) {
     v.pending_marriage ? h("span", { class: "chip marriage" }, t("marriage_shown", { suit: suitLabel(v.pending_marriage) })) : null,
     h("span", { class: "dealno" }, t("hand_no", { n: v.deal_number ?? 1 }))));
   // the indicator lies face up under the stock while it is open, face down once closed
+  if (S.pause) { // the end of a hand, held until the player goes on
+    const r = S.pause.row;
+    c.classList.remove("has-stock");
+    c.append(pausePanel(h("div", { class: "dealresult", testid: "deal-end-result" }, h("strong", {}, dealEndText(r)),
+      Array.isArray(r.points) ? h("div", {}, `${t("card_points")}: ${r.points.join("–")}`) : null)));
+    return c;
+  }
   const stock = h("div", { class: "stock", testid: "stock", role: "group", "aria-label": t("stock") });
   if (v.stock_count > 0) {
     if (v.indicator) stock.append(h("div", { class: "indicator" }, shownCard(v.indicator)));

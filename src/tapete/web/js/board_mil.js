@@ -2,7 +2,7 @@
 // that carries a talon (`talon_count`); table.js picks it from the view's keys.
 
 import { fmt, h, isNone } from "./dom.js";
-import { S, hintIs, legalOf, myTurn, playerName, screen } from "./state.js";
+import { S, blocked, hintIs, legalOf, myTurn, playerName, screen } from "./state.js";
 import { t } from "./i18n.js";
 import { SUIT_SYMBOL, backs, cardName, cardShort, shownCard, suitLabel } from "./cards.js";
 import { act } from "./connection.js";
@@ -10,6 +10,7 @@ import { actionText } from "./history.js";
 import { hintBox } from "./hints.js";
 import { actionButton, centerTricks, relPos, renderHand, stepper } from "./play.js";
 import { scoreSheet } from "./sheet.js";
+import { pausePanel } from "./deal_end.js";
 
 export const fits = (v) => "talon_count" in v;
 
@@ -52,7 +53,7 @@ function marriagesOf(v, seat) {
 // the button on a seat that gives it the chosen card (only where a legal give goes)
 function giveTarget(v, seat) {
   const gives = legalOf("give");
-  if (!gives.length || S.pending) return null;
+  if (!gives.length || blocked()) return null;
   const card = S.ui.giveCard;
   const ok = card && gives.some((a) => a.card === card && a.to === seat);
   if (!gives.some((a) => a.to === seat)) return null;
@@ -88,6 +89,11 @@ function center(v, justify) {
     v.contract ? h("span", { testid: "contract-info" }, t("contract_of", { name: playerName(v.declarer), value: v.contract }))
       : (v.high_bid ? h("span", {}, t("high_bid", { value: v.high_bid })) : null),
     h("span", { class: "dealno" }, t("deal_no", { n: v.deal_number ?? 1 }))));
+  // the end of a deal, held until the player goes on
+  if (S.pause) {
+    c.append(pausePanel(dealResultBox(v, S.pause.row, null)));
+    return c;
+  }
   if (v.marriages?.length) {
     c.append(h("div", { class: "announced", testid: "marriages" },
       v.marriages.map((m) => h("span", { class: `chip marriage suit-${m.suit}` }, t("marriage_by", { name: playerName(m.seat), suit: suitLabel(m.suit), value: m.value })))));
@@ -112,13 +118,13 @@ function center(v, justify) {
 }
 
 // the last finished deal, from its sheet row (deltas and made come with the view)
-function dealResultBox(v, r) {
+function dealResultBox(v, r, label = t("previous_deal", { n: v.sheet.length })) {
   let head;
   if (r.annulled) head = t("annulled");
   else if (r.rospis) head = `${playerName(r.declarer)}: ${t("rospis")} (${r.bid})`;
   else head = t(r.made ? "contract_made" : "contract_failed", { name: playerName(r.declarer), value: r.contract });
-  return h("div", { class: "dealresult", testid: "last-deal" },
-    h("div", { class: "label" }, t("previous_deal", { n: v.sheet.length })),
+  return h("div", { class: `dealresult ${label ? "previous" : ""}`, testid: label ? "last-deal" : "deal-end-result" },
+    label ? h("div", { class: "label" }, label) : null,
     h("strong", {}, head),
     r.annulled ? null : h("ul", {}, v.players.map((name, s) => {
       const d = r.deltas?.[s] ?? 0;

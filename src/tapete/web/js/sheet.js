@@ -6,6 +6,10 @@ import { playerName } from "./state.js";
 import { t } from "./i18n.js";
 import { logBox } from "./history.js";
 
+// the sheet scrolls inside the side panel (the table never grows with it): table.js keeps it
+// on the newest row unless the player scrolled up to read older ones
+const sheetScroll = (table) => h("div", { class: "sheetwrap", testid: "sheet-scroll", tabindex: "0", role: "region", "aria-label": t("sheet") }, table);
+
 // each player's total with the deal's change, barrel and bolt marks (rows with `scores`)
 export function scoreSheet(v) {
   const side = h("aside", { class: "side" });
@@ -34,7 +38,7 @@ export function scoreSheet(v) {
       })));
   });
   table.append(body);
-  side.append(table);
+  side.append(sheetScroll(table));
   side.append(h("p", { class: "legend" }, t("sheet_legend", { target: v.target, barrel: v.barrel_from })));
   side.append(logBox());
   return side;
@@ -56,6 +60,6 @@ export function matchSheet(v) {
       h("td", {}, (r.points || []).join("–"))));
   });
   table.append(body);
-  side.append(table, logBox());
+  side.append(sheetScroll(table), logBox());
   return side;
 }
