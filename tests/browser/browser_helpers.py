@@ -171,6 +171,8 @@ def take_turn(page: Page, rng: random.Random, log: list[str], bid_more: bool = T
         log.append("give")
     elif exists("claim") and v.get("points", [0, 0])[v["seat"]] >= 66:
         page.click(tid("claim"))
+        if exists("claim-confirm"):  # the page asks when it cannot tell the claim is right
+            page.click(tid("claim-confirm"))
         log.append("claim")
     elif exists("decline"):
         page.click(tid("decline"))

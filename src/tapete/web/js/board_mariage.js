@@ -3,7 +3,7 @@
 // picks it from the view's keys.
 
 import { h } from "./dom.js";
-import { S, STORE_POINTS, myTurn, playerName, screen } from "./state.js";
+import { S, STORE_POINTS, blocked, myTurn, playerName, screen } from "./state.js";
 import { t } from "./i18n.js";
 import { SUIT_SYMBOL, backs, shownCard, suitLabel } from "./cards.js";
 import { actionText } from "./history.js";
@@ -74,6 +74,23 @@ function center(v) {
   return c;
 }
 
+// Claim 66 is never the recommended button; with the points shown, a claim below the points a
+// claim needs (view.claim_points) asks first (when the view does not say them: every claim)
+function claimButton(v, claim) {
+  const mine = v.points?.[v.seat] ?? 0;
+  const needs = typeof v.claim_points === "number" ? v.claim_points : null;
+  const ask = S.ui.showPoints && (needs === null || mine < needs);
+  if (!ask) return actionButton(claim, t("claim_btn"), "claim");
+  if (!S.ui.confirmClaim) {
+    return h("button", { type: "button", testid: "claim", disabled: blocked(),
+      onclick: () => { S.ui.confirmClaim = true; screen.table(); } }, t("claim_btn"));
+  }
+  return h("div", { class: "confirm", testid: "claim-confirm-box", role: "alertdialog", "aria-label": t("claim_btn") },
+    h("span", {}, needs === null ? t("claim_confirm_any", { n: mine }) : t("claim_confirm", { n: mine, need: needs })),
+    actionButton(claim, t("claim_yes"), "claim-confirm", "warn"),
+    h("button", { type: "button", testid: "claim-cancel", onclick: () => { S.ui.confirmClaim = false; screen.table(); } }, t("cancel")));
+}
+
 function actions(v) {
   const panel = h("div", { class: "actions", testid: "actions" });
   if (!myTurn()) return panel;
@@ -86,7 +103,7 @@ function actions(v) {
   const close = legal.find((a) => a.type === "close");
   if (close) row.append(actionButton(close, t("close_btn"), "close"));
   const claim = legal.find((a) => a.type === "claim");
-  if (claim) row.append(actionButton(claim, t("claim_btn"), "claim", "primary"));
+  if (claim) row.append(claimButton(v, claim));
   const decline = legal.find((a) => a.type === "decline");
   if (decline) row.append(actionButton(decline, t("decline_btn"), "decline"));
   legal.filter((a) => !["exchange", "marriage", "close", "claim", "decline", "play"].includes(a.type))

@@ -89,6 +89,12 @@ function center(v, justify) {
     v.contract ? h("span", { testid: "contract-info" }, t("contract_of", { name: playerName(v.declarer), value: v.contract }))
       : (v.high_bid ? h("span", {}, t("high_bid", { value: v.high_bid })) : null),
     h("span", { class: "dealno" }, t("deal_no", { n: v.deal_number ?? 1 }))));
+  // a redeal asked by someone: the cards that justify it, from the redeal's event
+  if (S.proof && (v.phase !== "play" || S.pause)) {
+    c.append(h("div", { class: "dealresult", testid: "redeal-shown" },
+      h("div", { class: "label" }, actionText(S.proof.action, S.proof.seat, "ev")),
+      h("div", { class: "cards" }, S.proof.shown.map((x) => shownCard(x, "justify")))));
+  }
   // the end of a deal, held until the player goes on
   if (S.pause) {
     c.append(pausePanel(dealResultBox(v, S.pause.row, null)));
@@ -97,12 +103,6 @@ function center(v, justify) {
   if (v.marriages?.length) {
     c.append(h("div", { class: "announced", testid: "marriages" },
       v.marriages.map((m) => h("span", { class: `chip marriage suit-${m.suit}` }, t("marriage_by", { name: playerName(m.seat), suit: suitLabel(m.suit), value: m.value })))));
-  }
-  // a redeal asked by someone: the cards that justify it, from the redeal's event
-  if (S.proof && v.phase !== "play") {
-    c.append(h("div", { class: "dealresult", testid: "redeal-shown" },
-      h("div", { class: "label" }, actionText(S.proof.action, S.proof.seat, "ev")),
-      h("div", { class: "cards" }, S.proof.shown.map((x) => shownCard(x, "justify")))));
   }
   // the previous deal's result stays in the middle while the next auction runs
   const prevRow = (v.sheet || [])[v.sheet.length - 1];

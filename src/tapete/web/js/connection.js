@@ -104,6 +104,7 @@ export function onMessage(msg) {
     noteTalon(msg.view, msg.events);
     if (msg.version !== S.lastHintVersion) S.hint = null;
     if (newDeal) Object.assign(S.ui, { bid: null, contract: null, giveCard: null });
+    S.ui.confirmClaim = false; // a question is about the view it was asked on
     if (S.ui.giveCard && !S.view.hand.includes(S.ui.giveCard)) S.ui.giveCard = null;
     if (!prev) hideDialog("newgame");
     if (!prev || wasOffline) screen.table(); else screen.soon();

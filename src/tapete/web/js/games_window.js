@@ -61,15 +61,29 @@ function liveGamesBox() {
   return box;
 }
 
+// what the person has typed or opened in the window: it survives the window being drawn again
+// (a click on a game, a level or a language) until a game starts
+const draft = { name: null, seed: "", more: false };
+
+// the name the window offers: what the person typed, else the one they played with last; the
+// default name is never stored (it is the current language's, as its placeholder says)
+function storedName() {
+  const name = localStorage.getItem(STORE_NAME) || "";
+  return name === t("default_name") ? "" : name;
+}
+
 export function renderNewGame() {
   const d = dialog("newgame");
   const ch = S.ui.choice;
   const levels = S.config?.levels || [];
   const seatsLabel = computerSeatLabels(kindOf(ch.game));
   const nameInput = h("input", { id: "player-name", testid: "name", type: "text", maxlength: "24", autocomplete: "nickname",
-    value: localStorage.getItem(STORE_NAME) || "", placeholder: t("name_placeholder") });
+    placeholder: t("default_name"), oninput: (e) => { draft.name = e.target.value; } });
+  nameInput.value = draft.name ?? storedName();
   const err = h("p", { class: "error", testid: "newgame-error", role: "alert" });
-  const seedInput = h("input", { id: "game-seed", testid: "seed", type: "text", inputmode: "numeric", pattern: "[0-9]*", maxlength: "9" });
+  const seedInput = h("input", { id: "game-seed", testid: "seed", type: "text", inputmode: "numeric", pattern: "[0-9]*", maxlength: "9",
+    oninput: (e) => { draft.seed = e.target.value; } });
+  seedInput.value = draft.seed;
   const choices = gameChoices();
   d.replaceChildren(h("form", { method: "dialog", class: "newgame", onsubmit: (e) => e.preventDefault() },
     h("h2", { id: "newgame-title" }, t("games")),
@@ -92,17 +106,22 @@ export function renderNewGame() {
       h("label", { for: "player-name" }, t("your_name")), nameInput),
     h("fieldset", {}, h("legend", {}, t("language")), langButtons("dlg-lang")),
     liveGamesBox(),
-    h("details", { class: "more" }, h("summary", {}, t("more_options")),
+    h("details", { class: "more", open: draft.more, ontoggle: (e) => { draft.more = e.target.open; } }, h("summary", {}, t("more_options")),
       h("label", { for: "game-seed" }, t("game_number")), seedInput,
       h("p", { class: "note" }, t("game_number_note"))),
     err,
     h("div", { class: "dlgbuttons" },
       S.session ? h("button", { type: "button", testid: "newgame-cancel", onclick: () => hideDialog("newgame") }, t("cancel")) : null,
       h("button", { type: "submit", class: "primary", testid: "start", disabled: !ch.game, onclick: async () => {
-        const name = nameInput.value.trim() || t("default_name");
-        localStorage.setItem(STORE_NAME, name);
+        const typed = nameInput.value.trim();
+        const name = typed || t("default_name");
+        if (typed) localStorage.setItem(STORE_NAME, typed); else localStorage.removeItem(STORE_NAME);
         const seedText = seedInput.value.trim();
         const seed = /^[0-9]{1,9}$/.test(seedText) ? Number(seedText) : null;
-        try { await startTable(ch, name, seed); hideDialog("newgame"); screen.table(); } catch (e) { err.textContent = `${t("start_failed")} ${e.message}`; }
+        try {
+          await startTable(ch, name, seed);
+          Object.assign(draft, { name: null, seed: "", more: false });
+          hideDialog("newgame"); screen.table();
+        } catch (e) { err.textContent = `${t("start_failed")} ${e.message}`; }
       } }, t("start")))));
 }

@@ -1,0 +1,249 @@
+"""Issue 11: the defects a new player hits at the table, each reproduced in Chromium.
+
+Real engine views are fed to the page where the position is rare (test_browser_views.py's
+Feeder); the rest is played through the page.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from browser_helpers import start_game, state, take_turn, tid, view, wait_turn
+from test_browser_views import MIL_PLAYERS, Feeder, _last_play_of_a_deal, find, legal_types
+
+from tapete.games import new_game
+
+
+def box(page: Any, selector: str) -> dict[str, float]:
+    return page.eval_on_selector(
+        selector,
+        "e => { const b = e.getBoundingClientRect(); return {top: b.top, bottom: b.bottom}; }",
+    )
+
+
+# --- defect 2: the Games window forgets the name --------------------------------------------
+
+
+def test_games_window_keeps_the_name_the_number_and_more_options(new_page, live_server) -> None:
+    page = new_page(locale="es-ES")
+    page.goto(live_server.url)
+    page.wait_for_selector(f"{tid('newgame')}[open]")
+    page.fill(tid("name"), "Zoe")
+    page.click("details.more summary")
+    page.fill(tid("seed"), "77")
+    for click in (
+        "choose-mariage",
+        "level-0-random",
+        "dlg-lang-pt",
+        "choose-mil-casa",
+        "dlg-lang-es",
+    ):
+        page.click(tid(click))
+        assert page.input_value(tid("name")) == "Zoe", click
+        assert page.input_value(tid("seed")) == "77", click
+        assert page.eval_on_selector("details.more", "d => d.open"), click
+    page.click(tid("start"))
+    page.wait_for_selector("#table[data-version]")
+    assert view(page)["players"][0] == "Zoe"
+
+
+def test_the_default_name_is_the_language_s_and_is_not_stored(new_page, live_server) -> None:
+    page = new_page(locale="es-ES")
+    page.goto(live_server.url)
+    page.wait_for_selector(f"{tid('newgame')}[open]")
+    page.click(tid("choose-mil-club"))
+    page.click(tid("start"))
+    page.wait_for_selector("#table[data-version]")
+    assert view(page)["players"][0] == "Jugador"
+    assert page.evaluate("() => localStorage.getItem('tapete.name')") is None
+    page.click(tid("open-newgame"))
+    page.click(tid("dlg-lang-en"))
+    page.wait_for_function("() => document.documentElement.lang === 'en'")
+    assert page.input_value(tid("name")) == ""
+    assert page.get_attribute(tid("name"), "placeholder") == "Player"
+
+
+# --- defect 3: Claim 66 is a one-click trap ---------------------------------------------------
+
+
+def _claim_position() -> Any:
+    def cond(g: Any) -> bool:
+        v = g.view(0)
+        return "claim" in legal_types(g) and 0 < v["points"][0] < 66
+
+    return find("mariage", "mariage", cond, ["Ana", "Bruno"])
+
+
+def test_claim_66_is_not_primary_and_asks_below_66(new_page, live_server, artifacts) -> None:
+    page = new_page(locale="en-GB", width=1000, height=800)
+    start_game(page, live_server.url, "mariage", levels=("random",))
+    g = _claim_position()
+    feed = Feeder(page)
+    v = g.view(0)
+    feed.show({**v, "claim_points": 66})
+    assert "primary" not in (page.get_attribute(tid("claim"), "class") or "")
+    page.click(tid("claim"))
+    assert feed.sent() == []  # nothing sent: the page asks first
+    text = page.inner_text(tid("claim-confirm-box"))
+    assert f"You have {v['points'][0]} points" in text and "66" in text
+    page.screenshot(path=str(artifacts / "table-claim-confirm-en.png"))
+    page.click(tid("claim-cancel"))
+    assert page.locator(tid("claim-confirm-box")).count() == 0
+    page.click(tid("claim"))
+    page.click(tid("claim-confirm"))
+    assert feed.sent()[-1]["action"] == {"type": "claim"}
+    # with the points hidden the claim is the player's gamble: one click, still not primary
+    feed.show({**v, "claim_points": 66})
+    page.click(tid("toggle-points"))
+    assert "primary" not in (page.get_attribute(tid("claim"), "class") or "")
+    page.click(tid("claim"))
+    assert len(feed.sent()) == 2 and page.locator(tid("claim-confirm-box")).count() == 0
+    page.click(tid("toggle-points"))
+    # at 66 or more (the view says what a claim needs) the claim goes at once
+    feed.show({**v, "points": [66, v["points"][1]], "claim_points": 66})
+    page.click(tid("claim"))
+    assert len(feed.sent()) == 3
+
+
+# --- defect 4: a moment at the end of a deal --------------------------------------------------
+
+
+def test_the_end_of_a_deal_waits_for_the_player(new_page, live_server, artifacts) -> None:
+    page = new_page(locale="es-ES")
+    start_game(page, live_server.url, "mil-club", levels=("random", "random"))
+    g, action = _last_play_of_a_deal("mil", "club", MIL_PLAYERS)
+    feed = Feeder(page)
+    before = g.view(0)
+    feed.show(before)
+    talon = before["talon"]
+    events = [e.for_viewer(0) for e in g.apply(action)]
+    trick = next(e for e in events if e["type"] == "trick")
+    feed.events(g.view(0), events)
+    assert state(page)["paused"] == "true" and state(page)["myTurn"] == "false"
+    shown = page.eval_on_selector_all(
+        f"{tid('deal-end-trick')} .card", "els => els.map(e => e.dataset.card)"
+    )
+    assert shown == [c["card"] for c in trick["cards"]]
+    if talon:
+        cards = page.eval_on_selector_all(
+            f"{tid('deal-end-talon')} .card", "els => els.map(e => e.dataset.card)"
+        )
+        assert cards == talon
+    assert page.locator(tid("deal-end-result")).count() == 1
+    page.screenshot(path=str(artifacts / "table-deal-end-es.png"))
+    # the next deal's view has come, but the hand stays as it was until Next deal
+    assert page.locator(f"{tid('hand')} .card:not([disabled])").count() == 0
+    page.click(tid("next-deal"))
+    assert state(page)["paused"] == "false"
+    assert page.locator(tid("deal-end")).count() == 0
+    assert sorted(view(page)["hand"]) == sorted(
+        page.eval_on_selector_all(f"{tid('hand')} .card", "els => els.map(e => e.dataset.card)")
+    )
+    # "go on by itself": the next end of a deal goes on after a few seconds
+    feed.show(before)
+    feed.events(g.view(0), events)
+    page.click(tid("auto-next"))
+    assert page.evaluate("() => localStorage.getItem('tapete.autoNext')") == "1"
+    page.wait_for_function(
+        "() => document.querySelector('#table').dataset.paused === 'false'", timeout=8_000
+    )
+
+
+def test_a_computer_s_rospis_shows_the_talon(new_page, live_server) -> None:
+    """A computer declarer concedes: the talon it took stays on the table at the deal's end."""
+    page = new_page(locale="es-ES")
+    start_game(page, live_server.url, "mil-club", levels=("random", "random"))
+    for seed in range(300):
+        g = new_game("mil", "club", seed=seed, players=MIL_PLAYERS)
+        rng = random.Random(seed)
+        while not g.over and g.turn is not None and len(g.view(None)["sheet"]) == 0:
+            types = legal_types(g)
+            if g.turn != 0 and "rospis" in types:
+                break
+            acts = [a for a in g.legal_actions() if a.to_json()["type"] not in ("rospis", "redeal")]
+            g.apply(rng.choice(acts or g.legal_actions()))
+        else:
+            continue
+        break
+    else:
+        raise AssertionError("no computer rospis in 300 seeds")
+    feed = Feeder(page)
+    before = g.view(0)
+    assert before["talon"], before
+    feed.show(before)
+    rospis = next(a for a in g.legal_actions() if a.to_json()["type"] == "rospis")
+    events = [e.for_viewer(0) for e in g.apply(rospis)]
+    feed.events(g.view(0), events)
+    assert state(page)["paused"] == "true"
+    cards = page.eval_on_selector_all(
+        f"{tid('deal-end-talon')} .card", "els => els.map(e => e.dataset.card)"
+    )
+    assert cards == before["talon"]
+    assert "rospis" in page.inner_text(tid("deal-end-result"))
+
+
+# --- defect 5: the phone, bidding from the second deal on -------------------------------------
+
+
+def test_phone_bidding_keeps_the_hand_and_the_bid_in_sight(
+    new_page, live_server, artifacts
+) -> None:
+    page = new_page(locale="es-ES", width=390, height=844)
+    start_game(page, live_server.url, "mil-club", levels=("random", "random"))
+
+    def cond(g: Any) -> bool:
+        v = g.view(0)
+        return v["phase"] == "bidding" and len(v["sheet"]) >= 1 and "bid" in legal_types(g)
+
+    g = find("mil", "club", cond, MIL_PLAYERS)
+    Feeder(page).show(g.view(0))
+    assert page.locator(tid("last-deal")).count() == 1
+    for part in ("hand", "bid", "pass", "bid-plus", "last-deal", "trump"):
+        if page.locator(tid(part)).count():
+            b = box(page, tid(part))
+            assert b["bottom"] <= 844, f"{part} ends at y={b['bottom']}"
+    page.screenshot(path=str(artifacts / "table-phone-bidding-es.png"))
+
+
+# --- defect 6: the history survives a reload ---------------------------------------------------
+
+
+def test_what_happened_survives_a_reload(new_page, live_server) -> None:
+    page = new_page(locale="es-ES")
+    start_game(page, live_server.url, "mil-club", levels=("random", "random"), seed=1)
+    rng = random.Random(1)
+    log: list[str] = []
+    for _ in range(3):
+        wait_turn(page)
+        take_turn(page, rng, log, bid_more=False)
+    wait_turn(page)
+    lines = page.locator(f"{tid('log')} li").all_inner_texts()
+    assert lines
+    page.reload()
+    page.wait_for_selector("#table[data-version]")
+    assert page.locator(f"{tid('log')} li").all_inner_texts() == lines
+
+
+# --- defect 9: no silent clicks while the server is away ---------------------------------------
+
+
+def test_play_waits_and_says_so_while_disconnected(new_page, live_server) -> None:
+    page = new_page(locale="en-GB")
+    start_game(page, live_server.url, "mil-club", levels=("random", "random"), seed=1)
+    wait_turn(page)
+    assert page.locator(f"{tid('actions')} button:not([disabled])").count() > 0
+    # the connection drops (and cannot come back while the page is offline)
+    page.context.set_offline(True)
+    page.evaluate("() => window.tapete.ws.close()")
+    page.wait_for_function("() => document.querySelector('#table').dataset.offline === 'true'")
+    assert page.locator(f"{tid('actions')} button:not([disabled])").count() == 0
+    assert page.locator(f"{tid('hand')} .card:not([disabled])").count() == 0
+    assert "No connection" in page.inner_text(tid("status")) or "reconnecting" in page.inner_text(
+        tid("status")
+    )
+    page.context.set_offline(False)
+    page.wait_for_function(
+        "() => document.querySelector('#table').dataset.offline === 'false'", timeout=20_000
+    )
+    assert page.locator(f"{tid('actions')} button:not([disabled])").count() > 0
