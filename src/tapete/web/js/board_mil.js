@@ -3,7 +3,7 @@
 
 import { fmt, h, isNone } from "./dom.js";
 import { S, blocked, hintIs, legalOf, myTurn, playerName, screen } from "./state.js";
-import { t } from "./i18n.js";
+import { t, tMaybe } from "./i18n.js";
 import { SUIT_SYMBOL, backs, cardName, cardShort, shownCard, suitLabel } from "./cards.js";
 import { act } from "./connection.js";
 import { actionText } from "./history.js";
@@ -77,9 +77,17 @@ function opponent(v, seat, place = null) {
     h("div", { class: "meta" }, t("cards_count", { n: v.hand_counts?.[seat] ?? 0 }),
       v.phase === "play" ? ` · ${t("tricks_count", { n: v.tricks_won?.[seat] ?? 0 })}` : ""),
     bid ? h("div", { class: "bubble", testid: `bid-of-${seat}` }, bid) : null,
-    got.length ? h("div", { class: "meta" }, got.map((g) => t("received", { card: g.card ? cardShort(g.card) : "🂠" })).join(" ")) : null,
+    got.length ? h("div", { class: "meta" }, got.map((g) => t("received", { card: g.card ? cardShort(g.card) : t("a_card") })).join(" ")) : null,
     h("div", { class: "chips" }, marriagesOf(v, seat)),
     giveTarget(v, seat));
+}
+
+// the talon's word: a profile may have its own (the house rules' "monte" in Spanish)
+export const talonWord = (v) => tMaybe(`talon_${v.profile}`) ?? t("talon");
+
+function named(el, what) {
+  el.setAttribute("aria-label", `${what}: ${el.getAttribute("aria-label")}`);
+  return el;
 }
 
 function center(v, justify) {
@@ -108,9 +116,11 @@ function center(v, justify) {
   const prevRow = (v.sheet || [])[v.sheet.length - 1];
   if (prevRow && (v.phase === "bidding" || v.phase === "redeal_offer")) c.append(dealResultBox(v, prevRow));
   // talon: face down until revealed, then shown to everyone for the rest of the deal
-  const talon = h("div", { class: `talon ${v.phase === "play" ? "small" : ""}`, testid: "talon", role: "group", "aria-label": t("talon") },
-    h("div", { class: "label" }, v.talon && !isNone(v.declarer) ? t("talon_of", { name: playerName(v.declarer) }) : t("talon")));
-  if (v.talon) talon.append(h("div", { class: "cards" }, v.talon.map((x) => shownCard(x, justify && justify(x) ? "justify" : ""))));
+  const word = talonWord(v);
+  const talon = h("div", { class: `talon ${v.phase === "play" ? "small" : ""}`, testid: "talon", role: "group", "aria-label": word },
+    h("div", { class: "label" }, v.talon && !isNone(v.declarer) ? `${word}, ${t("talon_for", { name: playerName(v.declarer) })}` : word));
+  // the talon's cards are named as the talon's, not as the hand's
+  if (v.talon) talon.append(h("div", { class: "cards" }, v.talon.map((x) => named(shownCard(x, justify && justify(x) ? "justify" : ""), word))));
   else if (v.talon_count) talon.append(backs(v.talon_count));
   if (v.talon || v.talon_count) c.append(talon);
   c.append(centerTricks(v));
@@ -142,7 +152,7 @@ function actions(v) {
   if (bids.length || pass) {
     const passBtn = pass ? actionButton(pass, t("pass"), "pass") : null;
     if (bids.length) panel.append(stepper("bid", bids, t("bidding"), t("bid_btn"), (value) => ({ type: "bid", value }), [passBtn]));
-    else panel.append(h("div", { class: "panel" }, passBtn));
+    else panel.append(h("div", { class: "panel" }, passBtn, h("span", { class: "note", testid: "pass-only" }, t("pass_only_note"))));
   }
   const redeals = legal.filter((a) => a.type === "redeal");
   const keep = legal.find((a) => a.type === "keep");

@@ -105,6 +105,8 @@ export function onMessage(msg) {
     if (msg.version !== S.lastHintVersion) S.hint = null;
     if (newDeal) Object.assign(S.ui, { bid: null, contract: null, giveCard: null });
     S.ui.confirmClaim = false; // a question is about the view it was asked on
+    // "Last trick" shows it until the next card, not until it is switched off
+    if ((msg.events || []).some((e) => e.type === "action")) S.ui.showLast = false;
     if (S.ui.giveCard && !S.view.hand.includes(S.ui.giveCard)) S.ui.giveCard = null;
     if (!prev) hideDialog("newgame");
     if (!prev || wasOffline) screen.table(); else screen.soon();

@@ -5,7 +5,7 @@
 
 import { h } from "./dom.js";
 import { S, STORE_AUTO_NEXT, playerName, screen } from "./state.js";
-import { t } from "./i18n.js";
+import { t, tMaybe } from "./i18n.js";
 import { shownCard } from "./cards.js";
 
 export const AUTO_NEXT_MS = 4000;
@@ -79,8 +79,8 @@ export function pausePanel(result) {
       h("div", { class: "label" }, t("deal_end_trick", { name: playerName(p.trick.winner) })),
       h("div", { class: "cards", testid: "deal-end-trick" }, p.trick.cards.map((x) => labelled(x.card, playerName(x.seat))))) : null,
     p.talon?.length ? h("div", { class: "part" },
-      h("div", { class: "label" }, t("talon")),
-      h("div", { class: "cards", testid: "deal-end-talon" }, p.talon.map((c) => labelled(c, t("talon"))))) : null,
+      h("div", { class: "label" }, tMaybe(`talon_${p.view.profile}`) ?? t("talon")),
+      h("div", { class: "cards", testid: "deal-end-talon" }, p.talon.map((c) => labelled(c, tMaybe(`talon_${p.view.profile}`) ?? t("talon"))))) : null,
     h("div", { class: "row" },
       h("button", { type: "button", class: "primary", testid: "next-deal", onclick: goOn }, t("next_deal")),
       h("button", { type: "button", class: "small toggle", testid: "auto-next", "aria-pressed": String(S.ui.autoNext),

@@ -45,18 +45,20 @@ function savedGamesBox() {
 function liveGamesBox() {
   const list = h("ul", { class: "saved", testid: "live-games" }, h("li", { class: "note" }, t("loading")));
   const box = h("fieldset", {}, h("legend", {}, t("watch_title")));
-  if (S.session && !watching()) {
+  const mine = S.session && !watching();
+  box.append(list);
+  // your own table's link comes after the others (which never list it)
+  if (mine) {
     const url = watchUrl(S.session.table);
     box.append(h("p", { class: "note" }, t("watch_share"), " ", h("a", { href: url, testid: "share-link" }, url)));
   }
-  box.append(list);
   api("/api/tables/live").then((res) => {
     const rows = (res.ok && Array.isArray(res.body) ? res.body : [])
       .filter((r) => !S.session || watching() || r.table !== S.session.table);
     list.replaceChildren(...(rows.length ? rows.map((r) => h("li", {},
       h("a", { class: "btnlink", href: watchUrl(r.table), testid: `watch-${r.table}` }, t("watch_btn")), " ",
       `${profileLabel(r.profile, r.game)} · ${(r.players || []).join(", ")}`))
-      : [h("li", { class: "note" }, t("watch_none"))]));
+      : [h("li", { class: "note" }, t(mine ? "watch_none_other" : "watch_none"))]));
   }).catch(() => list.replaceChildren(h("li", { class: "note" }, t("unavailable"))));
   return box;
 }

@@ -106,8 +106,9 @@ export function stepper(kind, values, label, submitLabel, makeAction, extra = []
   const i = values.indexOf(cur);
   const step = (d) => { S.ui[kind] = values[Math.max(0, Math.min(values.length - 1, i + d))]; screen.table(); };
   const hinted = hintIs((a) => a.type === kind && a.value === cur);
+  const range = values.length === 1 ? t("only_value", { value: values[0] }) : t("range", { min: values[0], max: values[values.length - 1] });
   return h("div", { class: "panel stepper", role: "group", "aria-label": label },
-    h("div", { class: "range", testid: `${kind}-range` }, t("range", { min: values[0], max: values[values.length - 1] })),
+    h("div", { class: "range", testid: `${kind}-range` }, range),
     h("div", { class: "row" },
       h("button", { type: "button", class: "round", testid: `${kind}-minus`, "aria-label": t("minus"), disabled: i <= 0 || blocked(), onclick: () => step(-1) }, "−"),
       h("output", { class: "value", testid: `${kind}-value`, "aria-live": "polite" }, String(cur)),

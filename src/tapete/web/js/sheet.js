@@ -30,7 +30,8 @@ export function scoreSheet(v) {
       names.map((_, s) => {
         const d = r.deltas?.[s] ?? 0;
         const marks = [];
-        if (r.in_barrel?.[s]) marks.push(`${t("barrel_mark")}${r.barrel_attempts?.[s] ?? 0}`);
+        // attempts only where the profile counts them (the view's barrel_attempts_max)
+        if (r.in_barrel?.[s]) marks.push(v.barrel_attempts_max ? `${t("barrel_mark")}${r.barrel_attempts?.[s] ?? 0}` : t("barrel_mark"));
         if (r.bolts?.[s]) marks.push(`⚡${r.bolts[s]}`);
         return h("td", {}, h("span", { class: "total" }, fmt(scores[s])),
           r.annulled ? null : h("span", { class: `delta ${d < 0 ? "neg" : ""}` }, ` (${d >= 0 ? "+" : ""}${fmt(d)})`),
@@ -39,9 +40,19 @@ export function scoreSheet(v) {
   });
   table.append(body);
   side.append(sheetScroll(table));
-  side.append(h("p", { class: "legend" }, t("sheet_legend", { target: v.target, barrel: v.barrel_from })));
+  side.append(h("p", { class: "legend", testid: "sheet-legend" }, legend(v)));
   side.append(logBox());
   return side;
+}
+
+// the legend says only the marks this game can show: attempts where the profile counts them
+// (barrel_attempts_max), bolts once any seat has one
+function legend(v) {
+  const bolts = (v.bolts || []).some(Boolean) || (v.sheet || []).some((r) => (r.bolts || []).some(Boolean));
+  const parts = [v.barrel_attempts_max ? t("legend_barrel_attempts") : t("legend_barrel")];
+  if (bolts) parts.push(t("legend_bolts"));
+  parts.push(t("legend_target", { target: v.target, barrel: v.barrel_from }));
+  return parts.join(" · ");
 }
 
 // the match score and, per hand, who won it, why, its game points and card points

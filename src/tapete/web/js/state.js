@@ -55,7 +55,7 @@ export const screen = {
 export function resetTableState() {
   Object.assign(S, {
     view: null, version: null, said: [], proof: null, finalTrick: null, hint: null, error: null,
-    pending: false, log: [], overDismissed: false, pause: null, dealTalon: null,
+    pending: false, log: [], overDismissed: false, pause: null, dealTalon: null, rankingBoard: null,
   });
   Object.assign(S.ui, { bid: null, contract: null, giveCard: null, sing: true, showLast: false });
 }

@@ -23,9 +23,14 @@ function turnText() {
   if (v.over) return isNone(v.winner) ? t("game_over") : t("game_over_status", { name: playerName(v.winner) });
   if (isNone(v.turn)) return "";
   if (v.turn !== v.seat) return t("waiting_for", { name: playerName(v.turn) });
-  const types = new Set((v.legal || []).map((a) => a.type));
-  if (types.has("bid") || types.has("pass")) return t("your_turn_bid");
-  if (types.has("redeal")) return t("your_turn_redeal");
+  const legal = v.legal || [];
+  const types = new Set(legal.map((a) => a.type));
+  const bids = legal.filter((a) => a.type === "bid");
+  if (bids.length && types.has("pass")) return t("your_turn_bid");
+  if (bids.length === 1) return t("your_turn_bid_forced", { value: bids[0].value });
+  if (bids.length) return t("your_turn_bid_no_pass");
+  if (types.has("pass") && types.size === 1) return t("your_turn_pass_only");
+  if (types.has("redeal")) return t(types.has("keep") ? "your_turn_redeal" : "your_turn_redeal_or_go_on");
   if (types.has("give")) return t("your_turn_give");
   if (types.has("contract")) return t("your_turn_contract");
   return t("your_turn_play");
