@@ -2,7 +2,7 @@
 // that carries a talon (`talon_count`); table.js picks it from the view's keys.
 
 import { fmt, h, isNone } from "./dom.js";
-import { S, blocked, hintIs, legalOf, myTurn, playerName, screen } from "./state.js";
+import { S, STORE_POINTS, blocked, hintIs, legalOf, myTurn, playerName, screen } from "./state.js";
 import { t, tMaybe } from "./i18n.js";
 import { SUIT_SYMBOL, backs, cardName, cardShort, shownCard, suitLabel } from "./cards.js";
 import { act } from "./connection.js";
@@ -189,6 +189,20 @@ function actions(v) {
   return panel;
 }
 
+// the player's own points in this deal so far: the card points of their tricks and the
+// marriages they announced (both numbers from the view), hideable like Mariage's
+function runningPoints(v, seat) {
+  const cards = v.captured_points?.[seat];
+  if (typeof cards !== "number") return null;
+  const sung = (v.marriages || []).filter((m) => m.seat === seat).reduce((sum, m) => sum + (m.value || 0), 0);
+  return [
+    h("span", { class: "meta points", testid: "my-points" }, S.ui.showPoints ? t("points_n", { n: fmt(cards + sung) }) : ""),
+    h("button", { type: "button", class: "small toggle", testid: "toggle-points", "aria-pressed": String(S.ui.showPoints),
+      onclick: () => { S.ui.showPoints = !S.ui.showPoints; localStorage.setItem(STORE_POINTS, S.ui.showPoints ? "1" : "0"); screen.table(); } },
+    S.ui.showPoints ? t("hide_points") : t("show_points")),
+  ];
+}
+
 function me(v, justify) {
   const seat = v.seat;
   const got = (v.given || []).filter((g) => g.to === seat && g.card);
@@ -199,6 +213,7 @@ function me(v, justify) {
       h("span", { class: "badges" }, seatBadges(v, seat)),
       v.phase === "bidding" && lastBidOf(v, seat) ? h("span", { class: "bubble" }, lastBidOf(v, seat)) : null,
       v.phase === "play" ? h("span", { class: "meta" }, t("tricks_count", { n: v.tricks_won?.[seat] ?? 0 })) : null,
+      v.phase === "play" ? runningPoints(v, seat) : null,
       got.length ? h("span", { class: "meta" }, got.map((g) => t("received_from", { card: cardShort(g.card), name: playerName(g.from) })).join(" ")) : null,
       h("span", { class: "chips" }, marriagesOf(v, seat))),
     actions(v),

@@ -8,7 +8,6 @@ export const STORE_POINTS = "tapete.showPoints";
 export const STORE_TABLES = "tapete.tables";
 export const STORE_AUTO_NEXT = "tapete.autoNext"; // "1": the end-of-deal pause goes on by itself
 export const STORE_HISTORY = "tapete.history."; // + table id, in sessionStorage: What happened
-export const STORE_MIL_POINTS = "tapete.showMilPoints";
 
 export const S = {
   config: null, // GET /api/config: kinds, levels, languages
@@ -38,7 +37,6 @@ export const S = {
   ui: {
     bid: null, contract: null, giveCard: null, sing: true, showLast: false,
     showPoints: localStorage.getItem(STORE_POINTS) !== "0",
-    showMilPoints: localStorage.getItem(STORE_MIL_POINTS) !== "0",
     autoNext: localStorage.getItem(STORE_AUTO_NEXT) === "1",
     choice: { game: null, profile: null, levels: [] },
   },
