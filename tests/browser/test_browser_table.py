@@ -247,3 +247,154 @@ def test_play_waits_and_says_so_while_disconnected(new_page, live_server) -> Non
         "() => document.querySelector('#table').dataset.offline === 'false'", timeout=20_000
     )
     assert page.locator(f"{tid('actions')} button:not([disabled])").count() > 0
+
+
+# --- defect 7: prompts from the legal actions ----------------------------------------------
+
+
+def _types(g: Any) -> list[str]:
+    return [a.to_json()["type"] for a in g.legal_actions()]
+
+
+def test_prompts_say_what_the_legal_actions_allow(new_page, live_server) -> None:
+    page = new_page(locale="es-ES")
+    start_game(page, live_server.url, "mil-club", levels=("random", "random"))
+    feed = Feeder(page)
+    status = lambda: page.inner_text(tid("status"))  # noqa: E731
+    forced = find(
+        "mil",
+        "club",
+        lambda g: _types(g).count("bid") == 1 and "pass" not in _types(g),
+        MIL_PLAYERS,
+    )
+    feed.show(forced.view(0))
+    value = next(a["value"] for a in forced.view(0)["legal"] if a["type"] == "bid")
+    assert f"debes pujar {value}" in status() and "o pasa" not in status()
+    assert page.inner_text(tid("bid-range")) == f"Aquí solo cabe {value}"
+    only_pass = find("mil", "club", lambda g: _types(g) == ["pass"], MIL_PLAYERS)
+    feed.show(only_pass.view(0))
+    assert "solo puedes pasar" in status()
+    assert page.locator(tid("pass-only")).count() == 1
+    redeal = find(
+        "mil", "club", lambda g: "redeal" in _types(g) and "keep" not in _types(g), MIL_PLAYERS
+    )
+    feed.show(redeal.view(0))
+    assert "sigue con la mano" in status() and page.locator(tid("keep")).count() == 0
+
+
+# --- defect 8: the marks of each profile ----------------------------------------------------
+
+
+def test_casa_shows_no_attempts_no_bolts_and_says_monte(new_page, live_server) -> None:
+    page = new_page(locale="es-ES")
+    start_game(page, live_server.url, "mil-casa", levels=("random", "random"))
+    g = find(
+        "mil", "casa", lambda g: g.view(0)["phase"] == "play" and g.view(0)["talon"], MIL_PLAYERS
+    )
+    v = g.view(0)
+    assert v["barrel_attempts_max"] is None
+    # a row with someone in the barrel (the marks of a casa sheet)
+    row = {"declarer": 1, "contract": 120, "scores": [800, 0, 0], "deltas": [0, 0, 0],
+           "in_barrel": [True, False, False], "barrel_attempts": [0, 0, 0], "bolts": [0, 0, 0],
+           "made": True}  # fmt: skip
+    Feeder(page).show({**v, "sheet": [row], "in_barrel": [True, False, False]})
+    marks = page.locator(f"{tid('sheet')} .marks").all_inner_texts()
+    assert [m.strip() for m in marks] == ["B"]
+    legend = page.inner_text(tid("sheet-legend"))
+    assert "intentos" not in legend and "⚡" not in legend
+    assert "barril 0/" not in page.inner_text(tid("seat-0"))
+    assert page.inner_text(f"{tid('talon')} .label").startswith("Monte")
+    talon = page.eval_on_selector_all(
+        f"{tid('talon')} .card", "els => els.map(e => e.getAttribute('aria-label'))"
+    )
+    assert talon and all(x.startswith("Monte: ") for x in talon)
+
+
+# --- defect 10: cards with their gender ----------------------------------------------------
+
+
+def test_hints_give_cards_their_gender(new_page, live_server) -> None:
+    page = new_page(locale="es-ES")
+    start_game(page, live_server.url, "mil-club", levels=("random", "random"))
+    g = find("mil", "club", lambda g: "give" in _types(g), MIL_PLAYERS)
+    Feeder(page).show(g.view(0))
+
+    def hint(card: str, key: str, lang: str) -> str:
+        page.click(tid(f"lang-{lang}"))
+        page.wait_for_function("([l]) => document.documentElement.lang === l", arg=[lang])
+        page.evaluate(
+            """([c, k]) => window.tapete.receive({type: 'hint',
+                 action: {type: 'give', card: c, to: 1}, reason_key: k,
+                 reason_args: {card: c, value: 120, pct: '80 %'}})""",
+            [card, key],
+        )
+        return page.inner_text(tid("hint-text"))
+
+    assert "Da la Q♠: sin ella cumples 120" in hint("QS", "give_likely", "es")
+    assert "Da el K♠: sin él cumples 120" in hint("KS", "give_likely", "es")
+    assert "Da la J♦: sin ella" in hint("JD", "give_likely", "es")
+    assert "Dê a Q♠: sem ela" in hint("QS", "give_likely", "pt")
+    assert "Dê o J♠: sem ele" in hint("JS", "give_likely", "pt")
+    assert "Give the Q♠" in hint("QS", "give_likely", "en")
+
+
+# --- the running count of the player's own points in Mil ------------------------------------
+
+
+def test_mil_counts_the_player_s_own_points(new_page, live_server) -> None:
+    page = new_page(locale="en-GB")
+    start_game(page, live_server.url, "mil-club", levels=("random", "random"))
+
+    def cond(g: Any) -> bool:
+        v = g.view(0)
+        return v["phase"] == "play" and v["captured_points"][0] > 0
+
+    g = find("mil", "club", cond, MIL_PLAYERS)
+    v = g.view(0)
+    sung = sum(m["value"] for m in v["marriages"] if m["seat"] == 0)
+    Feeder(page).show(v)
+    assert page.inner_text(tid("my-points")) == f"Points: {v['captured_points'][0] + sung}"
+    page.click(tid("toggle-points"))
+    assert page.inner_text(tid("my-points")) == ""
+    page.click(tid("toggle-points"))
+    assert page.inner_text(tid("my-points")) != ""
+
+
+# --- defect 11: cosmetic ---------------------------------------------------------------------
+
+
+def test_the_mariage_indicator_is_in_sight_on_a_phone(new_page, live_server) -> None:
+    page = new_page(locale="es-ES", width=390, height=844)
+    start_game(page, live_server.url, "mariage", levels=("random",))
+    page.wait_for_selector(f"{tid('stock')} .indicator .card")
+    ind = box(page, f"{tid('stock')} .indicator .card")
+    pile = box(page, f"{tid('stock')} .pile .card")
+    assert ind["bottom"] > ind["top"]
+    # nothing lies over the indicator: its middle and its corner are the indicator's own
+    covered = page.eval_on_selector(
+        f"{tid('stock')} .indicator .card",
+        """e => { const b = e.getBoundingClientRect();
+             return [[b.left + 6, b.top + 6], [(b.left + b.right) / 2, (b.top + b.bottom) / 2]]
+               .some(([x, y]) => !e.contains(document.elementFromPoint(x, y))); }""",
+    )
+    assert not covered, (ind, pile)
+
+
+def test_last_trick_shows_until_the_next_card(new_page, live_server) -> None:
+    page = new_page(locale="en-GB")
+    start_game(page, live_server.url, "mil-club", levels=("random", "random"))
+
+    def cond(g: Any) -> bool:
+        v = g.view(0)
+        return v["phase"] == "play" and bool(v["tricks"]) and not v["trick"] and g.turn == 0
+
+    g = find("mil", "club", cond, MIL_PLAYERS)
+    feed = Feeder(page)
+    feed.show(g.view(0))
+    page.click(tid("toggle-last"))
+    assert page.get_attribute(tid("toggle-last"), "aria-pressed") == "true"
+    play = next(a for a in g.legal_actions() if a.to_json()["type"] == "play")
+    events = [e.for_viewer(0) for e in g.apply(play)]
+    feed.events(g.view(0), events)
+    assert page.get_attribute(tid("toggle-last"), "aria-pressed") == "false"
+    assert page.locator(tid("trick")).count() == 1
