@@ -6,10 +6,19 @@ Feeder); the rest is played through the page.
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
-from browser_helpers import start_game, state, take_turn, tid, view, wait_turn
+from browser_helpers import (
+    play_until_deal_ends,
+    start_game,
+    state,
+    take_turn,
+    tid,
+    view,
+    wait_turn,
+)
 from test_browser_views import MIL_PLAYERS, Feeder, _last_play_of_a_deal, find, legal_types
 
 from tapete.games import new_game
@@ -407,3 +416,58 @@ def test_last_trick_shows_until_the_next_card(new_page, live_server) -> None:
     feed.events(g.view(0), events)
     assert page.get_attribute(tid("toggle-last"), "aria-pressed") == "false"
     assert page.locator(tid("trick")).count() == 1
+
+
+# --- the end of a game in a picture; statistics and Ranking (defects 8 and 11) ----------------
+
+
+def test_end_screen_chart_stats_without_empty_columns_and_ranking(new_page, live_server) -> None:
+    page = new_page(locale="es-ES")
+    page.goto(live_server.url)
+    res = page.request.post(  # a one-hand match, so that the end screen comes quickly
+        f"{live_server.url}/api/tables",
+        data=json.dumps(
+            {
+                "game": "mariage",
+                "profile": "mariage",
+                "name": "Uma",
+                "language": "es",
+                "levels": ["random"],
+                "max_deals": 1,
+            }
+        ),
+        headers={"Content-Type": "application/json"},
+    )
+    body = res.json()
+    page.evaluate(
+        "(b) => localStorage.setItem('tapete.table', JSON.stringify(b))",
+        {"table": body["table"], "token": body["token"], "seat": body["seat"]},
+    )
+    page.reload()
+    page.wait_for_selector(f"{tid('hand')} .card")
+    play_until_deal_ends(page, random.Random(3), [])
+    page.wait_for_selector(f"{tid('over')}[open]")
+    chart = f"{tid('over')} {tid('score-chart')}"
+    assert page.locator(chart).count() == 1
+    for seat in (0, 1):  # the start and one point per hand
+        assert page.get_attribute(f"{chart} {tid(f'chart-line-{seat}')}", "data-points") == "2"
+    # the sheet fits its panel
+    widths = page.eval_on_selector(tid("sheet-scroll"), "e => [e.scrollWidth, e.clientWidth]")
+    assert widths[0] <= widths[1]
+    page.click(tid("over-close"))
+    page.click(tid("open-stats"))
+    page.wait_for_selector(tid("stats-mariage"))
+    heads = page.locator(f"{tid('stats-mariage')} th").all_inner_texts()
+    assert heads and not any("ontrato" in x or "arril" in x for x in heads), heads
+    page.click(tid("close-stats"))
+    # the Ranking opens on the board of the game just played, with dates in the language
+    row = {"name": "Uma", "score": 7, "profile": "mariage", "date": "2026-12-01", "table": 1}
+    page.route(
+        "**/api/ranking?*",
+        lambda route: route.fulfill(json=[row]),
+    )
+    page.click(tid("open-ranking"))
+    page.wait_for_selector(f"{tid('ranking-body')} td")
+    assert page.get_attribute(tid("ranking-mariage"), "aria-pressed") == "true"
+    dates = page.locator(f"{tid('ranking-body')} td:last-child").all_inner_texts()
+    assert dates == ["1 dic 2026"], dates
