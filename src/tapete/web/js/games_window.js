@@ -63,6 +63,10 @@ function liveGamesBox() {
   return box;
 }
 
+// a level's name for people (how strong it plays); a level the client has no words for yet
+// (the server may offer more) shows its own name
+const levelLabel = (lv) => tMaybe(`level_${lv}`) ?? lv;
+
 // what the person has typed or opened in the window: it survives the window being drawn again
 // (a click on a game, a level or a language) until a game starts
 const draft = { name: null, seed: "", more: false };
@@ -102,8 +106,9 @@ export function renderNewGame() {
       seatsLabel.map((label, i) => h("div", { class: "levelrow", role: "group", "aria-label": label },
         h("span", { class: "lbl" }, label),
         levels.map((lv) => h("button", { type: "button", testid: `level-${i}-${lv}`, "aria-pressed": String(ch.levels[i] === lv),
-          "aria-label": `${label}: ${t(`level_${lv}`)}`,
-          onclick: () => { ch.levels[i] = lv; renderNewGame(); } }, t(`level_${lv}`)))))),
+          "aria-label": `${label}: ${levelLabel(lv)}`, title: tMaybe(`level_${lv}_desc`),
+          onclick: () => { ch.levels[i] = lv; renderNewGame(); } }, levelLabel(lv))))),
+      h("p", { class: "note", testid: "level-notes" }, levels.map((lv) => tMaybe(`level_${lv}_desc`)).filter(Boolean).join(" · "))),
     h("fieldset", {}, h("legend", {}, t("you")),
       h("label", { for: "player-name" }, t("your_name")), nameInput),
     h("fieldset", {}, h("legend", {}, t("language")), langButtons("dlg-lang")),
