@@ -62,5 +62,5 @@ async function main() {
 }
 
 window.tapete = S; // for debugging in the console and for the browser tests
-S.receive = onMessage; // feed a server message by hand (debugging, tests)
+S.receive = (msg) => { onMessage(msg); renderTable(); }; // feed a server message by hand and draw it at once (debugging, tests)
 main();
