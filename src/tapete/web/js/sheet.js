@@ -17,7 +17,7 @@ export function scoreSheet(v) {
   const names = v.players;
   const table = h("table", { class: "sheet", testid: "sheet" },
     h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, t("contract")),
-      names.map((n) => h("th", { scope: "col" }, n)))));
+      names.map((n) => h("th", { scope: "col", title: n }, n)))));
   const body = h("tbody");
   (v.sheet || []).forEach((r, i) => {
     let what;
