@@ -87,22 +87,30 @@ def start_game(
 
 
 def wait_turn(page: Page, deals_before: int | None = None, timeout: float = 20_000) -> str:
-    """Wait until it is our turn (and no action is in flight), a deal ends, or the game ends."""
-    page.wait_for_function(
-        """([d]) => { const m = document.querySelector('#table');
-            if (!m || !m.dataset.version) return false;
-            if (m.dataset.over === 'true') return true;
-            if (d !== null && Number(m.dataset.deals) > d) return true;
-            return m.dataset.myTurn === 'true' && m.dataset.pending === 'false'; }""",
-        arg=[deals_before],
-        timeout=timeout,
-    )
-    st = state(page)
-    if st["over"] == "true":
-        return "over"
-    if deals_before is not None and int(st["deals"]) > deals_before:
-        return "deal"
-    return "turn"
+    """Wait until it is our turn (and no action is in flight), a deal ends, or the game ends.
+
+    The end of a deal is held on the table until the player goes on: when a deal that is not
+    the one we wait for has ended, press "Next deal" and keep waiting."""
+    while True:
+        page.wait_for_function(
+            """([d]) => { const m = document.querySelector('#table');
+                if (!m || !m.dataset.version) return false;
+                if (m.dataset.over === 'true') return true;
+                if (d !== null && Number(m.dataset.deals) > d) return true;
+                if (m.dataset.paused === 'true') return true;
+                return m.dataset.myTurn === 'true' && m.dataset.pending === 'false'; }""",
+            arg=[deals_before],
+            timeout=timeout,
+        )
+        st = state(page)
+        if st["over"] == "true":
+            return "over"
+        if deals_before is not None and int(st["deals"]) > deals_before:
+            return "deal"
+        if st.get("paused") == "true":
+            page.click(tid("next-deal"))
+            continue
+        return "turn"
 
 
 def wait_version_after(page: Page, before: str, timeout: float = 15_000) -> None:
@@ -163,6 +171,8 @@ def take_turn(page: Page, rng: random.Random, log: list[str], bid_more: bool = T
         log.append("give")
     elif exists("claim") and v.get("points", [0, 0])[v["seat"]] >= 66:
         page.click(tid("claim"))
+        if exists("claim-confirm"):  # the page asks when it cannot tell the claim is right
+            page.click(tid("claim-confirm"))
         log.append("claim")
     elif exists("decline"):
         page.click(tid("decline"))

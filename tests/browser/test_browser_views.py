@@ -264,6 +264,12 @@ def test_events_of_a_deal_end(new_page, live_server, game, profile, players) -> 
     trick = next(e for e in events if e["type"] == "trick")
     row = next(e for e in events if e["type"] == "deal_end")["row"]
     feed.events(g.view(0), events)
+    # the end of the deal is held with its last trick until the player goes on
+    held = page.eval_on_selector_all(
+        f"{tid('deal-end-trick')} .card", "els => els.map(e => e.dataset.card)"
+    )
+    assert held == [c["card"] for c in trick["cards"]]
+    page.click(tid("next-deal"))
     final = page.eval_on_selector_all(
         f"{tid('last-trick')}.final .card", "els => els.map(e => e.dataset.card)"
     )

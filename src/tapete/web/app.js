@@ -10,7 +10,7 @@ import { initialLang, loadLang, t } from "./js/i18n.js";
 import { api, leaveWatchUrl, storeSession, storedSession } from "./js/session.js";
 import { connect, onMessage, watchTable } from "./js/connection.js";
 import { renderChrome } from "./js/chrome.js";
-import { renderTable } from "./js/table.js";
+import { fitBoard, renderTable } from "./js/table.js";
 import { defaultChoice, renderNewGame, showNewGame } from "./js/games_window.js";
 import { showRanking, showStats } from "./js/stats.js";
 import { onKey } from "./js/keyboard.js";
@@ -23,13 +23,23 @@ function renderAll() {
   if (dialogOpen("ranking")) showRanking(S.rankingBoard);
 }
 
-Object.assign(screen, { table: renderTable, all: renderAll, newGame: showNewGame });
+// a burst of server messages (computers playing at no delay) draws once, at the next frame
+let drawing = false;
+function renderSoon() {
+  if (drawing) return;
+  drawing = true;
+  const later = document.hidden ? (f) => setTimeout(f, 16) : requestAnimationFrame; // no frames in a hidden tab
+  later(() => { drawing = false; renderTable(); });
+}
+
+Object.assign(screen, { table: renderTable, soon: renderSoon, all: renderAll, newGame: showNewGame });
 
 async function main() {
   await loadLang(initialLang());
   try { const c = await api("/api/config"); if (c.ok) S.config = c.body; } catch { /* offline: the Games window says so */ }
   defaultChoice();
   document.addEventListener("keydown", onKey);
+  window.addEventListener("resize", fitBoard);
   const watch = new URLSearchParams(location.search).get("watch");
   if (watch !== null) {
     if (/^[0-9]{1,18}$/.test(watch)) { watchTable(Number(watch)); renderAll(); return; }
@@ -52,5 +62,5 @@ async function main() {
 }
 
 window.tapete = S; // for debugging in the console and for the browser tests
-S.receive = onMessage; // feed a server message by hand (debugging, tests)
+S.receive = (msg) => { onMessage(msg); renderTable(); }; // feed a server message by hand and draw it at once (debugging, tests)
 main();

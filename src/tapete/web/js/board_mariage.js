@@ -3,13 +3,15 @@
 // picks it from the view's keys.
 
 import { h } from "./dom.js";
-import { S, STORE_POINTS, myTurn, playerName, screen } from "./state.js";
+import { S, STORE_POINTS, blocked, myTurn, playerName, screen } from "./state.js";
 import { t } from "./i18n.js";
 import { SUIT_SYMBOL, backs, shownCard, suitLabel } from "./cards.js";
 import { actionText } from "./history.js";
 import { hintBox } from "./hints.js";
 import { actionButton, centerTricks, renderHand } from "./play.js";
 import { matchSheet } from "./sheet.js";
+import { pausePanel } from "./deal_end.js";
+import { dealEndText } from "./history.js";
 
 export const fits = (v) => "stock_count" in v;
 
@@ -53,6 +55,13 @@ function center(v) {
     v.pending_marriage ? h("span", { class: "chip marriage" }, t("marriage_shown", { suit: suitLabel(v.pending_marriage) })) : null,
     h("span", { class: "dealno" }, t("hand_no", { n: v.deal_number ?? 1 }))));
   // the indicator lies face up under the stock while it is open, face down once closed
+  if (S.pause) { // the end of a hand, held until the player goes on
+    const r = S.pause.row;
+    c.classList.remove("has-stock");
+    c.append(pausePanel(h("div", { class: "dealresult", testid: "deal-end-result" }, h("strong", {}, dealEndText(r)),
+      Array.isArray(r.points) ? h("div", {}, `${t("card_points")}: ${r.points.join("–")}`) : null)));
+    return c;
+  }
   const stock = h("div", { class: "stock", testid: "stock", role: "group", "aria-label": t("stock") });
   if (v.stock_count > 0) {
     if (v.indicator) stock.append(h("div", { class: "indicator" }, shownCard(v.indicator)));
@@ -63,6 +72,23 @@ function center(v) {
   }
   c.append(stock, centerTricks(v));
   return c;
+}
+
+// Claim 66 is never the recommended button; with the points shown, a claim below the points a
+// claim needs (view.claim_points) asks first (when the view does not say them: every claim)
+function claimButton(v, claim) {
+  const mine = v.points?.[v.seat] ?? 0;
+  const needs = typeof v.claim_points === "number" ? v.claim_points : null;
+  const ask = S.ui.showPoints && (needs === null || mine < needs);
+  if (!ask) return actionButton(claim, t("claim_btn"), "claim");
+  if (!S.ui.confirmClaim) {
+    return h("button", { type: "button", testid: "claim", disabled: blocked(),
+      onclick: () => { S.ui.confirmClaim = true; screen.table(); } }, t("claim_btn"));
+  }
+  return h("div", { class: "confirm", testid: "claim-confirm-box", role: "alertdialog", "aria-label": t("claim_btn") },
+    h("span", {}, needs === null ? t("claim_confirm_any", { n: mine }) : t("claim_confirm", { n: mine, need: needs })),
+    actionButton(claim, t("claim_yes"), "claim-confirm", "warn"),
+    h("button", { type: "button", testid: "claim-cancel", onclick: () => { S.ui.confirmClaim = false; screen.table(); } }, t("cancel")));
 }
 
 function actions(v) {
@@ -77,7 +103,7 @@ function actions(v) {
   const close = legal.find((a) => a.type === "close");
   if (close) row.append(actionButton(close, t("close_btn"), "close"));
   const claim = legal.find((a) => a.type === "claim");
-  if (claim) row.append(actionButton(claim, t("claim_btn"), "claim", "primary"));
+  if (claim) row.append(claimButton(v, claim));
   const decline = legal.find((a) => a.type === "decline");
   if (decline) row.append(actionButton(decline, t("decline_btn"), "decline"));
   legal.filter((a) => !["exchange", "marriage", "close", "claim", "decline", "play"].includes(a.type))

@@ -2,14 +2,15 @@
 // that carries a talon (`talon_count`); table.js picks it from the view's keys.
 
 import { fmt, h, isNone } from "./dom.js";
-import { S, hintIs, legalOf, myTurn, playerName, screen } from "./state.js";
-import { t } from "./i18n.js";
+import { S, STORE_POINTS, blocked, hintIs, legalOf, myTurn, playerName, screen } from "./state.js";
+import { t, tMaybe } from "./i18n.js";
 import { SUIT_SYMBOL, backs, cardName, cardShort, shownCard, suitLabel } from "./cards.js";
 import { act } from "./connection.js";
 import { actionText } from "./history.js";
 import { hintBox } from "./hints.js";
 import { actionButton, centerTricks, relPos, renderHand, stepper } from "./play.js";
 import { scoreSheet } from "./sheet.js";
+import { pausePanel } from "./deal_end.js";
 
 export const fits = (v) => "talon_count" in v;
 
@@ -52,7 +53,7 @@ function marriagesOf(v, seat) {
 // the button on a seat that gives it the chosen card (only where a legal give goes)
 function giveTarget(v, seat) {
   const gives = legalOf("give");
-  if (!gives.length || S.pending) return null;
+  if (!gives.length || blocked()) return null;
   const card = S.ui.giveCard;
   const ok = card && gives.some((a) => a.card === card && a.to === seat);
   if (!gives.some((a) => a.to === seat)) return null;
@@ -76,9 +77,17 @@ function opponent(v, seat, place = null) {
     h("div", { class: "meta" }, t("cards_count", { n: v.hand_counts?.[seat] ?? 0 }),
       v.phase === "play" ? ` · ${t("tricks_count", { n: v.tricks_won?.[seat] ?? 0 })}` : ""),
     bid ? h("div", { class: "bubble", testid: `bid-of-${seat}` }, bid) : null,
-    got.length ? h("div", { class: "meta" }, got.map((g) => t("received", { card: g.card ? cardShort(g.card) : "🂠" })).join(" ")) : null,
+    got.length ? h("div", { class: "meta" }, got.map((g) => t("received", { card: g.card ? cardShort(g.card) : t("a_card") })).join(" ")) : null,
     h("div", { class: "chips" }, marriagesOf(v, seat)),
     giveTarget(v, seat));
+}
+
+// the talon's word: a profile may have its own (the house rules' "monte" in Spanish)
+export const talonWord = (v) => tMaybe(`talon_${v.profile}`) ?? t("talon");
+
+function named(el, what) {
+  el.setAttribute("aria-label", `${what}: ${el.getAttribute("aria-label")}`);
+  return el;
 }
 
 function center(v, justify) {
@@ -88,23 +97,30 @@ function center(v, justify) {
     v.contract ? h("span", { testid: "contract-info" }, t("contract_of", { name: playerName(v.declarer), value: v.contract }))
       : (v.high_bid ? h("span", {}, t("high_bid", { value: v.high_bid })) : null),
     h("span", { class: "dealno" }, t("deal_no", { n: v.deal_number ?? 1 }))));
-  if (v.marriages?.length) {
-    c.append(h("div", { class: "announced", testid: "marriages" },
-      v.marriages.map((m) => h("span", { class: `chip marriage suit-${m.suit}` }, t("marriage_by", { name: playerName(m.seat), suit: suitLabel(m.suit), value: m.value })))));
-  }
   // a redeal asked by someone: the cards that justify it, from the redeal's event
-  if (S.proof && v.phase !== "play") {
+  if (S.proof && (v.phase !== "play" || S.pause)) {
     c.append(h("div", { class: "dealresult", testid: "redeal-shown" },
       h("div", { class: "label" }, actionText(S.proof.action, S.proof.seat, "ev")),
       h("div", { class: "cards" }, S.proof.shown.map((x) => shownCard(x, "justify")))));
+  }
+  // the end of a deal, held until the player goes on
+  if (S.pause) {
+    c.append(pausePanel(dealResultBox(v, S.pause.row, null)));
+    return c;
+  }
+  if (v.marriages?.length) {
+    c.append(h("div", { class: "announced", testid: "marriages" },
+      v.marriages.map((m) => h("span", { class: `chip marriage suit-${m.suit}` }, t("marriage_by", { name: playerName(m.seat), suit: suitLabel(m.suit), value: m.value })))));
   }
   // the previous deal's result stays in the middle while the next auction runs
   const prevRow = (v.sheet || [])[v.sheet.length - 1];
   if (prevRow && (v.phase === "bidding" || v.phase === "redeal_offer")) c.append(dealResultBox(v, prevRow));
   // talon: face down until revealed, then shown to everyone for the rest of the deal
-  const talon = h("div", { class: `talon ${v.phase === "play" ? "small" : ""}`, testid: "talon", role: "group", "aria-label": t("talon") },
-    h("div", { class: "label" }, v.talon && !isNone(v.declarer) ? t("talon_of", { name: playerName(v.declarer) }) : t("talon")));
-  if (v.talon) talon.append(h("div", { class: "cards" }, v.talon.map((x) => shownCard(x, justify && justify(x) ? "justify" : ""))));
+  const word = talonWord(v);
+  const talon = h("div", { class: `talon ${v.phase === "play" ? "small" : ""}`, testid: "talon", role: "group", "aria-label": word },
+    h("div", { class: "label" }, v.talon && !isNone(v.declarer) ? `${word}, ${t("talon_for", { name: playerName(v.declarer) })}` : word));
+  // the talon's cards are named as the talon's, not as the hand's
+  if (v.talon) talon.append(h("div", { class: "cards" }, v.talon.map((x) => named(shownCard(x, justify && justify(x) ? "justify" : ""), word))));
   else if (v.talon_count) talon.append(backs(v.talon_count));
   if (v.talon || v.talon_count) c.append(talon);
   c.append(centerTricks(v));
@@ -112,13 +128,13 @@ function center(v, justify) {
 }
 
 // the last finished deal, from its sheet row (deltas and made come with the view)
-function dealResultBox(v, r) {
+function dealResultBox(v, r, label = t("previous_deal", { n: v.sheet.length })) {
   let head;
   if (r.annulled) head = t("annulled");
   else if (r.rospis) head = `${playerName(r.declarer)}: ${t("rospis")} (${r.bid})`;
   else head = t(r.made ? "contract_made" : "contract_failed", { name: playerName(r.declarer), value: r.contract });
-  return h("div", { class: "dealresult", testid: "last-deal" },
-    h("div", { class: "label" }, t("previous_deal", { n: v.sheet.length })),
+  return h("div", { class: `dealresult ${label ? "previous" : ""}`, testid: label ? "last-deal" : "deal-end-result" },
+    label ? h("div", { class: "label" }, label) : null,
     h("strong", {}, head),
     r.annulled ? null : h("ul", {}, v.players.map((name, s) => {
       const d = r.deltas?.[s] ?? 0;
@@ -136,7 +152,7 @@ function actions(v) {
   if (bids.length || pass) {
     const passBtn = pass ? actionButton(pass, t("pass"), "pass") : null;
     if (bids.length) panel.append(stepper("bid", bids, t("bidding"), t("bid_btn"), (value) => ({ type: "bid", value }), [passBtn]));
-    else panel.append(h("div", { class: "panel" }, passBtn));
+    else panel.append(h("div", { class: "panel" }, passBtn, h("span", { class: "note", testid: "pass-only" }, t("pass_only_note"))));
   }
   const redeals = legal.filter((a) => a.type === "redeal");
   const keep = legal.find((a) => a.type === "keep");
@@ -173,6 +189,20 @@ function actions(v) {
   return panel;
 }
 
+// the player's own points in this deal so far: the card points of their tricks and the
+// marriages they announced (both numbers from the view), hideable like Mariage's
+function runningPoints(v, seat) {
+  const cards = v.captured_points?.[seat];
+  if (typeof cards !== "number") return null;
+  const sung = (v.marriages || []).filter((m) => m.seat === seat).reduce((sum, m) => sum + (m.value || 0), 0);
+  return [
+    h("span", { class: "meta points", testid: "my-points" }, S.ui.showPoints ? t("points_n", { n: fmt(cards + sung) }) : ""),
+    h("button", { type: "button", class: "small toggle", testid: "toggle-points", "aria-pressed": String(S.ui.showPoints),
+      onclick: () => { S.ui.showPoints = !S.ui.showPoints; localStorage.setItem(STORE_POINTS, S.ui.showPoints ? "1" : "0"); screen.table(); } },
+    S.ui.showPoints ? t("hide_points") : t("show_points")),
+  ];
+}
+
 function me(v, justify) {
   const seat = v.seat;
   const got = (v.given || []).filter((g) => g.to === seat && g.card);
@@ -183,6 +213,7 @@ function me(v, justify) {
       h("span", { class: "badges" }, seatBadges(v, seat)),
       v.phase === "bidding" && lastBidOf(v, seat) ? h("span", { class: "bubble" }, lastBidOf(v, seat)) : null,
       v.phase === "play" ? h("span", { class: "meta" }, t("tricks_count", { n: v.tricks_won?.[seat] ?? 0 })) : null,
+      v.phase === "play" ? runningPoints(v, seat) : null,
       got.length ? h("span", { class: "meta" }, got.map((g) => t("received_from", { card: cardShort(g.card), name: playerName(g.from) })).join(" ")) : null,
       h("span", { class: "chips" }, marriagesOf(v, seat))),
     actions(v),

@@ -2,10 +2,11 @@
 // and out (act, hint, sync). See docs/dev/protocol.md for the messages.
 
 import { hideDialog } from "./dom.js";
-import { S, myTurn, resetTableState, screen, watching } from "./state.js";
+import { S, blocked, myTurn, resetTableState, screen, watching } from "./state.js";
 import { t } from "./i18n.js";
 import { kindOf } from "./kinds.js";
-import { takeEvents } from "./history.js";
+import { loadHistory, takeEvents } from "./history.js";
+import { holdDealEnd, noteTalon } from "./deal_end.js";
 import { takeHint } from "./hints.js";
 import { api, leaveWatchUrl, rememberTable, storeSession } from "./session.js";
 
@@ -56,7 +57,8 @@ export function connect() {
   const query = token ? `token=${encodeURIComponent(token)}` : `lang=${S.lang}`; // no token: watch
   const ws = new WebSocket(`${proto}://${location.host}/ws/${encodeURIComponent(table)}?${query}`);
   S.ws = ws;
-  ws.onopen = () => { S.wsAttempts = 0; ws.send(JSON.stringify({ type: "sync" })); };
+  if (!S.log.length) loadHistory(); // a reload: What happened comes back from this tab's storage
+  ws.onopen = () => { S.wsAttempts = 0; S.resynced = true; ws.send(JSON.stringify({ type: "sync" })); };
   ws.onmessage = (m) => {
     let msg;
     try { msg = JSON.parse(m.data); } catch { return; }
@@ -65,6 +67,8 @@ export function connect() {
   ws.onclose = () => {
     if (S.ws !== ws || !S.session) return;
     S.wsAttempts += 1;
+    // play waits while the server is away, and the table says so (no silent clicks)
+    if (!S.offline) { S.offline = true; S.pending = false; screen.table(); }
     setStatus(t("reconnecting"));
     setTimeout(() => { if (S.ws === ws) connect(); }, Math.min(500 * S.wsAttempts, 4000));
   };
@@ -77,7 +81,7 @@ export function send(msg) {
 
 // send one of view.legal (the version says which view the choice was made on)
 export function act(action) {
-  if (S.pending || !S.view) return;
+  if (blocked() || !S.view) return;
   if (send({ type: "act", version: S.version, action })) {
     S.pending = true; S.hint = null;
     screen.table();
@@ -89,14 +93,23 @@ export function onMessage(msg) {
     if (S.version !== null && msg.version < S.version) return; // an older view
     const prev = S.view;
     const newDeal = prev && msg.view.deal_number !== prev.deal_number;
-    S.version = msg.version; S.pending = false; S.error = null;
+    // back after a reconnection with things we did not see: the last words are no longer news
+    if (S.resynced && S.version !== null && msg.version !== S.version && !msg.events?.length) S.said = [];
+    S.resynced = false;
+    const wasOffline = S.offline;
+    S.version = msg.version; S.pending = false; S.error = null; S.offline = false;
+    if (!watching()) holdDealEnd(prev, msg); // the end of a deal waits for the player
     takeEvents(msg.events);
     S.view = msg.view;
+    noteTalon(msg.view, msg.events);
     if (msg.version !== S.lastHintVersion) S.hint = null;
     if (newDeal) Object.assign(S.ui, { bid: null, contract: null, giveCard: null });
+    S.ui.confirmClaim = false; // a question is about the view it was asked on
+    // "Last trick" shows it until the next card, not until it is switched off
+    if ((msg.events || []).some((e) => e.type === "action")) S.ui.showLast = false;
     if (S.ui.giveCard && !S.view.hand.includes(S.ui.giveCard)) S.ui.giveCard = null;
     if (!prev) hideDialog("newgame");
-    screen.table();
+    if (!prev || wasOffline) screen.table(); else screen.soon();
   } else if (msg.type === "hint") {
     takeHint(msg);
     screen.table();

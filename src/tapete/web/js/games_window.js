@@ -45,20 +45,37 @@ function savedGamesBox() {
 function liveGamesBox() {
   const list = h("ul", { class: "saved", testid: "live-games" }, h("li", { class: "note" }, t("loading")));
   const box = h("fieldset", {}, h("legend", {}, t("watch_title")));
-  if (S.session && !watching()) {
+  const mine = S.session && !watching();
+  box.append(list);
+  // your own table's link comes after the others (which never list it)
+  if (mine) {
     const url = watchUrl(S.session.table);
     box.append(h("p", { class: "note" }, t("watch_share"), " ", h("a", { href: url, testid: "share-link" }, url)));
   }
-  box.append(list);
   api("/api/tables/live").then((res) => {
     const rows = (res.ok && Array.isArray(res.body) ? res.body : [])
       .filter((r) => !S.session || watching() || r.table !== S.session.table);
     list.replaceChildren(...(rows.length ? rows.map((r) => h("li", {},
       h("a", { class: "btnlink", href: watchUrl(r.table), testid: `watch-${r.table}` }, t("watch_btn")), " ",
       `${profileLabel(r.profile, r.game)} · ${(r.players || []).join(", ")}`))
-      : [h("li", { class: "note" }, t("watch_none"))]));
+      : [h("li", { class: "note" }, t(mine ? "watch_none_other" : "watch_none"))]));
   }).catch(() => list.replaceChildren(h("li", { class: "note" }, t("unavailable"))));
   return box;
+}
+
+// a level's name for people (how strong it plays); a level the client has no words for yet
+// (the server may offer more) shows its own name
+const levelLabel = (lv) => tMaybe(`level_${lv}`) ?? lv;
+
+// what the person has typed or opened in the window: it survives the window being drawn again
+// (a click on a game, a level or a language) until a game starts
+const draft = { name: null, seed: "", more: false };
+
+// the name the window offers: what the person typed, else the one they played with last; the
+// default name is never stored (it is the current language's, as its placeholder says)
+function storedName() {
+  const name = localStorage.getItem(STORE_NAME) || "";
+  return name === t("default_name") ? "" : name;
 }
 
 export function renderNewGame() {
@@ -67,9 +84,12 @@ export function renderNewGame() {
   const levels = S.config?.levels || [];
   const seatsLabel = computerSeatLabels(kindOf(ch.game));
   const nameInput = h("input", { id: "player-name", testid: "name", type: "text", maxlength: "24", autocomplete: "nickname",
-    value: localStorage.getItem(STORE_NAME) || "", placeholder: t("name_placeholder") });
+    placeholder: t("default_name"), oninput: (e) => { draft.name = e.target.value; } });
+  nameInput.value = draft.name ?? storedName();
   const err = h("p", { class: "error", testid: "newgame-error", role: "alert" });
-  const seedInput = h("input", { id: "game-seed", testid: "seed", type: "text", inputmode: "numeric", pattern: "[0-9]*", maxlength: "9" });
+  const seedInput = h("input", { id: "game-seed", testid: "seed", type: "text", inputmode: "numeric", pattern: "[0-9]*", maxlength: "9",
+    oninput: (e) => { draft.seed = e.target.value; } });
+  seedInput.value = draft.seed;
   const choices = gameChoices();
   d.replaceChildren(h("form", { method: "dialog", class: "newgame", onsubmit: (e) => e.preventDefault() },
     h("h2", { id: "newgame-title" }, t("games")),
@@ -86,23 +106,29 @@ export function renderNewGame() {
       seatsLabel.map((label, i) => h("div", { class: "levelrow", role: "group", "aria-label": label },
         h("span", { class: "lbl" }, label),
         levels.map((lv) => h("button", { type: "button", testid: `level-${i}-${lv}`, "aria-pressed": String(ch.levels[i] === lv),
-          "aria-label": `${label}: ${t(`level_${lv}`)}`,
-          onclick: () => { ch.levels[i] = lv; renderNewGame(); } }, t(`level_${lv}`)))))),
+          "aria-label": `${label}: ${levelLabel(lv)}`, title: tMaybe(`level_${lv}_desc`),
+          onclick: () => { ch.levels[i] = lv; renderNewGame(); } }, levelLabel(lv))))),
+      h("p", { class: "note", testid: "level-notes" }, levels.map((lv) => tMaybe(`level_${lv}_desc`)).filter(Boolean).join(" · "))),
     h("fieldset", {}, h("legend", {}, t("you")),
       h("label", { for: "player-name" }, t("your_name")), nameInput),
     h("fieldset", {}, h("legend", {}, t("language")), langButtons("dlg-lang")),
     liveGamesBox(),
-    h("details", { class: "more" }, h("summary", {}, t("more_options")),
+    h("details", { class: "more", open: draft.more, ontoggle: (e) => { draft.more = e.target.open; } }, h("summary", {}, t("more_options")),
       h("label", { for: "game-seed" }, t("game_number")), seedInput,
       h("p", { class: "note" }, t("game_number_note"))),
     err,
     h("div", { class: "dlgbuttons" },
       S.session ? h("button", { type: "button", testid: "newgame-cancel", onclick: () => hideDialog("newgame") }, t("cancel")) : null,
       h("button", { type: "submit", class: "primary", testid: "start", disabled: !ch.game, onclick: async () => {
-        const name = nameInput.value.trim() || t("default_name");
-        localStorage.setItem(STORE_NAME, name);
+        const typed = nameInput.value.trim();
+        const name = typed || t("default_name");
+        if (typed) localStorage.setItem(STORE_NAME, typed); else localStorage.removeItem(STORE_NAME);
         const seedText = seedInput.value.trim();
         const seed = /^[0-9]{1,9}$/.test(seedText) ? Number(seedText) : null;
-        try { await startTable(ch, name, seed); hideDialog("newgame"); screen.table(); } catch (e) { err.textContent = `${t("start_failed")} ${e.message}`; }
+        try {
+          await startTable(ch, name, seed);
+          Object.assign(draft, { name: null, seed: "", more: false });
+          hideDialog("newgame"); screen.table();
+        } catch (e) { err.textContent = `${t("start_failed")} ${e.message}`; }
       } }, t("start")))));
 }

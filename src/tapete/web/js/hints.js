@@ -3,7 +3,7 @@
 
 import { h } from "./dom.js";
 import { S } from "./state.js";
-import { t } from "./i18n.js";
+import { t, tMaybe } from "./i18n.js";
 import { SUIT_SYMBOL, cardShort } from "./cards.js";
 import { actionText } from "./history.js";
 
@@ -22,6 +22,17 @@ export function hintBox() {
     h("strong", {}, t("hint_is", { action: actionText(S.hint.action, null, "do") })), " ", hintReason(S.hint));
 }
 
+// a card with its article and pronouns in the language's gender for its rank (es: "la Q♠",
+// "sin ella"; "el K♠", "sin él"; pt: "a Q♠", "o K♠"): {card_the}, {card_it}, {card_lo}
+function gendered(k, card, shown) {
+  const pick = (key) => tMaybe(`${key}_${card[0]}`) ?? t(key);
+  return {
+    [`${k}_the`]: pick("card_the").split("{card}").join(shown),
+    [`${k}_it`]: pick("card_it"),
+    [`${k}_lo`]: pick("card_lo"),
+  };
+}
+
 // the hint's reason in the table's language when the server sent a key for it (see
 // docs/dev/protocol.md), else the English sentence; cards as "A♥", suits as symbols/names
 export function hintReason(hint) {
@@ -29,7 +40,10 @@ export function hintReason(hint) {
   if (!key || !(key in S.fallback) || !hint.args || typeof hint.args !== "object") return hint.reason || "";
   const args = {};
   for (const [k, v] of Object.entries(hint.args)) {
-    if ((k === "card" || k === "lead") && typeof v === "string" && v.length === 2) args[k] = cardShort(v);
+    if ((k === "card" || k === "lead") && typeof v === "string" && v.length === 2) {
+      args[k] = cardShort(v);
+      Object.assign(args, gendered(k, v, args[k]));
+    }
     else if (k === "suit" && SUIT_SYMBOL[v]) args[k] = SUIT_SYMBOL[v];
     else if (k === "suit_name" && SUIT_SYMBOL[v]) args[k] = t(`suit_${v}`);
     else args[k] = String(v);

@@ -3,7 +3,7 @@
 // proof). The events are the engine's for_viewer payloads (docs/dev/protocol.md).
 
 import { fmt, h, isNone } from "./dom.js";
-import { S, playerName } from "./state.js";
+import { S, STORE_HISTORY, playerName } from "./state.js";
 import { t } from "./i18n.js";
 import { cardName } from "./cards.js";
 
@@ -32,7 +32,7 @@ export function actionText(action, seat, who) {
 }
 
 // a finished deal in words, from its sheet row: a hand won for game points, or the new scores
-function dealEndText(row) {
+export function dealEndText(row) {
   const r = row || {};
   if ("game_points" in r) {
     if (isNone(r.winner)) return t("ev_hand_tie");
@@ -66,6 +66,7 @@ export function takeEvents(events) {
   if (text) {
     S.log.push(text);
     if (S.log.length > LOG_LINES) S.log.shift();
+    saveHistory();
   }
   let trick = null;
   S.proof = null;
@@ -76,6 +77,23 @@ export function takeEvents(events) {
       S.proof = { seat: ev.seat, action: ev.action, shown: ev.shown };
     }
   }
+}
+
+// What happened survives a reload or a reconnection: this tab keeps it per table
+// (sessionStorage; the lines are in the language they were said in)
+const historyKey = () => (S.session?.table === undefined || S.session?.table === null ? null : `${STORE_HISTORY}${S.session.table}`);
+function saveHistory() {
+  const key = historyKey();
+  if (!key) return;
+  try { sessionStorage.setItem(key, JSON.stringify(S.log)); } catch { /* full or disabled: the list stays in memory */ }
+}
+export function loadHistory() {
+  const key = historyKey();
+  if (!key) return;
+  try {
+    const lines = JSON.parse(sessionStorage.getItem(key) || "[]");
+    if (Array.isArray(lines)) S.log = lines.filter((x) => typeof x === "string").slice(-LOG_LINES);
+  } catch { /* unreadable: start empty */ }
 }
 
 export function logBox() {

@@ -3,7 +3,7 @@
 // only: the client holds no rule.
 
 import { h, isNone, same } from "./dom.js";
-import { S, hintIs, legalOf, myTurn, playerName, screen } from "./state.js";
+import { S, blocked, hintIs, legalOf, myTurn, playerName, screen } from "./state.js";
 import { t } from "./i18n.js";
 import { cardEl, shownCard } from "./cards.js";
 import { act } from "./connection.js";
@@ -29,10 +29,10 @@ export function renderHand(v, justify = null) {
     let enabled = false;
     let onclick = null;
     let pressed = null;
-    if (!S.pending && plays.some((a) => a.card === c)) {
+    if (!blocked() && plays.some((a) => a.card === c)) {
       enabled = true;
       onclick = () => playCard(c);
-    } else if (!S.pending && gives.some((a) => a.card === c)) {
+    } else if (!blocked() && gives.some((a) => a.card === c)) {
       enabled = true;
       pressed = S.ui.giveCard === c;
       onclick = () => { S.ui.giveCard = S.ui.giveCard === c ? null : c; screen.table(); };
@@ -106,18 +106,19 @@ export function stepper(kind, values, label, submitLabel, makeAction, extra = []
   const i = values.indexOf(cur);
   const step = (d) => { S.ui[kind] = values[Math.max(0, Math.min(values.length - 1, i + d))]; screen.table(); };
   const hinted = hintIs((a) => a.type === kind && a.value === cur);
+  const range = values.length === 1 ? t("only_value", { value: values[0] }) : t("range", { min: values[0], max: values[values.length - 1] });
   return h("div", { class: "panel stepper", role: "group", "aria-label": label },
-    h("div", { class: "range", testid: `${kind}-range` }, t("range", { min: values[0], max: values[values.length - 1] })),
+    h("div", { class: "range", testid: `${kind}-range` }, range),
     h("div", { class: "row" },
-      h("button", { type: "button", class: "round", testid: `${kind}-minus`, "aria-label": t("minus"), disabled: i <= 0 || S.pending, onclick: () => step(-1) }, "−"),
+      h("button", { type: "button", class: "round", testid: `${kind}-minus`, "aria-label": t("minus"), disabled: i <= 0 || blocked(), onclick: () => step(-1) }, "−"),
       h("output", { class: "value", testid: `${kind}-value`, "aria-live": "polite" }, String(cur)),
-      h("button", { type: "button", class: "round", testid: `${kind}-plus`, "aria-label": t("plus"), disabled: i >= values.length - 1 || S.pending, onclick: () => step(1) }, "+"),
-      h("button", { type: "button", class: `primary ${hinted ? "hinted" : ""}`, testid: kind, disabled: S.pending,
+      h("button", { type: "button", class: "round", testid: `${kind}-plus`, "aria-label": t("plus"), disabled: i >= values.length - 1 || blocked(), onclick: () => step(1) }, "+"),
+      h("button", { type: "button", class: `primary ${hinted ? "hinted" : ""}`, testid: kind, disabled: blocked(),
         "aria-label": `${submitLabel} ${cur}`, onclick: () => act(makeAction(S.ui[kind])) }, submitLabel),
       extra));
 }
 
 export function actionButton(action, label, testid, cls = "") {
   const hinted = hintIs((a) => same(a, action));
-  return h("button", { type: "button", class: `${cls} ${hinted ? "hinted" : ""}`.trim(), testid, disabled: S.pending, onclick: () => act(action) }, label);
+  return h("button", { type: "button", class: `${cls} ${hinted ? "hinted" : ""}`.trim(), testid, disabled: blocked(), onclick: () => act(action) }, label);
 }

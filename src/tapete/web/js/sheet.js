@@ -6,6 +6,10 @@ import { playerName } from "./state.js";
 import { t } from "./i18n.js";
 import { logBox } from "./history.js";
 
+// the sheet scrolls inside the side panel (the table never grows with it): table.js keeps it
+// on the newest row unless the player scrolled up to read older ones
+const sheetScroll = (table) => h("div", { class: "sheetwrap", testid: "sheet-scroll", tabindex: "0", role: "region", "aria-label": t("sheet") }, table);
+
 // each player's total with the deal's change, barrel and bolt marks (rows with `scores`)
 export function scoreSheet(v) {
   const side = h("aside", { class: "side" });
@@ -13,7 +17,7 @@ export function scoreSheet(v) {
   const names = v.players;
   const table = h("table", { class: "sheet", testid: "sheet" },
     h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, t("contract")),
-      names.map((n) => h("th", { scope: "col" }, n)))));
+      names.map((n) => h("th", { scope: "col", title: n }, n)))));
   const body = h("tbody");
   (v.sheet || []).forEach((r, i) => {
     let what;
@@ -26,7 +30,8 @@ export function scoreSheet(v) {
       names.map((_, s) => {
         const d = r.deltas?.[s] ?? 0;
         const marks = [];
-        if (r.in_barrel?.[s]) marks.push(`${t("barrel_mark")}${r.barrel_attempts?.[s] ?? 0}`);
+        // attempts only where the profile counts them (the view's barrel_attempts_max)
+        if (r.in_barrel?.[s]) marks.push(v.barrel_attempts_max ? `${t("barrel_mark")}${r.barrel_attempts?.[s] ?? 0}` : t("barrel_mark"));
         if (r.bolts?.[s]) marks.push(`⚡${r.bolts[s]}`);
         return h("td", {}, h("span", { class: "total" }, fmt(scores[s])),
           r.annulled ? null : h("span", { class: `delta ${d < 0 ? "neg" : ""}` }, ` (${d >= 0 ? "+" : ""}${fmt(d)})`),
@@ -34,10 +39,20 @@ export function scoreSheet(v) {
       })));
   });
   table.append(body);
-  side.append(table);
-  side.append(h("p", { class: "legend" }, t("sheet_legend", { target: v.target, barrel: v.barrel_from })));
+  side.append(sheetScroll(table));
+  side.append(h("p", { class: "legend", testid: "sheet-legend" }, legend(v)));
   side.append(logBox());
   return side;
+}
+
+// the legend says only the marks this game can show: attempts where the profile counts them
+// (barrel_attempts_max), bolts once any seat has one
+function legend(v) {
+  const bolts = (v.bolts || []).some(Boolean) || (v.sheet || []).some((r) => (r.bolts || []).some(Boolean));
+  const parts = [v.barrel_attempts_max ? t("legend_barrel_attempts") : t("legend_barrel")];
+  if (bolts) parts.push(t("legend_bolts"));
+  parts.push(t("legend_target", { target: v.target, barrel: v.barrel_from }));
+  return parts.join(" · ");
 }
 
 // the match score and, per hand, who won it, why, its game points and card points
@@ -56,6 +71,6 @@ export function matchSheet(v) {
       h("td", {}, (r.points || []).join("–"))));
   });
   table.append(body);
-  side.append(table, logBox());
+  side.append(sheetScroll(table), logBox());
   return side;
 }

@@ -6,6 +6,8 @@ export const STORE_LANG = "tapete.lang";
 export const STORE_NAME = "tapete.name";
 export const STORE_POINTS = "tapete.showPoints";
 export const STORE_TABLES = "tapete.tables";
+export const STORE_AUTO_NEXT = "tapete.autoNext"; // "1": the end-of-deal pause goes on by itself
+export const STORE_HISTORY = "tapete.history."; // + table id, in sessionStorage: What happened
 
 export const S = {
   config: null, // GET /api/config: kinds, levels, languages
@@ -16,11 +18,14 @@ export const S = {
   notice: null, // a message for the Games window (e.g. an unknown table to watch)
   ws: null,
   wsAttempts: 0,
+  offline: false, // the connection is lost: play waits (and says so) until it is back
   version: null,
   view: null, // the last view the server sent
   said: [], // the last events that said something (the status line says them in the current language)
   proof: null, // a redeal someone asked for, with the cards that justify it: {seat, action, shown}
   finalTrick: null, // the trick that ended the previous deal (the view already shows the next)
+  dealTalon: null, // the talon of the deal being played once it is face up (for the pause at its end)
+  pause: null, // the end of a deal, held until the player goes on: {view, row, trick, talon}
   hint: null,
   lastHintVersion: null,
   error: null,
@@ -32,6 +37,7 @@ export const S = {
   ui: {
     bid: null, contract: null, giveCard: null, sing: true, showLast: false,
     showPoints: localStorage.getItem(STORE_POINTS) !== "0",
+    autoNext: localStorage.getItem(STORE_AUTO_NEXT) === "1",
     choice: { game: null, profile: null, levels: [] },
   },
 };
@@ -39,6 +45,7 @@ export const S = {
 // what to draw again after a change; app.js puts the real renderers in
 export const screen = {
   table() {}, // the table and the status line
+  soon() {}, // the table at the next frame (a burst of server messages draws once)
   all() {}, // everything, e.g. after a change of language
   newGame() {}, // open the Games window
 };
@@ -46,13 +53,15 @@ export const screen = {
 export function resetTableState() {
   Object.assign(S, {
     view: null, version: null, said: [], proof: null, finalTrick: null, hint: null, error: null,
-    pending: false, log: [], overDismissed: false,
+    pending: false, log: [], overDismissed: false, pause: null, dealTalon: null, rankingBoard: null,
   });
   Object.assign(S.ui, { bid: null, contract: null, giveCard: null, sing: true, showLast: false });
 }
 
 export const watching = () => Boolean(S.session?.watch);
-export const myTurn = () => Boolean(S.view && !S.view.over && S.view.seat !== null && S.view.turn === S.view.seat);
+export const myTurn = () => Boolean(S.view && !S.view.over && !S.pause && S.view.seat !== null && S.view.turn === S.view.seat);
+// the controls wait: an action is in flight, the connection is lost, or a deal's end is held
+export const blocked = () => Boolean(S.pending || S.offline || S.pause);
 export const legalOf = (type) => (S.view?.legal || []).filter((a) => a.type === type);
 export const hintIs = (pred) => Boolean(S.hint && S.hint.action && pred(S.hint.action));
 export const playerName = (seat) => (S.view?.players?.[seat] ?? `#${seat}`);

@@ -4,7 +4,7 @@
 import { dialog, fmt, h, hideDialog, isNone, openDialog } from "./dom.js";
 import { S, STORE_NAME } from "./state.js";
 import { t, tMaybe } from "./i18n.js";
-import { rankingBoards } from "./kinds.js";
+import { kindOf, rankingBoards } from "./kinds.js";
 import { api } from "./session.js";
 
 function dataTable(rows, cols) {
@@ -13,12 +13,33 @@ function dataTable(rows, cols) {
     h("tbody", {}, rows.map((r) => h("tr", {}, cols.map((c) => h("td", {}, cellText(c, r[c])))))));
 }
 
+// a date as people of the language write it ("1/12/2026", "01/12/2026", "01/12/2026" or
+// "12/1/2026"...); a day without a time is that day wherever the browser is
+function localDate(x) {
+  const day = /^(\d{4})-(\d\d)-(\d\d)$/.exec(x);
+  const d = day ? new Date(Number(day[1]), Number(day[2]) - 1, Number(day[3])) : new Date(x);
+  return Number.isNaN(d.getTime()) ? x : d.toLocaleDateString(S.lang, { dateStyle: "medium" });
+}
+
+// a player's statistics, one table per game, without the columns that game never fills
+// (Mariage has no contracts and no barrel: all its counts there are 0)
+const ALWAYS = new Set(["profile", "games", "wins"]);
+function statsTables(rows) {
+  const games = [...new Set(rows.map((r) => r.game))];
+  return h("div", { class: "stats" }, games.map((game) => {
+    const mine = rows.filter((r) => r.game === game);
+    const cols = [...new Set(mine.flatMap((r) => Object.keys(r)))].filter((c) => c !== "game")
+      .filter((c) => ALWAYS.has(c) || mine.some((r) => !isNone(r[c]) && r[c] !== 0));
+    return h("section", { testid: `stats-${game}` }, h("h3", {}, kindOf(game)?.title ?? tMaybe(`col_${game}`) ?? game), dataTable(mine, cols));
+  }));
+}
+
 function cellText(col, x) {
   if (typeof x === "number") return fmt(x);
   if (isNone(x)) return "—";
   if (col === "profile") return tMaybe(`profile_${x}`) ?? String(x);
   if (col === "game") return tMaybe(`col_${x}`) ?? String(x);
-  if (col === "date" && /^\d{4}-\d\d-\d\dT/.test(String(x))) return new Date(x).toLocaleDateString(S.lang);
+  if (col === "date") return localDate(String(x));
   return String(x);
 }
 
@@ -48,6 +69,8 @@ function renderAny(data) {
   return h("p", {}, String(data));
 }
 
+const isStatRows = (x) => Array.isArray(x) && x.length > 0 && x.every((r) => r && typeof r === "object" && "game" in r);
+
 export async function showStats() {
   const d = dialog("stats");
   const name = S.view?.players?.[S.view.seat] || localStorage.getItem(STORE_NAME) || "";
@@ -55,13 +78,15 @@ export async function showStats() {
   d.replaceChildren(h("h2", {}, t("stats_of", { name })), h("p", {}, t("loading")), closeBtn);
   openDialog("stats");
   const res = await api(`/api/stats?name=${encodeURIComponent(name)}`);
-  d.replaceChildren(h("h2", {}, t("stats_of", { name })), h("div", { testid: "stats-body" }, res.ok ? renderAny(res.body) : h("p", { class: "error" }, res.body?.error || t("unavailable"))), closeBtn);
+  d.replaceChildren(h("h2", {}, t("stats_of", { name })), h("div", { testid: "stats-body" }, res.ok ? (isStatRows(res.body) ? statsTables(res.body) : renderAny(res.body)) : h("p", { class: "error" }, res.body?.error || t("unavailable"))), closeBtn);
 }
 
 // the Ranking on one board (its id from kinds.js; null: the first)
 export async function showRanking(id) {
   const boards = rankingBoards();
-  const board = boards.find((b) => b.id === id) || boards[0];
+  // the board last chosen, else the one of the game on the table (a 500 game opens Mil to 500)
+  const here = boards.find((b) => b.game === S.view?.game && b.target === S.view?.target);
+  const board = boards.find((b) => b.id === id) || here || boards[0];
   S.rankingBoard = board?.id ?? null;
   const d = dialog("ranking");
   const tabs = h("div", { class: "choices tabs", role: "group", "aria-label": t("ranking") },

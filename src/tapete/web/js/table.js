@@ -10,6 +10,7 @@ import { eventsText } from "./history.js";
 import { showOver } from "./game_over.js";
 import * as milBoard from "./board_mil.js";
 import * as mariageBoard from "./board_mariage.js";
+import { pausedView } from "./deal_end.js";
 
 // each board says which views it draws (fits); the first that fits draws the view
 const BOARDS = [mariageBoard, milBoard];
@@ -17,12 +18,19 @@ const BOARDS = [mariageBoard, milBoard];
 function turnText() {
   const v = S.view;
   if (!v) return "";
+  if (S.pause) return t("deal_over_go_on");
+  if (S.offline) return t("offline_wait");
   if (v.over) return isNone(v.winner) ? t("game_over") : t("game_over_status", { name: playerName(v.winner) });
   if (isNone(v.turn)) return "";
   if (v.turn !== v.seat) return t("waiting_for", { name: playerName(v.turn) });
-  const types = new Set((v.legal || []).map((a) => a.type));
-  if (types.has("bid") || types.has("pass")) return t("your_turn_bid");
-  if (types.has("redeal")) return t("your_turn_redeal");
+  const legal = v.legal || [];
+  const types = new Set(legal.map((a) => a.type));
+  const bids = legal.filter((a) => a.type === "bid");
+  if (bids.length && types.has("pass")) return t("your_turn_bid");
+  if (bids.length === 1) return t("your_turn_bid_forced", { value: bids[0].value });
+  if (bids.length) return t("your_turn_bid_no_pass");
+  if (types.has("pass") && types.size === 1) return t("your_turn_pass_only");
+  if (types.has("redeal")) return t(types.has("keep") ? "your_turn_redeal" : "your_turn_redeal_or_go_on");
   if (types.has("give")) return t("your_turn_give");
   if (types.has("contract")) return t("your_turn_contract");
   return t("your_turn_play");
@@ -36,12 +44,50 @@ function focusKeyOf(main) {
   return active.dataset.testid ? `[data-testid="${active.dataset.testid}"]` : null;
 }
 
+// the panels that scroll on their own (the score sheet, the history): each stays on its newest
+// line unless the player scrolled up to read older ones (then it stays where they left it),
+// across redraws and changes of the window's size
+const SCROLLERS = [".sheetwrap", ".log ol"];
+const scrolled = {}; // selector -> {atEnd, top}, from the player's own scrolling
+function watchScrolls(main) {
+  for (const sel of SCROLLERS) {
+    const el = main.querySelector(sel);
+    if (!el) continue;
+    el.addEventListener("scroll", () => {
+      scrolled[sel] = { atEnd: el.scrollTop + el.clientHeight >= el.scrollHeight - 4, top: el.scrollTop };
+    }, { passive: true });
+  }
+}
+export function restoreScrolls() {
+  const main = document.getElementById("table");
+  for (const sel of SCROLLERS) {
+    const el = main.querySelector(sel);
+    if (!el) continue;
+    const was = scrolled[sel];
+    el.scrollTop = !was || was.atEnd ? el.scrollHeight : was.top;
+  }
+}
+
+// the height the board may take: the window below the top bar and the status line (the side
+// panel never makes the table taller than that)
+export function fitBoard() {
+  fitHeight();
+  restoreScrolls();
+}
+function fitHeight() {
+  const main = document.getElementById("table");
+  const top = main.getBoundingClientRect().top + window.scrollY;
+  const style = getComputedStyle(main);
+  const below = (parseFloat(style.paddingTop) || 0) + (parseFloat(style.paddingBottom) || 0);
+  document.documentElement.style.setProperty("--board-h", `${Math.max(320, Math.floor(window.innerHeight - top - below - 2))}px`);
+}
+
 export function renderTable() {
   renderChrome();
   const main = document.getElementById("table");
   const focusKey = focusKeyOf(main);
   const wasCard = Boolean(document.activeElement?.dataset?.card);
-  const v = S.view;
+  const v = S.pause ? pausedView() : S.view;
   if (!v) {
     main.replaceChildren(h("div", { class: "empty" }, S.session ? t("connecting") : t("no_game")));
     setStatus(S.session ? t("connecting") : t("no_game"));
@@ -52,7 +98,7 @@ export function renderTable() {
   // machine-readable state for tests and assistive tools
   Object.assign(main.dataset, { version: String(S.version), phase: v.phase, game: v.game,
     myTurn: String(myTurn()), pending: String(S.pending), over: String(Boolean(v.over)),
-    deals: String((v.sheet || []).length) });
+    deals: String((v.sheet || []).length), paused: String(Boolean(S.pause)), offline: String(S.offline) });
   // keep keyboard focus where it was (or on the first playable card)
   if (focusKey) {
     let el = main.querySelector(focusKey);
@@ -67,5 +113,8 @@ export function renderTable() {
     if (el) { el.focus(); S.refocus = false; }
   }
   setStatus([S.error || eventsText(S.said), turnText()].filter(Boolean).join(" — "));
-  if (v.over) showOver(); else hideDialog("over");
+  fitHeight();
+  restoreScrolls();
+  watchScrolls(main);
+  if (S.view.over) showOver(); else hideDialog("over");
 }

@@ -1,0 +1,69 @@
+// The end of a game in one picture: each player's score deal by deal as a line chart, the
+// deals a player spent in the barrel marked on their line. Plain SVG, no library; every
+// number comes from the view's sheet (the row's standing under the kind's score_key).
+
+import { fmt } from "./dom.js";
+import { t } from "./i18n.js";
+
+const NS = "http://www.w3.org/2000/svg";
+const COLORS = ["#1565c0", "#c62828", "#2e7d32", "#6a1b9a"];
+const W = 560;
+const H = 220;
+const PAD = { left: 44, right: 12, top: 12, bottom: 26 };
+
+function el(tag, attrs = {}, text = null) {
+  const e = document.createElementNS(NS, tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== null && v !== undefined) e.setAttribute(k, String(v));
+  if (text !== null) e.textContent = text;
+  return e;
+}
+
+// v: the final view; key: the rows' standing ("scores" for Mil, "match" for Mariage)
+export function scoreChart(v, key) {
+  const rows = (v.sheet || []).filter((r) => Array.isArray(r[key]));
+  const players = v.players || [];
+  if (!rows.length || !players.length) return null;
+  const series = players.map((_, s) => [0, ...rows.map((r) => Number(r[key][s]) || 0)]);
+  const all = series.flat().concat(typeof v.target === "number" ? [v.target] : []);
+  const lo = Math.min(0, ...all);
+  const hi = Math.max(1, ...all);
+  const x = (i) => PAD.left + (i * (W - PAD.left - PAD.right)) / Math.max(1, rows.length);
+  const y = (n) => PAD.top + ((hi - n) * (H - PAD.top - PAD.bottom)) / (hi - lo || 1);
+  const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "data-testid": "score-chart",
+    "aria-label": t("chart_label", { n: rows.length }) });
+  svg.append(el("title", {}, t("chart_label", { n: rows.length })));
+  // axes: zero, the target, the first and last deal
+  svg.append(el("line", { x1: PAD.left, x2: W - PAD.right, y1: y(0), y2: y(0), class: "axis" }));
+  if (typeof v.target === "number") {
+    svg.append(el("line", { x1: PAD.left, x2: W - PAD.right, y1: y(v.target), y2: y(v.target), class: "target" }));
+    svg.append(el("text", { x: PAD.left - 4, y: y(v.target) + 4, "text-anchor": "end" }, fmt(v.target)));
+  }
+  svg.append(el("text", { x: PAD.left - 4, y: y(0) + 4, "text-anchor": "end" }, "0"));
+  if (lo < 0) svg.append(el("text", { x: PAD.left - 4, y: y(lo) + 4, "text-anchor": "end" }, fmt(lo)));
+  svg.append(el("text", { x: x(0), y: H - 8, "text-anchor": "middle" }, "0"));
+  svg.append(el("text", { x: x(rows.length), y: H - 8, "text-anchor": "middle" }, String(rows.length)));
+  svg.append(el("text", { x: (PAD.left + W) / 2, y: H - 8, "text-anchor": "middle", class: "caption" }, t("chart_deals")));
+  series.forEach((pts, s) => {
+    const color = COLORS[s % COLORS.length];
+    svg.append(el("polyline", { points: pts.map((n, i) => `${x(i).toFixed(1)},${y(n).toFixed(1)}`).join(" "),
+      fill: "none", stroke: color, "stroke-width": 2, "data-testid": `chart-line-${s}`, "data-points": pts.length }));
+    rows.forEach((r, i) => {
+      if (!r.in_barrel?.[s]) return;
+      svg.append(el("rect", { x: x(i + 1) - 3.5, y: y(pts[i + 1]) - 3.5, width: 7, height: 7, fill: color, class: "barrel-mark",
+        "data-testid": `chart-barrel-${s}` }, null));
+    });
+  });
+  const legend = el("g", { class: "legend" });
+  players.forEach((name, s) => {
+    const lx = PAD.left + 8 + s * 130;
+    legend.append(el("rect", { x: lx, y: PAD.top, width: 12, height: 4, fill: COLORS[s % COLORS.length] }));
+    legend.append(el("text", { x: lx + 16, y: PAD.top + 6 }, name));
+  });
+  if (rows.some((r) => (r.in_barrel || []).some(Boolean))) {
+    const lx = PAD.left + 8 + players.length * 130;
+    legend.append(el("rect", { x: lx, y: PAD.top, width: 7, height: 7, fill: "#555" }));
+    legend.append(el("text", { x: lx + 11, y: PAD.top + 7 }, t("barrel")));
+  }
+  svg.append(legend);
+  return svg;
+}

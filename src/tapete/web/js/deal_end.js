@@ -1,0 +1,93 @@
+// The moment at the end of a deal: the client holds the finished deal on the table (its result,
+// its last trick and its talon, also when a declarer conceded) until the player presses
+// "Next deal", or for a few seconds when they chose so. The server keeps playing meanwhile;
+// when the player goes on, the table shows the newest view. Purely a matter of display.
+
+import { h } from "./dom.js";
+import { S, STORE_AUTO_NEXT, playerName, screen } from "./state.js";
+import { t, tMaybe } from "./i18n.js";
+import { shownCard } from "./cards.js";
+
+export const AUTO_NEXT_MS = 4000;
+let timer = null;
+
+// a message that ends a deal (its events carry deal_end) holds the deal that `prev` showed;
+// not at the end of the game (the end window takes over), and one pause at a time
+export function holdDealEnd(prev, msg) {
+  const events = Array.isArray(msg.events) ? msg.events : [];
+  const end = events.find((e) => e.type === "deal_end");
+  if (!end || !prev || msg.view?.over || S.pause) return;
+  let trick = null;
+  for (const ev of events) if (ev.type === "trick" && Array.isArray(ev.cards)) trick = ev;
+  S.pause = {
+    view: prev,
+    deal: typeof end.deal === "number" ? end.deal : (prev.deal_number ?? 1) - 1,
+    row: end.row || {},
+    trick: trick ? { cards: trick.cards, winner: trick.winner } : null,
+    talon: S.dealTalon || prev.talon || null,
+  };
+  schedule();
+}
+
+// the talon of the deal being played, once it is face up (a talon event or the view's talon)
+export function noteTalon(view, events) {
+  const evs = Array.isArray(events) ? events : [];
+  if (evs.some((e) => e.type === "deal")) S.dealTalon = null;
+  for (const ev of evs) if (ev.type === "talon" && Array.isArray(ev.cards)) S.dealTalon = ev.cards;
+  if (Array.isArray(view?.talon) && view.talon.length) S.dealTalon = view.talon;
+}
+
+function schedule() {
+  clearTimeout(timer);
+  timer = S.pause && S.ui.autoNext ? setTimeout(goOn, AUTO_NEXT_MS) : null;
+}
+
+export function goOn() {
+  clearTimeout(timer);
+  timer = null;
+  if (!S.pause) return;
+  S.pause = null;
+  S.refocus = true; // back on the first playable card (or the main button) of the new deal
+  screen.table();
+}
+
+// what the table draws while a deal's end is held: the finished deal as the player last saw
+// it, without the cards of its last trick and with nobody to act, and the newest sheet/totals
+export function pausedView() {
+  const p = S.pause;
+  const v = S.view || p.view;
+  const played = new Set((p.trick?.cards || []).map((x) => x.card));
+  const counts = (p.view.hand_counts || []).map((n, s) => Math.max(0, n - (p.trick?.cards || []).filter((x) => x.seat === s).length));
+  return {
+    ...p.view, legal: [], turn: null, trick: [], last_trick: null, tricks: [],
+    hand: (p.view.hand || []).filter((c) => !played.has(c)), hand_counts: counts,
+    sheet: v.sheet, scores: v.scores, match: v.match, in_barrel: v.in_barrel,
+    barrel_attempts: v.barrel_attempts, bolts: v.bolts, paused: true,
+  };
+}
+
+// the panel in the middle of the table: the result (drawn by the board), the last trick, the
+// talon, and the buttons to go on
+export function pausePanel(result) {
+  const p = S.pause;
+  const n = p.deal + 1;
+  const labelled = (c, what) => { const el = shownCard(c); el.setAttribute("aria-label", `${what}: ${el.getAttribute("aria-label")}`); return el; };
+  return h("div", { class: "dealend", testid: "deal-end", role: "group", "aria-label": t("deal_end_title", { n }) },
+    h("h2", {}, t("deal_end_title", { n })),
+    result,
+    p.trick ? h("div", { class: "part" },
+      h("div", { class: "label" }, t("deal_end_trick", { name: playerName(p.trick.winner) })),
+      h("div", { class: "cards", testid: "deal-end-trick" }, p.trick.cards.map((x) => labelled(x.card, playerName(x.seat))))) : null,
+    p.talon?.length ? h("div", { class: "part" },
+      h("div", { class: "label" }, tMaybe(`talon_${p.view.profile}`) ?? t("talon")),
+      h("div", { class: "cards", testid: "deal-end-talon" }, p.talon.map((c) => labelled(c, tMaybe(`talon_${p.view.profile}`) ?? t("talon"))))) : null,
+    h("div", { class: "row" },
+      h("button", { type: "button", class: "primary", testid: "next-deal", onclick: goOn }, t("next_deal")),
+      h("button", { type: "button", class: "small toggle", testid: "auto-next", "aria-pressed": String(S.ui.autoNext),
+        onclick: () => {
+          S.ui.autoNext = !S.ui.autoNext;
+          localStorage.setItem(STORE_AUTO_NEXT, S.ui.autoNext ? "1" : "0");
+          schedule();
+          screen.table();
+        } }, t("auto_next", { s: AUTO_NEXT_MS / 1000 }))));
+}

@@ -1,0 +1,473 @@
+"""Issue 11: the defects a new player hits at the table, each reproduced in Chromium.
+
+Real engine views are fed to the page where the position is rare (test_browser_views.py's
+Feeder); the rest is played through the page.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+from browser_helpers import (
+    play_until_deal_ends,
+    start_game,
+    state,
+    take_turn,
+    tid,
+    view,
+    wait_turn,
+)
+from test_browser_views import MIL_PLAYERS, Feeder, _last_play_of_a_deal, find, legal_types
+
+from tapete.games import new_game
+
+
+def box(page: Any, selector: str) -> dict[str, float]:
+    return page.eval_on_selector(
+        selector,
+        "e => { const b = e.getBoundingClientRect(); return {top: b.top, bottom: b.bottom}; }",
+    )
+
+
+# --- defect 2: the Games window forgets the name --------------------------------------------
+
+
+def test_games_window_keeps_the_name_the_number_and_more_options(new_page, live_server) -> None:
+    page = new_page(locale="es-ES")
+    page.goto(live_server.url)
+    page.wait_for_selector(f"{tid('newgame')}[open]")
+    page.fill(tid("name"), "Zoe")
+    page.click("details.more summary")
+    page.fill(tid("seed"), "77")
+    for click in (
+        "choose-mariage",
+        "level-0-random",
+        "dlg-lang-pt",
+        "choose-mil-casa",
+        "dlg-lang-es",
+    ):
+        page.click(tid(click))
+        assert page.input_value(tid("name")) == "Zoe", click
+        assert page.input_value(tid("seed")) == "77", click
+        assert page.eval_on_selector("details.more", "d => d.open"), click
+    page.click(tid("start"))
+    page.wait_for_selector("#table[data-version]")
+    assert view(page)["players"][0] == "Zoe"
+
+
+def test_the_default_name_is_the_language_s_and_is_not_stored(new_page, live_server) -> None:
+    page = new_page(locale="es-ES")
+    page.goto(live_server.url)
+    page.wait_for_selector(f"{tid('newgame')}[open]")
+    page.click(tid("choose-mil-club"))
+    page.click(tid("start"))
+    page.wait_for_selector("#table[data-version]")
+    assert view(page)["players"][0] == "Jugador"
+    assert page.evaluate("() => localStorage.getItem('tapete.name')") is None
+    page.click(tid("open-newgame"))
+    page.click(tid("dlg-lang-en"))
+    page.wait_for_function("() => document.documentElement.lang === 'en'")
+    assert page.input_value(tid("name")) == ""
+    assert page.get_attribute(tid("name"), "placeholder") == "Player"
+
+
+# --- defect 3: Claim 66 is a one-click trap ---------------------------------------------------
+
+
+def _claim_position() -> Any:
+    def cond(g: Any) -> bool:
+        v = g.view(0)
+        return "claim" in legal_types(g) and 0 < v["points"][0] < 66
+
+    return find("mariage", "mariage", cond, ["Ana", "Bruno"])
+
+
+def test_claim_66_is_not_primary_and_asks_below_66(new_page, live_server, artifacts) -> None:
+    page = new_page(locale="en-GB", width=1000, height=800)
+    start_game(page, live_server.url, "mariage", levels=("random",))
+    g = _claim_position()
+    feed = Feeder(page)
+    v = g.view(0)
+    feed.show({**v, "claim_points": 66})
+    assert "primary" not in (page.get_attribute(tid("claim"), "class") or "")
+    page.click(tid("claim"))
+    assert feed.sent() == []  # nothing sent: the page asks first
+    text = page.inner_text(tid("claim-confirm-box"))
+    assert f"You have {v['points'][0]} points" in text and "66" in text
+    page.screenshot(path=str(artifacts / "table-claim-confirm-en.png"))
+    page.click(tid("claim-cancel"))
+    assert page.locator(tid("claim-confirm-box")).count() == 0
+    page.click(tid("claim"))
+    page.click(tid("claim-confirm"))
+    assert feed.sent()[-1]["action"] == {"type": "claim"}
+    # with the points hidden the claim is the player's gamble: one click, still not primary
+    feed.show({**v, "claim_points": 66})
+    page.click(tid("toggle-points"))
+    assert "primary" not in (page.get_attribute(tid("claim"), "class") or "")
+    page.click(tid("claim"))
+    assert len(feed.sent()) == 2 and page.locator(tid("claim-confirm-box")).count() == 0
+    page.click(tid("toggle-points"))
+    # at 66 or more (the view says what a claim needs) the claim goes at once
+    feed.show({**v, "points": [66, v["points"][1]], "claim_points": 66})
+    page.click(tid("claim"))
+    assert len(feed.sent()) == 3
+
+
+# --- defect 4: a moment at the end of a deal --------------------------------------------------
+
+
+def test_the_end_of_a_deal_waits_for_the_player(new_page, live_server, artifacts) -> None:
+    page = new_page(locale="es-ES")
+    start_game(page, live_server.url, "mil-club", levels=("random", "random"))
+    g, action = _last_play_of_a_deal("mil", "club", MIL_PLAYERS)
+    feed = Feeder(page)
+    before = g.view(0)
+    feed.show(before)
+    talon = before["talon"]
+    events = [e.for_viewer(0) for e in g.apply(action)]
+    trick = next(e for e in events if e["type"] == "trick")
+    feed.events(g.view(0), events)
+    assert state(page)["paused"] == "true" and state(page)["myTurn"] == "false"
+    shown = page.eval_on_selector_all(
+        f"{tid('deal-end-trick')} .card", "els => els.map(e => e.dataset.card)"
+    )
+    assert shown == [c["card"] for c in trick["cards"]]
+    if talon:
+        cards = page.eval_on_selector_all(
+            f"{tid('deal-end-talon')} .card", "els => els.map(e => e.dataset.card)"
+        )
+        assert cards == talon
+    assert page.locator(tid("deal-end-result")).count() == 1
+    page.screenshot(path=str(artifacts / "table-deal-end-es.png"))
+    # the next deal's view has come, but the hand stays as it was until Next deal
+    assert page.locator(f"{tid('hand')} .card:not([disabled])").count() == 0
+    page.click(tid("next-deal"))
+    assert state(page)["paused"] == "false"
+    assert page.locator(tid("deal-end")).count() == 0
+    assert sorted(view(page)["hand"]) == sorted(
+        page.eval_on_selector_all(f"{tid('hand')} .card", "els => els.map(e => e.dataset.card)")
+    )
+    # "go on by itself": the next end of a deal goes on after a few seconds
+    feed.show(before)
+    feed.events(g.view(0), events)
+    page.click(tid("auto-next"))
+    assert page.evaluate("() => localStorage.getItem('tapete.autoNext')") == "1"
+    page.wait_for_function(
+        "() => document.querySelector('#table').dataset.paused === 'false'", timeout=8_000
+    )
+
+
+def test_a_computer_s_rospis_shows_the_talon(new_page, live_server) -> None:
+    """A computer declarer concedes: the talon it took stays on the table at the deal's end."""
+    page = new_page(locale="es-ES")
+    start_game(page, live_server.url, "mil-club", levels=("random", "random"))
+    for seed in range(300):
+        g = new_game("mil", "club", seed=seed, players=MIL_PLAYERS)
+        rng = random.Random(seed)
+        while not g.over and g.turn is not None and len(g.view(None)["sheet"]) == 0:
+            types = legal_types(g)
+            if g.turn != 0 and "rospis" in types:
+                break
+            acts = [a for a in g.legal_actions() if a.to_json()["type"] not in ("rospis", "redeal")]
+            g.apply(rng.choice(acts or g.legal_actions()))
+        else:
+            continue
+        break
+    else:
+        raise AssertionError("no computer rospis in 300 seeds")
+    feed = Feeder(page)
+    before = g.view(0)
+    assert before["talon"], before
+    feed.show(before)
+    rospis = next(a for a in g.legal_actions() if a.to_json()["type"] == "rospis")
+    events = [e.for_viewer(0) for e in g.apply(rospis)]
+    feed.events(g.view(0), events)
+    assert state(page)["paused"] == "true"
+    cards = page.eval_on_selector_all(
+        f"{tid('deal-end-talon')} .card", "els => els.map(e => e.dataset.card)"
+    )
+    assert cards == before["talon"]
+    assert "rospis" in page.inner_text(tid("deal-end-result"))
+
+
+# --- defect 5: the phone, bidding from the second deal on -------------------------------------
+
+
+def test_phone_bidding_keeps_the_hand_and_the_bid_in_sight(
+    new_page, live_server, artifacts
+) -> None:
+    """After a deal: its result, its last trick and the talon's backs sit in the middle while
+    the next auction runs; the hand and the bid must stay above the fold."""
+    page = new_page(locale="pt-PT", width=390, height=844)
+    start_game(page, live_server.url, "mil-club", levels=("random", "random"))
+    g, action = _last_play_of_a_deal("mil", "club", MIL_PLAYERS)
+    feed = Feeder(page)
+    feed.show(g.view(0))
+    feed.events(g.view(0), [e.for_viewer(0) for e in g.apply(action)])
+    if state(page).get("paused") == "true":
+        page.click(tid("next-deal"))
+    rng = random.Random(0)
+    while g.turn != 0 or "bid" not in legal_types(g):
+        assert g.view(0)["phase"] in ("bidding", "redeal_offer"), "no bid for seat 0"
+        acts = [a for a in g.legal_actions() if a.to_json()["type"] != "redeal"]
+        feed.events(g.view(0), [e.for_viewer(0) for e in g.apply(rng.choice(acts))])
+    v = g.view(0)
+    assert v["phase"] == "bidding" and len(v["sheet"]) >= 1
+    feed.show(v)
+    assert page.locator(tid("last-deal")).count() == 1
+    for part in ("hand", "bid", "bid-plus", "last-deal", "trump"):
+        if page.locator(tid(part)).count():
+            b = box(page, tid(part))
+            assert b["bottom"] <= 844, f"{part} ends at y={b['bottom']}"
+    page.screenshot(path=str(artifacts / "table-phone-bidding-pt.png"))
+
+
+# --- defect 6: the history survives a reload ---------------------------------------------------
+
+
+def test_what_happened_survives_a_reload(new_page, live_server) -> None:
+    page = new_page(locale="es-ES")
+    start_game(page, live_server.url, "mil-club", levels=("random", "random"), seed=1)
+    rng = random.Random(1)
+    log: list[str] = []
+    for _ in range(3):
+        wait_turn(page)
+        take_turn(page, rng, log, bid_more=False)
+    wait_turn(page)
+    lines = page.locator(f"{tid('log')} li").all_inner_texts()
+    assert lines
+    page.reload()
+    page.wait_for_selector("#table[data-version]")
+    assert page.locator(f"{tid('log')} li").all_inner_texts() == lines
+
+
+# --- defect 9: no silent clicks while the server is away ---------------------------------------
+
+
+def test_play_waits_and_says_so_while_disconnected(new_page, live_server) -> None:
+    page = new_page(locale="en-GB")
+    start_game(page, live_server.url, "mil-club", levels=("random", "random"), seed=1)
+    wait_turn(page)
+    assert page.locator(f"{tid('actions')} button:not([disabled])").count() > 0
+    # the connection drops (and cannot come back while the page is offline)
+    page.context.set_offline(True)
+    page.evaluate("() => window.tapete.ws.close()")
+    page.wait_for_function("() => document.querySelector('#table').dataset.offline === 'true'")
+    assert page.locator(f"{tid('actions')} button:not([disabled])").count() == 0
+    assert page.locator(f"{tid('hand')} .card:not([disabled])").count() == 0
+    assert "No connection" in page.inner_text(tid("status")) or "reconnecting" in page.inner_text(
+        tid("status")
+    )
+    page.context.set_offline(False)
+    page.wait_for_function(
+        "() => document.querySelector('#table').dataset.offline === 'false'", timeout=20_000
+    )
+    assert page.locator(f"{tid('actions')} button:not([disabled])").count() > 0
+
+
+# --- defect 7: prompts from the legal actions ----------------------------------------------
+
+
+def _types(g: Any) -> list[str]:
+    return [a.to_json()["type"] for a in g.legal_actions()]
+
+
+def test_prompts_say_what_the_legal_actions_allow(new_page, live_server) -> None:
+    page = new_page(locale="es-ES")
+    start_game(page, live_server.url, "mil-club", levels=("random", "random"))
+    feed = Feeder(page)
+    status = lambda: page.inner_text(tid("status"))  # noqa: E731
+    forced = find(
+        "mil",
+        "club",
+        lambda g: _types(g).count("bid") == 1 and "pass" not in _types(g),
+        MIL_PLAYERS,
+    )
+    feed.show(forced.view(0))
+    value = next(a["value"] for a in forced.view(0)["legal"] if a["type"] == "bid")
+    assert f"debes pujar {value}" in status() and "o pasa" not in status()
+    assert page.inner_text(tid("bid-range")) == f"Aquí solo cabe {value}"
+    only_pass = find("mil", "club", lambda g: _types(g) == ["pass"], MIL_PLAYERS)
+    feed.show(only_pass.view(0))
+    assert "solo puedes pasar" in status()
+    assert page.locator(tid("pass-only")).count() == 1
+    redeal = find(
+        "mil", "club", lambda g: "redeal" in _types(g) and "keep" not in _types(g), MIL_PLAYERS
+    )
+    feed.show(redeal.view(0))
+    assert "sigue con la mano" in status() and page.locator(tid("keep")).count() == 0
+
+
+# --- defect 8: the marks of each profile ----------------------------------------------------
+
+
+def test_casa_shows_no_attempts_no_bolts_and_says_monte(new_page, live_server) -> None:
+    page = new_page(locale="es-ES")
+    start_game(page, live_server.url, "mil-casa", levels=("random", "random"))
+    g = find(
+        "mil", "casa", lambda g: g.view(0)["phase"] == "play" and g.view(0)["talon"], MIL_PLAYERS
+    )
+    v = g.view(0)
+    assert v["barrel_attempts_max"] is None
+    # a row with someone in the barrel (the marks of a casa sheet)
+    row = {"declarer": 1, "contract": 120, "scores": [800, 0, 0], "deltas": [0, 0, 0],
+           "in_barrel": [True, False, False], "barrel_attempts": [0, 0, 0], "bolts": [0, 0, 0],
+           "made": True}  # fmt: skip
+    Feeder(page).show({**v, "sheet": [row], "in_barrel": [True, False, False]})
+    marks = page.locator(f"{tid('sheet')} .marks").all_inner_texts()
+    assert [m.strip() for m in marks] == ["B"]
+    legend = page.inner_text(tid("sheet-legend"))
+    assert "intentos" not in legend and "⚡" not in legend
+    assert "barril 0/" not in page.inner_text(tid("seat-0"))
+    assert page.inner_text(f"{tid('talon')} .label").startswith("Monte")
+    talon = page.eval_on_selector_all(
+        f"{tid('talon')} .card", "els => els.map(e => e.getAttribute('aria-label'))"
+    )
+    assert talon and all(x.startswith("Monte: ") for x in talon)
+
+
+# --- defect 10: cards with their gender ----------------------------------------------------
+
+
+def test_hints_give_cards_their_gender(new_page, live_server) -> None:
+    page = new_page(locale="es-ES")
+    start_game(page, live_server.url, "mil-club", levels=("random", "random"))
+    g = find("mil", "club", lambda g: "give" in _types(g), MIL_PLAYERS)
+    Feeder(page).show(g.view(0))
+
+    def hint(card: str, key: str, lang: str) -> str:
+        page.click(tid(f"lang-{lang}"))
+        page.wait_for_function("([l]) => document.documentElement.lang === l", arg=[lang])
+        page.evaluate(
+            """([c, k]) => window.tapete.receive({type: 'hint',
+                 action: {type: 'give', card: c, to: 1}, reason_key: k,
+                 reason_args: {card: c, value: 120, pct: '80 %'}})""",
+            [card, key],
+        )
+        return page.inner_text(tid("hint-text"))
+
+    assert "Da la Q♠: sin ella cumples 120" in hint("QS", "give_likely", "es")
+    assert "Da el K♠: sin él cumples 120" in hint("KS", "give_likely", "es")
+    assert "Da la J♦: sin ella" in hint("JD", "give_likely", "es")
+    assert "Dê a Q♠: sem ela" in hint("QS", "give_likely", "pt")
+    assert "Dê o J♠: sem ele" in hint("JS", "give_likely", "pt")
+    assert "Give the Q♠" in hint("QS", "give_likely", "en")
+
+
+# --- the running count of the player's own points in Mil ------------------------------------
+
+
+def test_mil_counts_the_player_s_own_points(new_page, live_server) -> None:
+    page = new_page(locale="en-GB")
+    start_game(page, live_server.url, "mil-club", levels=("random", "random"))
+
+    def cond(g: Any) -> bool:
+        v = g.view(0)
+        return v["phase"] == "play" and v["captured_points"][0] > 0
+
+    g = find("mil", "club", cond, MIL_PLAYERS)
+    v = g.view(0)
+    sung = sum(m["value"] for m in v["marriages"] if m["seat"] == 0)
+    Feeder(page).show(v)
+    assert page.inner_text(tid("my-points")) == f"Points: {v['captured_points'][0] + sung}"
+    page.click(tid("toggle-points"))
+    assert page.inner_text(tid("my-points")) == ""
+    page.click(tid("toggle-points"))
+    assert page.inner_text(tid("my-points")) != ""
+
+
+# --- defect 11: cosmetic ---------------------------------------------------------------------
+
+
+def test_the_mariage_indicator_is_in_sight_on_a_phone(new_page, live_server) -> None:
+    page = new_page(locale="es-ES", width=390, height=844)
+    start_game(page, live_server.url, "mariage", levels=("random",))
+    page.wait_for_selector(f"{tid('stock')} .indicator .card")
+    ind = box(page, f"{tid('stock')} .indicator .card")
+    pile = box(page, f"{tid('stock')} .pile .card")
+    assert ind["bottom"] > ind["top"]
+    # nothing lies over the indicator: its middle and its corner are the indicator's own
+    covered = page.eval_on_selector(
+        f"{tid('stock')} .indicator .card",
+        """e => { const b = e.getBoundingClientRect();
+             return [[b.left + 6, b.top + 6], [(b.left + b.right) / 2, (b.top + b.bottom) / 2]]
+               .some(([x, y]) => !e.contains(document.elementFromPoint(x, y))); }""",
+    )
+    assert not covered, (ind, pile)
+
+
+def test_last_trick_shows_until_the_next_card(new_page, live_server) -> None:
+    page = new_page(locale="en-GB")
+    start_game(page, live_server.url, "mil-club", levels=("random", "random"))
+
+    def cond(g: Any) -> bool:
+        v = g.view(0)
+        return v["phase"] == "play" and bool(v["tricks"]) and not v["trick"] and g.turn == 0
+
+    g = find("mil", "club", cond, MIL_PLAYERS)
+    feed = Feeder(page)
+    feed.show(g.view(0))
+    page.click(tid("toggle-last"))
+    assert page.get_attribute(tid("toggle-last"), "aria-pressed") == "true"
+    play = next(a for a in g.legal_actions() if a.to_json()["type"] == "play")
+    events = [e.for_viewer(0) for e in g.apply(play)]
+    feed.events(g.view(0), events)
+    assert page.get_attribute(tid("toggle-last"), "aria-pressed") == "false"
+    assert page.locator(tid("trick")).count() == 1
+
+
+# --- the end of a game in a picture; statistics and Ranking (defects 8 and 11) ----------------
+
+
+def test_end_screen_chart_stats_without_empty_columns_and_ranking(new_page, live_server) -> None:
+    page = new_page(locale="es-ES")
+    page.goto(live_server.url)
+    res = page.request.post(  # a one-hand match, so that the end screen comes quickly
+        f"{live_server.url}/api/tables",
+        data=json.dumps(
+            {
+                "game": "mariage",
+                "profile": "mariage",
+                "name": "Uma",
+                "language": "es",
+                "levels": ["random"],
+                "max_deals": 1,
+            }
+        ),
+        headers={"Content-Type": "application/json"},
+    )
+    body = res.json()
+    page.evaluate(
+        "(b) => localStorage.setItem('tapete.table', JSON.stringify(b))",
+        {"table": body["table"], "token": body["token"], "seat": body["seat"]},
+    )
+    page.reload()
+    page.wait_for_selector(f"{tid('hand')} .card")
+    play_until_deal_ends(page, random.Random(3), [])
+    page.wait_for_selector(f"{tid('over')}[open]")
+    chart = f"{tid('over')} {tid('score-chart')}"
+    assert page.locator(chart).count() == 1
+    for seat in (0, 1):  # the start and one point per hand
+        assert page.get_attribute(f"{chart} {tid(f'chart-line-{seat}')}", "data-points") == "2"
+    # the sheet fits its panel
+    widths = page.eval_on_selector(tid("sheet-scroll"), "e => [e.scrollWidth, e.clientWidth]")
+    assert widths[0] <= widths[1]
+    page.click(tid("over-close"))
+    page.click(tid("open-stats"))
+    page.wait_for_selector(tid("stats-mariage"))
+    heads = page.locator(f"{tid('stats-mariage')} th").all_inner_texts()
+    assert heads and not any("ontrato" in x or "arril" in x for x in heads), heads
+    page.click(tid("close-stats"))
+    # the Ranking opens on the board of the game just played, with dates in the language
+    row = {"name": "Uma", "score": 7, "profile": "mariage", "date": "2026-12-01", "table": 1}
+    page.route(
+        "**/api/ranking?*",
+        lambda route: route.fulfill(json=[row]),
+    )
+    page.click(tid("open-ranking"))
+    page.wait_for_selector(f"{tid('ranking-body')} td")
+    assert page.get_attribute(tid("ranking-mariage"), "aria-pressed") == "true"
+    dates = page.locator(f"{tid('ranking-body')} td:last-child").all_inner_texts()
+    assert dates == ["1 dic 2026"], dates
