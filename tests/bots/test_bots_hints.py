@@ -152,9 +152,17 @@ def test_a_reason_without_its_template_cannot_be_built() -> None:
 def _client_text(strings: dict[str, str], key: str, args: dict[str, str]) -> str:
     """What web/app.js (``hintReason``) shows for ``reason_key`` and ``reason_args``."""
     shown = {}
+
+    def pick(name: str, card: str) -> str:  # hints.js: the rank's own string, else the plain one
+        return strings.get(f"{name}_{card[0]}", strings[name])
+
     for k, v in args.items():
         if k in ("card", "lead"):
             shown[k] = ("10" if v[0] == "T" else v[0]) + SYMBOLS[v[1]]
+            # the card with its article and its pronouns (web/js/hints.js gendered())
+            shown[f"{k}_the"] = pick("card_the", v).replace("{card}", shown[k])
+            shown[f"{k}_it"] = pick("card_it", v)
+            shown[f"{k}_lo"] = pick("card_lo", v)
         elif k == "suit":
             shown[k] = SYMBOLS[v]
         elif k == "suit_name":

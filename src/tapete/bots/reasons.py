@@ -58,10 +58,12 @@ REASONS: Final[dict[str, str]] = {
     "rospis_worth": "Concede (rospis): the hand is worth about {est}, far below {value}.",
     "rospis_out_of_reach": "Concede (rospis): {value} is out of reach in every likely deal.",
     # Mil: giving and the contract
-    "give_spare": "Give the {card}: a card you can spare.",
+    "give_spare": "Give {card_the}: a card you can spare.",
     "give_any": "Give a card you can spare.",
-    "give_plan": "Give the {card}: the plan made with the talon.",
-    "give_likely": "Give the {card}: with it gone you make {value} in {pct} of the likely deals.",
+    "give_plan": "Give {card_the}: the plan made with the talon.",
+    "give_likely": (
+        "Give {card_the}: with {card_it} gone you make {value} in {pct} of the likely deals."
+    ),
     "contract_worth": "Play for {value}: the cards in hand are worth it.",
     "contract_bid": "Play for {value}, the bid: raise only with what is in hand.",
     "contract_likely": "Play for {value}: you make it in {pct} of the likely deals.",
@@ -70,79 +72,85 @@ REASONS: Final[dict[str, str]] = {
     ),
     # Mil: card play (rules player)
     "announce_marriage": (
-        "Announce the {suit} marriage (+{value}) by leading the {card}: {suit_name} become trump."
+        "Announce the {suit} marriage (+{value}) by leading {card_the}: {suit_name} "
+        "become trump."
     ),
-    "lead_draw_trumps": "Lead the {card}: it draws the trumps still out.",
-    "lead_master": "Lead the {card}: it wins the trick and keeps the lead.",
-    "lead_spare": "Lead the {card}: the card you can best spare, keeping your winners.",
-    "follow_partner_wins": "Play the {card}: your partner wins this trick.",
-    "follow_side_wins": "Play the {card}: your side already wins this trick.",
-    "take_points": "Take the trick with the {card} ({points} points on it).",
-    "follow_cannot_win": "Play the {card}: you cannot win this trick, give little.",
-    "take_partner_last": "Take the trick with the {card}: your partner plays last.",
-    "follow_partner_may_win": "Play the {card}: your partner may still win it.",
-    "take_unbeatable": "Take the trick with the {card}: nobody can beat it.",
-    "follow_partner_card_wins": "Play the {card}: your partner's card wins this trick.",
-    "follow_keep_high": "Play the {card}: keep your high cards for later.",
+    "lead_draw_trumps": "Lead {card_the}: it draws the trumps still out.",
+    "lead_master": "Lead {card_the}: it wins the trick and keeps the lead.",
+    "lead_spare": "Lead {card_the}: the card you can best spare, keeping your winners.",
+    "follow_partner_wins": "Play {card_the}: your partner wins this trick.",
+    "follow_side_wins": "Play {card_the}: your side already wins this trick.",
+    "take_points": "Take the trick with {card_the} ({points} points on it).",
+    "follow_cannot_win": "Play {card_the}: you cannot win this trick, give little.",
+    "take_partner_last": "Take the trick with {card_the}: your partner plays last.",
+    "follow_partner_may_win": "Play {card_the}: your partner may still win it.",
+    "take_unbeatable": "Take the trick with {card_the}: nobody can beat {card_lo}.",
+    "follow_partner_card_wins": "Play {card_the}: your partner's card wins this trick.",
+    "follow_keep_high": "Play {card_the}: keep your high cards for later.",
     # Mil: card play (search player)
-    "lead_contract_safe": "Lead the {card}: the contract is safe with it.",
-    "play_contract_safe": "Play the {card}: the contract is safe with it.",
+    "lead_contract_safe": "Lead {card_the}: the contract is safe with {card_it}.",
+    "play_contract_safe": "Play {card_the}: the contract is safe with {card_it}.",
     "announce_contract_safe": (
-        "Announce the marriage with the {card}: the contract is safe with it."
+        "Announce the marriage with {card_the}: the contract is safe with it."
     ),
     "lead_contract_lost": (
-        "Lead the {card}: the contract is lost whatever you do; it saves the most points."
+        "Lead {card_the}: the contract is lost whatever you do; it saves the most points."
     ),
     "play_contract_lost": (
-        "Play the {card}: the contract is lost whatever you do; it saves the most points."
+        "Play {card_the}: the contract is lost whatever you do; it saves the most points."
     ),
     "announce_contract_lost": (
-        "Announce the marriage with the {card}: the contract is lost whatever you do; "
-        "it saves the most points."
+        "Announce the marriage with {card_the}: the contract is lost whatever you do; it "
+        "saves the most points."
     ),
-    "lead_makes_pct": "Lead the {card}: it makes the contract in {pct} of the likely deals.",
-    "play_makes_pct": "Play the {card}: it makes the contract in {pct} of the likely deals.",
+    "lead_makes_pct": "Lead {card_the}: it makes the contract in {pct} of the likely deals.",
+    "play_makes_pct": "Play {card_the}: it makes the contract in {pct} of the likely deals.",
     "announce_makes_pct": (
-        "Announce the marriage with the {card}: it makes the contract in {pct} of the likely deals."
+        "Announce the marriage with {card_the}: it makes the contract in {pct} of the "
+        "likely deals."
     ),
-    "lead_beats_all": "Lead the {card}: it beats the contract in every likely deal.",
-    "play_beats_all": "Play the {card}: it beats the contract in every likely deal.",
+    "lead_beats_all": "Lead {card_the}: it beats the contract in every likely deal.",
+    "play_beats_all": "Play {card_the}: it beats the contract in every likely deal.",
     "announce_beats_all": (
-        "Announce the marriage with the {card}: it beats the contract in every likely deal."
+        "Announce the marriage with {card_the}: it beats the contract in every likely "
+        "deal."
     ),
     "lead_made_anyway": (
-        "Lead the {card}: the contract is made anyway; it keeps the declarer's points lowest."
+        "Lead {card_the}: the contract is made anyway; it keeps the declarer's points "
+        "lowest."
     ),
     "play_made_anyway": (
-        "Play the {card}: the contract is made anyway; it keeps the declarer's points lowest."
+        "Play {card_the}: the contract is made anyway; it keeps the declarer's points "
+        "lowest."
     ),
     "announce_made_anyway": (
-        "Announce the marriage with the {card}: the contract is made anyway; "
-        "it keeps the declarer's points lowest."
+        "Announce the marriage with {card_the}: the contract is made anyway; it keeps the"
+        " declarer's points lowest."
     ),
-    "lead_beats_pct": "Lead the {card}: it beats the contract in {pct} of the likely deals.",
-    "play_beats_pct": "Play the {card}: it beats the contract in {pct} of the likely deals.",
+    "lead_beats_pct": "Lead {card_the}: it beats the contract in {pct} of the likely deals.",
+    "play_beats_pct": "Play {card_the}: it beats the contract in {pct} of the likely deals.",
     "announce_beats_pct": (
-        "Announce the marriage with the {card}: it beats the contract in {pct} of the likely deals."
+        "Announce the marriage with {card_the}: it beats the contract in {pct} of the "
+        "likely deals."
     ),
     # Mariage
     "claim": "Claim 66: you have {points} points.",
     "no_claim": "Do not claim: you have fewer than 66 points.",
-    "lead_marriage_card": "Lead the {card} of the marriage you declared.",
+    "lead_marriage_card": "Lead {card_the} of the marriage you declared.",
     "exchange": "Exchange the trump 7 for the face-up trump card.",
     "marriage_and_claim": "Declare the {suit} marriage (+{value}) and claim 66.",
     "marriage_points": "Declare the {suit} marriage: +{value} points.",
     "marriage": "Declare the {suit} marriage (+{value}).",
     "close_trumps": "Close the stock: your trumps bring you to 66.",
     "close_reach": "Close the stock: you can reach 66 with your cards.",
-    "take_both_score": "Take it with the {card}: both cards score for you.",
-    "trump_lead": "Trump the {lead} with the {card}.",
-    "beat_lead": "Beat the {lead} with the {card}.",
-    "play_cheap": "Play the {card}: a cheap card, not worth a trump.",
-    "lead_card": "Lead the {card}.",
-    "play_on_lead": "Play the {card} on the {lead}.",
-    "lead_exact": "Lead the {card}: best with exact play ({avg} game points on average).",
-    "play_exact": "Play the {card}: best with exact play ({avg} game points on average).",
+    "take_both_score": "Take it with {card_the}: both cards score for you.",
+    "trump_lead": "Trump {lead_the} with {card_the}.",
+    "beat_lead": "Beat {lead_the} with {card_the}.",
+    "play_cheap": "Play {card_the}: a cheap card, not worth a trump.",
+    "lead_card": "Lead {card_the}.",
+    "play_on_lead": "Play {card_the} on {lead_the}.",
+    "lead_exact": "Lead {card_the}: best with exact play ({avg} game points on average).",
+    "play_exact": "Play {card_the}: best with exact play ({avg} game points on average).",
 }
 
 #: the wrapper of a Mariage search sentence: ``{text}`` is the sentence without its full stop
@@ -152,9 +160,35 @@ _SYMBOLS: Final = {Suit(s).letter: Suit(s).symbol for s in SUITS}
 _SUIT_NAMES: Final = {Suit(s).letter: SUIT_NAMES[s] for s in SUITS}
 
 
+#: the forms of a card argument (``card``, ``lead``) a template may use besides the card
+#: itself: ``{card_the}`` the card with its article, ``{card_it}`` and ``{card_lo}`` the
+#: pronouns that stand for it (in Spanish and Portuguese they follow the gender of the card's
+#: rank: "la Q♠", "sin ella"; the client renders them from its strings ``card_the`` ...)
+CARD_FORMS: Final = ("the", "it", "lo")
+_CARD_ARGS: Final = ("card", "lead")
+
+
 def placeholders(template: str) -> set[str]:
-    """The argument names of a template (``{name}``)."""
-    return set(re.findall(r"\{(\w+)\}", template))
+    """The argument names of a template (``{name}``; ``{card_the}`` and the other
+    :data:`CARD_FORMS` of a card argument count as that argument).
+
+    >>> sorted(placeholders("Give {card_the}: with {card_it} gone you make {value}."))
+    ['card', 'value']
+    """
+    names = set()
+    for name in re.findall(r"\{(\w+)\}", template):
+        base, _, form = name.rpartition("_")
+        names.add(base if base in _CARD_ARGS and form in CARD_FORMS else name)
+    return names
+
+
+def _english_forms(args: Mapping[str, str | int | float]) -> dict[str, str]:
+    """Every placeholder of an English template: the arguments and their card forms."""
+    out = {k: _english(k, v) for k, v in args.items()}
+    for k in _CARD_ARGS:
+        if k in out:
+            out.update({f"{k}_the": f"the {out[k]}", f"{k}_it": "it", f"{k}_lo": "it"})
+    return out
 
 
 def _wire(name: str, value: str | int | float) -> str:
@@ -209,7 +243,7 @@ class Reason:
         return hash((self.key, tuple(sorted(self.args.items())), self.sampled_avg))
 
     def __str__(self) -> str:
-        text = REASONS[self.key].format_map({k: _english(k, v) for k, v in self.args.items()})
+        text = REASONS[self.key].format_map(_english_forms(self.args))
         if self.sampled_avg is not None:
             text = SAMPLED_AVG.format(
                 text=text[:-1], sampled_avg=_wire("sampled_avg", self.sampled_avg)
