@@ -10,6 +10,7 @@ from tapete.cards import (
     CARD_NAMES,
     CARD_POINTS,
     MIL_DECK,
+    SUIT_LETTERS,
     bits,
     card_name,
 )
@@ -18,7 +19,7 @@ from tapete.game import DealSummary, Event
 from tapete.mil.actions import Give, KeepDeal, MilAction, Play, Redeal, action_from_json
 from tapete.mil.profiles import Profile, get_profile
 from tapete.mil.scoring import BARREL_ATTEMPTS, DealResult, Standing, settle
-from tapete.mil.state import MARRIAGE_VALUES, State, hand_order
+from tapete.mil.state import MARRIAGE_VALUES, State, contract_made, hand_order
 from tapete.scores import score_json
 
 __all__ = ["DealSource", "MilGame", "deal_cards"]
@@ -27,9 +28,6 @@ __all__ = ["DealSource", "MilGame", "deal_cards"]
 DealSource = Callable[[int], tuple[list[list[int]], list[int]]]
 
 _MIL_CARDS = sorted(bits(MIL_DECK))
-_SUITS = "SCDH"
-
-
 def deal_cards(rng: random.Random) -> tuple[list[list[int]], list[int]]:
     """Shuffle the 24 cards: three hands of 7 and a talon of 3 (a uniform deal)."""
     deck = list(_MIL_CARDS)
@@ -168,7 +166,7 @@ class MilGame:
             events.append(
                 Event(
                     "marriage",
-                    {"seat": seat, "suit": _SUITS[suit], "value": MARRIAGE_VALUES[suit]},
+                    {"seat": seat, "suit": SUIT_LETTERS[suit], "value": MARRIAGE_VALUES[suit]},
                 )
             )
         if len(st.tricks) > n_tricks:
@@ -355,4 +353,4 @@ def _made(res: DealResult) -> bool | None:
     """Whether the declarer made the contract (None for an annulled deal or a rospis)."""
     if res.annulled or res.rospis or res.raw is None or res.declarer is None:
         return None
-    return res.contract is not None and res.raw[res.declarer] >= res.contract
+    return res.contract is not None and contract_made(res.raw[res.declarer], res.contract)

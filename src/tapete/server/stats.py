@@ -19,6 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tapete.games import kind
+from tapete.mil.state import contract_made
 from tapete.server.db import RankingRow, StatRow
 
 __all__ = [
@@ -74,7 +75,8 @@ def summarize(record: dict[str, Any], seat: int) -> GameSummary:
             and result.get("contract") is not None
         ):
             raw = result.get("raw")
-            if result.get("rospis") or raw is None or raw[seat] < result["contract"]:
+            reached = raw is not None and contract_made(raw[seat], result["contract"])
+            if result.get("rospis") or not reached:
                 failed += 1
             else:
                 made += 1

@@ -18,7 +18,10 @@ from tapete.bots import make_bot
 from tapete.cards import (
     CARD_NAMES,
     SUIT_LETTERS,
+    SUIT_NAMES,
+    SUITS,
     InvalidNotationError,
+    Suit,
     card_points,
     parse_card,
     parse_suit,
@@ -50,7 +53,7 @@ __all__ = ["HELP", "OPTIONS", "TerminalBot", "parse_command", "play_match", "pla
 #: the optional arguments of :func:`play_terminal` this front-end honours
 OPTIONS = frozenset({"show_points"})
 
-SUIT_WORDS = ("spades ♠", "clubs ♣", "diamonds ♦", "hearts ♥")
+SUIT_WORDS = tuple(f"{SUIT_NAMES[s]} {Suit(s).symbol}" for s in SUITS)
 
 HELP = """Commands:
   play KH       play a card (or just type KH; 10H and K♥ work too)

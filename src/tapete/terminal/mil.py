@@ -11,18 +11,28 @@ from collections.abc import Callable
 from typing import Any
 
 from tapete.bots import make_bot
-from tapete.cards import NINE, InvalidNotationError, bits, card_name, card_points, parse_card
+from tapete.cards import (
+    NINE,
+    SUITS,
+    InvalidNotationError,
+    Suit,
+    bits,
+    card_name,
+    card_points,
+    parse_card,
+)
 from tapete.errors import IllegalActionError
 from tapete.mil.game import MilGame
 from tapete.mil.kind import KIND
-from tapete.mil.state import State
+from tapete.mil.state import State, contract_made
 
 __all__ = ["OPTIONS", "format_view", "parse_command", "play_terminal"]
 
 #: the optional arguments of :func:`play_terminal` this front-end honours
 OPTIONS = frozenset({"name"})
 
-SUIT_SYMBOLS = {"S": "♠", "C": "♣", "D": "♦", "H": "♥"}
+#: a suit letter of the views -> its symbol
+SUIT_SYMBOLS = {Suit(s).letter: Suit(s).symbol for s in SUITS}
 HELP = """commands:
   bid 120 | pass                 auction
   redeal | keep                  ask for a redeal when offered / keep the cards
@@ -257,7 +267,7 @@ def _deal_outcome(st: State, row: dict[str, Any], names: list[str]) -> str:
     who = names[row["declarer"]]
     if row["rospis"]:
         return f"rospis: {who} conceded at {row['bid']}"
-    made = row["raw"][row["declarer"]] >= row["contract"]
+    made = contract_made(row["raw"][row["declarer"]], row["contract"])
     return f"raw {row['raw']}, contract {row['contract']}: {who} {'made' if made else 'failed'} it"
 
 
