@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import tapete
+from tapete.analysis.core import LABELS, GameAnalysis
 from tapete.game import GameKind
 from tapete.games import game_from_record, kind, kinds
 
@@ -155,3 +156,14 @@ def test_every_kind_has_a_terminal_with_the_shared_entry_point(k: GameKind) -> N
     code = terminal.play_terminal(k.profiles[0], "random", 1, input_fn=leave, output_fn=out.append)
     assert code == 0
     assert "seed 1" in out[0]
+
+
+@pytest.mark.parametrize("k", kinds(), ids=lambda k: k.name)
+def test_every_kind_has_an_analysis_module_with_the_shared_hooks(k: GameKind) -> None:
+    module = importlib.import_module(k.analysis)
+    hooks = [name for name in vars(GameAnalysis) if not name.startswith("_")]
+    assert hooks and all(hasattr(module, name) for name in hooks)
+    assert len(module.THRESHOLDS) == len(LABELS)
+    assert list(module.THRESHOLDS) == sorted(module.THRESHOLDS) and module.THRESHOLDS[0] > 0
+    assert 0 < module.LEAST < module.THRESHOLDS[0]
+    assert module.amount(2.0).startswith("about 2")

@@ -203,9 +203,10 @@ class GameKind:
     """One game's registry entry: what generic code may know about it.
 
     The game package builds its own entry (``tapete.mil.KIND``, ``tapete.mariage.KIND``) and
-    :mod:`tapete.games` lists them. ``bots`` and ``terminal`` name the modules (above the
-    engine) that provide the game's computer players (``make_bot(level, profile, **options)``)
-    and its terminal front-end, so that the engine never imports them.
+    :mod:`tapete.games` lists them. ``bots``, ``terminal`` and ``analysis`` name the modules
+    (above the engine) that provide the game's computer players (``make_bot(level, profile,
+    **options)``), its terminal front-end and its deal review (the shape of
+    :class:`tapete.analysis.core.GameAnalysis`), so that the engine never imports them.
     """
 
     name: str
@@ -227,6 +228,7 @@ class GameKind:
     replay: Callable[..., Game]
     bots: str
     terminal: str
+    analysis: str
     #: a deal's ``deltas`` are points won, never negative (Mariage's game points), so each
     #: seat's share of all the points is a figure of its own (the arena reports it); False
     #: where a deal can take points away (Mil)

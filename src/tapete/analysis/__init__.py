@@ -15,18 +15,23 @@ judged open-handed only and ``complete`` is false); ``quick`` judges open-handed
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Final
 
-from tapete.analysis.core import LABELS, THRESHOLDS, label_for
-from tapete.analysis.mariage import MariageSettings, analyse_mariage_deal
-from tapete.analysis.mil import MilSettings, analyse_mil_deal
+from tapete.analysis.core import LABELS, GameAnalysis, game_analysis, label_for
+from tapete.analysis.mariage import MariageSettings
+from tapete.analysis.mil import MilSettings
 from tapete.errors import RecordError
 from tapete.game import JSON
-from tapete.mariage.game import MariageGame
-from tapete.mil.game import MilGame
-from tapete.mil.record import standing_from_start
-from tapete.mil.scoring import Standing
+from tapete.games import kinds
 from tapete.replay import replay
+
+if TYPE_CHECKING:
+    from tapete.analysis import mariage as _mariage
+    from tapete.analysis import mil as _mil
+
+    #: (for mypy) each game's analysis module has the shape the generic code asks for
+    _HOOKS: tuple[GameAnalysis, ...] = (_mil, _mariage)
 
 __all__ = [
     "LABELS",
@@ -44,6 +49,12 @@ __all__ = [
 SUMMARY_FIELDS = ("game", "deal", "open_values", "decisions", "seats")
 DECISION_FIELDS = ("index", "seat", "action", "best", "expected_loss", "open_loss", "label")
 
+#: per game, the least ``expected_loss`` for each label of :data:`LABELS` (in the game's unit;
+#: each game's analysis module, ``kind(game).analysis``, holds its own)
+THRESHOLDS: Final[Mapping[str, tuple[float, float, float]]] = {
+    k.name: game_analysis(k.name).THRESHOLDS for k in kinds()
+}
+
 
 class _Replayed:
     """A record replayed once, its finished deals ready to analyse one by one."""
@@ -52,11 +63,9 @@ class _Replayed:
         self.record = record
         self.game_index = game_index
         self.game = replay(record, index=game_index)
-        if isinstance(self.game, MilGame):
-            self.count = len(self.game.deals)
-        else:
-            assert isinstance(self.game, MariageGame)
-            self.count = len(self.game.finished)
+        #: the game's analysis module (``kind(record["game"]).analysis``)
+        self.kind = game_analysis(record["game"])
+        self.count = self.kind.finished_count(self.game)
 
     def analyse(
         self,
@@ -72,43 +81,14 @@ class _Replayed:
                 f"deal {deal} is out of range: game {self.game_index} has {self.count} "
                 f"finished deal(s) (0..{self.count - 1})"
             )
-        g = self.game
-        players = list(self.record["players"])
-        if isinstance(g, MilGame):
-            done, result = g.deals[deal]
-            if deal:
-                before = g.deals[deal - 1][1].standing
-            elif self.record.get("start") is not None:
-                before = standing_from_start(self.record["start"], g.profile)
-            else:
-                before = Standing()
-            report = analyse_mil_deal(
-                players,
-                done,
-                result,
-                before,
-                deal=deal,
-                seed=seed,
-                quick=quick,
-                budget=budget,
-                seats=seats,
-            )
-        else:
-            assert isinstance(g, MariageGame)
-            report = analyse_mariage_deal(
-                players,
-                g.finished[deal],
-                deal=deal,
-                seed=seed,
-                quick=quick,
-                budget=budget,
-                seats=seats,
-            )
+        report = self.kind.analyse_finished(
+            self.record, self.game, deal, seed=seed, quick=quick, budget=budget, seats=seats
+        )
         return {
             "game": self.game_index,
             "kind": self.record["game"],
             "profile": self.record.get("profile"),
-            "players": players,
+            "players": list(self.record["players"]),
             "quick": quick,
             "seed": seed,
             **report,

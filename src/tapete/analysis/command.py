@@ -20,11 +20,10 @@ from tapete.analysis import _Replayed, summary
 from tapete.analysis.text import render_report, render_summary
 from tapete.errors import RecordError
 from tapete.game import JSON
+from tapete.games import kind
 from tapete.records import load
 
 __all__ = ["add_parser", "run"]
-
-_SEATS = {"mil": 3, "mariage": 2}
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -82,7 +81,7 @@ def _plan(args: argparse.Namespace) -> list[tuple[_Replayed, list[int]]]:
             r = _Replayed(records[g], g)
         except RecordError as exc:
             raise _Bad(f"{path}: {exc}") from None
-        seats = _SEATS[records[g]["game"]]
+        seats = kind(records[g]["game"]).seats
         if args.seat is not None and not 0 <= args.seat < seats:
             raise _Bad(
                 f"game {g} has {seats} seats: --seat must be in 0..{seats - 1}, not {args.seat}"

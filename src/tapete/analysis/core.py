@@ -1,26 +1,32 @@
-"""What every analysed decision and deal carries, the labels and their thresholds.
+"""What every analysed decision and deal carries, the labels, and what a game's analysis
+module provides (:class:`GameAnalysis`, found through ``kind(game).analysis``).
 
-A decision's losses are in the game's own unit: Mil in deal-score points (a lost chance of
-making the contract costs twice the contract times the change in that chance; when the chance
-is the same, the declarer's raw points), Mariage in game points. Both losses are never negative:
-the best alternative is the one the loss is measured from.
+A decision's losses are in the game's own unit (its module's ``UNIT``: Mil in deal-score points,
+where a lost chance of making the contract costs twice the contract times the change in that
+chance and, when the chance is the same, the declarer's raw points; Mariage in game points).
+Both losses are never negative: the best alternative is the one the loss is measured from.
 """
 
 from __future__ import annotations
 
+import importlib
 import random
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, Protocol, cast
 
-from tapete.game import JSON
+from tapete.game import JSON, Game
+from tapete.games import kind
 
 __all__ = [
     "LABELS",
-    "THRESHOLDS",
     "Budget",
     "Decision",
+    "GameAnalysis",
     "decision_rng",
+    "game_analysis",
+    "grade",
     "label_for",
     "seat_totals",
 ]
@@ -28,23 +34,81 @@ __all__ = [
 #: the labels, mildest first
 LABELS: Final = ("inaccuracy", "mistake", "blunder")
 
-#: per game, the least ``expected_loss`` for each label of :data:`LABELS` (Mil: deal-score
-#: points, where one contract of 120 lost is 240; Mariage: game points, a hand is worth 1 to 3)
-THRESHOLDS: Final[dict[str, tuple[float, float, float]]] = {
-    "mil": (10.0, 25.0, 60.0),
-    "mariage": (0.2, 0.5, 1.0),
-}
+
+class GameAnalysis(Protocol):
+    """What a game's analysis module (``kind(game).analysis``, e.g. :mod:`tapete.analysis.mil`)
+    exports: the generic code (the report, the text, the command) asks it and names no game."""
+
+    @property
+    def THRESHOLDS(self) -> tuple[float, float, float]:
+        """The least ``expected_loss`` for each label of :data:`LABELS`, in the game's unit."""
+        ...
+
+    @property
+    def UNIT(self) -> str:
+        """The unit of the seats' totals in the readable report ("points", "game points")."""
+        ...
+
+    @property
+    def LEAST(self) -> float:
+        """A loss below this rounds to nothing in the unit shown: it gets no line."""
+        ...
+
+    @property
+    def PHASE_WORDS(self) -> Mapping[str, str]:
+        """Where a decision without a trick number was taken, in words, by its phase."""
+        ...
+
+    def finished_count(self, game: Game) -> int:
+        """How many finished deals the replayed ``game`` holds."""
+        ...
+
+    def analyse_finished(
+        self,
+        record: JSON,
+        game: Game,
+        deal: int,
+        *,
+        seed: int,
+        quick: bool,
+        budget: float | None,
+        seats: set[int] | None,
+    ) -> JSON:
+        """The game's own fields of the report on finished deal ``deal`` of ``game`` (replayed
+        from ``record``): at least ``deal``, ``open_values``, ``decisions``, ``seats``,
+        ``complete``."""
+        ...
+
+    def amount(self, x: float) -> str:
+        """A loss in words: ``about 14 points``."""
+        ...
+
+    def headline(self, report: JSON) -> list[str]:
+        """The lines under a report's first one: what happened in the deal."""
+        ...
 
 
-def label_for(game: str, loss: float | None) -> str | None:
-    """The label of a loss under :data:`THRESHOLDS` (``None``: below them, or not judged)."""
+def game_analysis(game: str) -> GameAnalysis:
+    """The analysis module of a registered game (``kind(game).analysis``)."""
+    module: Any = importlib.import_module(kind(game).analysis)
+    return cast(GameAnalysis, module)
+
+
+def grade(thresholds: tuple[float, float, float], loss: float | None) -> str | None:
+    """The label of a loss under ``thresholds`` (the least loss for each of :data:`LABELS`;
+    ``None``: below them, or not judged)."""
     if loss is None:
         return None
     out = None
-    for name, least in zip(LABELS, THRESHOLDS[game], strict=True):
+    for name, least in zip(LABELS, thresholds, strict=True):
         if loss >= least:
             out = name
     return out
+
+
+def label_for(game: str, loss: float | None) -> str | None:
+    """The label of a loss under ``game``'s thresholds (``None``: below them, or not judged)."""
+    return grade(game_analysis(game).THRESHOLDS, loss)
 
 
 def decision_rng(seed: int, deal: int, index: int, salt: str = "") -> random.Random:

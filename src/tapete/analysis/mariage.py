@@ -21,7 +21,9 @@ judged (``None``).
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Final
 
 from tapete.analysis.adapters import (
     MariageInfo,
@@ -31,14 +33,37 @@ from tapete.analysis.adapters import (
     mariage_state,
     sample_mariage,
 )
-from tapete.analysis.core import Budget, Decision, decision_rng, label_for, seat_totals
+from tapete.analysis.core import Budget, Decision, decision_rng, grade, seat_totals
 from tapete.cards import card_points, parse_card
-from tapete.game import JSON
+from tapete.game import JSON, Game
 from tapete.mariage.actions import DECLINE, Action, Claim, action_from_json
 from tapete.mariage.game import MariageGame
 from tapete.mariage.state import Phase, State
 
-__all__ = ["ExactSearch", "MariageSettings", "OutOfNodes", "analyse_mariage_deal"]
+__all__ = [
+    "LEAST",
+    "PHASE_WORDS",
+    "THRESHOLDS",
+    "UNIT",
+    "ExactSearch",
+    "MariageSettings",
+    "OutOfNodes",
+    "amount",
+    "analyse_finished",
+    "analyse_mariage_deal",
+    "finished_count",
+    "headline",
+]
+
+#: the least ``expected_loss`` for each label (inaccuracy, mistake, blunder), in game points
+#: (a hand is worth 1 to 3)
+THRESHOLDS: Final = (0.2, 0.5, 1.0)
+#: the unit of the losses in the readable report, and the least loss it shows (what rounds
+#: to a tenth of a game point)
+UNIT: Final = "game points"
+LEAST: Final = 0.05
+#: every decision of a hand has a trick number: no phase needs words
+PHASE_WORDS: Final[Mapping[str, str]] = {}
 
 #: points that allow a claim
 _WIN = 66
@@ -278,7 +303,7 @@ class _HandAnalysis:
         if d.expected_loss is None and d.open_loss and open_best is not None:
             d.best = open_best.to_json()
         loss = d.expected_loss if d.expected_loss is not None else d.open_loss
-        d.label = label_for("mariage", loss)
+        d.label = grade(THRESHOLDS, loss)
         self.decisions.append(d)
 
     def _expected(
@@ -375,3 +400,51 @@ def analyse_mariage_deal(
         "result": deal_json.get("result"),
         "complete": not clock.exhausted,
     }
+
+
+# ---------------------------------------------------------------------------- the kind's hooks
+# (tapete.analysis.core.GameAnalysis: the generic report, text and command ask these)
+
+
+def finished_count(game: Game) -> int:
+    """How many finished hands the replayed match ``game`` holds."""
+    assert isinstance(game, MariageGame)
+    return len(game.finished)
+
+
+def analyse_finished(
+    record: JSON,
+    game: Game,
+    deal: int,
+    *,
+    seed: int,
+    quick: bool,
+    budget: float | None,
+    seats: set[int] | None,
+) -> JSON:
+    """:func:`analyse_mariage_deal` on finished hand ``deal`` of ``game`` (replayed from
+    ``record``)."""
+    assert isinstance(game, MariageGame)
+    return analyse_mariage_deal(
+        list(record["players"]),
+        game.finished[deal],
+        deal=deal,
+        seed=seed,
+        quick=quick,
+        budget=budget,
+        seats=seats,
+    )
+
+
+def amount(x: float) -> str:
+    """A loss in words: ``about 0.5 game points``."""
+    return f"about {x:.1f} game point{'s' if round(x, 1) != 1 else ''}"
+
+
+def headline(report: JSON) -> list[str]:
+    """Who won the hand, how many game points, why, and the card points."""
+    players = report["players"]
+    r = report.get("result") or {}
+    w = r.get("winner")
+    who = "a tie" if w is None else f"{players[w]} won {r.get('game_points')} game point(s)"
+    return [f"  {who} ({r.get('reason')}), points {r.get('points')}"]

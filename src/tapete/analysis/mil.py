@@ -26,7 +26,7 @@ twice the contract.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -38,9 +38,10 @@ from tapete.analysis.adapters import (
     mil_keep_value,
     sample_mil,
 )
-from tapete.analysis.core import Budget, Decision, decision_rng, label_for, seat_totals
+from tapete.analysis.core import Budget, Decision, decision_rng, grade, seat_totals
+from tapete.analysis.text import card_words
 from tapete.cards import bits, card_name
-from tapete.game import JSON
+from tapete.game import JSON, Game
 from tapete.mil.actions import (
     Bid,
     Contract,
@@ -53,12 +54,40 @@ from tapete.mil.actions import (
     Rospis,
 )
 from tapete.mil.game import MilGame
+from tapete.mil.record import standing_from_start
 from tapete.mil.scoring import DealResult, Standing
 from tapete.mil.state import Phase, State
 from tapete.solver import MilPosition, best_moves, solve
 from tapete.solver.command import position_from_state
 
-__all__ = ["MilSettings", "analyse_mil_deal", "mil_open_values"]
+__all__ = [
+    "LEAST",
+    "PHASE_WORDS",
+    "THRESHOLDS",
+    "UNIT",
+    "MilSettings",
+    "amount",
+    "analyse_finished",
+    "analyse_mil_deal",
+    "finished_count",
+    "headline",
+    "mil_open_values",
+]
+
+#: the least ``expected_loss`` for each label (inaccuracy, mistake, blunder), in deal-score
+#: points, where one contract of 120 lost is 240
+THRESHOLDS: Final = (10.0, 25.0, 60.0)
+#: the unit of the losses in the readable report, and the least loss it shows (what rounds
+#: to a point)
+UNIT: Final = "points"
+LEAST: Final = 0.5
+#: where a decision before the card play was taken, in words
+PHASE_WORDS: Final[Mapping[str, str]] = {
+    "bidding": "in the bidding",
+    "talon": "with the talon",
+    "give": "with the talon",
+    "contract": "at the contract",
+}
 
 #: a sampled deal the sampler could not complete is retried this many times
 _RETRIES: Final = 4
@@ -225,7 +254,7 @@ class _DealAnalysis:
         elif d.open_loss:
             d.best = d.extra.get("open_best")
         # judged on what the seat knew; open-handed only when that was not judged
-        d.label = label_for("mil", d.expected_loss if d.expected_loss is not None else d.open_loss)
+        d.label = grade(THRESHOLDS, d.expected_loss if d.expected_loss is not None else d.open_loss)
         self.decisions.append(d)
 
     # ------------------------------------------------------------------ play
@@ -510,3 +539,84 @@ def analyse_mil_deal(
         **facts,
         "complete": not clock.exhausted,
     }
+
+
+# ---------------------------------------------------------------------------- the kind's hooks
+# (tapete.analysis.core.GameAnalysis: the generic report, text and command ask these)
+
+
+def finished_count(game: Game) -> int:
+    """How many finished deals the replayed ``game`` holds."""
+    assert isinstance(game, MilGame)
+    return len(game.deals)
+
+
+def analyse_finished(
+    record: JSON,
+    game: Game,
+    deal: int,
+    *,
+    seed: int,
+    quick: bool,
+    budget: float | None,
+    seats: set[int] | None,
+) -> JSON:
+    """:func:`analyse_mil_deal` on finished deal ``deal`` of ``game`` (replayed from
+    ``record``), with the barrel counts it began with."""
+    assert isinstance(game, MilGame)
+    done, result = game.deals[deal]
+    if deal:
+        before = game.deals[deal - 1][1].standing
+    elif record.get("start") is not None:
+        before = standing_from_start(record["start"], game.profile)
+    else:
+        before = Standing()
+    return analyse_mil_deal(
+        list(record["players"]),
+        done,
+        result,
+        before,
+        deal=deal,
+        seed=seed,
+        quick=quick,
+        budget=budget,
+        seats=seats,
+    )
+
+
+def amount(x: float) -> str:
+    """A loss in words: ``about 14 points``."""
+    return f"about {round(x):d} point{'s' if round(x) != 1 else ''}"
+
+
+def headline(report: JSON) -> list[str]:
+    """The declarer, the bid, the contract and its outcome, the talon, the best contract
+    open-handed and the open-hand value curve."""
+    players = report["players"]
+    out: list[str] = []
+    if report["annulled"]:
+        out.append("  the deal was annulled (redeal): no card play")
+        return out
+    d = report["declarer"]
+    if d is None:
+        return out
+    talon = " ".join(card_words(c) for c in report["talon"])
+    line = f"  {players[d]} declared: bid {report['bid']}"
+    if report["rospis"]:
+        out.append(line + ", then conceded (rospis)")
+    else:
+        made = report["raw"][d] >= report["contract"]
+        out.append(
+            f"{line}, contract {report['contract']}, took {report['raw'][d]} "
+            f"({'made' if made else 'failed'})"
+        )
+    best = report["best_contract"]
+    makeable = "makeable" if report["bid_makeable"] else "not makeable"
+    out.append(
+        f"  talon {talon}; with all cards open the best contract was "
+        f"{best if best is not None else 'none'} (the bid was {makeable})"
+    )
+    curve = report["open_values"]
+    if curve:
+        out.append("  open-hand value by trick: " + " ".join(str(v) for v in curve))
+    return out

@@ -1,19 +1,19 @@
-"""A deal report in the players' words (English), costliest decisions first."""
+"""A deal report in the players' words (English), costliest decisions first.
+
+What differs between games (the unit of a loss, the headline of a deal, the words for a
+phase) comes from the game's analysis module, ``kind(report["kind"]).analysis``."""
 
 from __future__ import annotations
 
+from tapete.analysis.core import GameAnalysis, game_analysis
 from tapete.cards import Suit, parse_card
 from tapete.game import JSON
 
 __all__ = ["action_words", "card_words", "render_report", "render_summary"]
 
 _RANKS = {"T": "10"}
-_PHASE_WORDS = {
-    "bidding": "in the bidding",
-    "talon": "with the talon",
-    "give": "with the talon",
-    "contract": "at the contract",
-}
+#: how a decision's ``side`` is named as the one who paid for it
+_SIDE_WORDS = {"declarer": "the declarer", "defence": "the defence"}
 
 
 def card_words(name: str) -> str:
@@ -63,34 +63,27 @@ def action_words(a: JSON, players: list[str], *, verb: bool = True) -> str:
     return str(t)
 
 
-def _where(d: JSON, kind: str) -> str:
-    if d.get("trick") and (kind == "mariage" or d["phase"] == "play"):
+def _where(d: JSON, game: GameAnalysis) -> str:
+    # a decision of the card play has its trick number (from 1), the others none
+    if d.get("trick"):
         return f"trick {d['trick']}"
     phase = str(d["phase"])
-    return _PHASE_WORDS.get(phase, phase)
-
-
-def _amount(x: float, kind: str) -> str:
-    if kind == "mariage":
-        return f"about {x:.1f} game point{'s' if round(x, 1) != 1 else ''}"
-    return f"about {round(x):d} point{'s' if round(x) != 1 else ''}"
+    return game.PHASE_WORDS.get(phase, phase)
 
 
 def decision_line(d: JSON, report: JSON) -> str:
     """``trick 5, Bruno played K♥: it cost the defence about 14 points; A♣ was better``."""
-    kind = report["kind"]
+    game = game_analysis(report["kind"])
     players = report["players"]
     who = players[d["seat"]]
-    head = f"{_where(d, kind)}, {who} {action_words(d['action'], players)}"
-    whom = "the defence" if d.get("side") == "defence" else who
-    if d.get("side") == "declarer" and kind == "mil":
-        whom = "the declarer"
+    head = f"{_where(d, game)}, {who} {action_words(d['action'], players)}"
+    whom = _SIDE_WORDS.get(d.get("side") or "", who)
     if d["expected_loss"] is not None:
-        loss = f"it cost {whom} {_amount(d['expected_loss'], kind)}"
+        loss = f"it cost {whom} {game.amount(d['expected_loss'])}"
         if d["open_loss"] is not None:
-            loss += f" ({_amount(d['open_loss'], kind)} with all cards open)"
+            loss += f" ({game.amount(d['open_loss'])} with all cards open)"
     else:
-        loss = f"with all cards open it cost {whom} {_amount(d['open_loss'] or 0, kind)}"
+        loss = f"with all cards open it cost {whom} {game.amount(d['open_loss'] or 0)}"
     better = ""
     if d["best"] is not None:
         better = f"; {action_words(d['best'], players, verb=False)} was better"
@@ -103,57 +96,21 @@ def _cost(d: JSON) -> float:
     return float(x or 0.0)
 
 
-def _headline(report: JSON) -> list[str]:
-    players = report["players"]
-    out = [f"game {report['game']}, deal {report['deal']} ({report['profile']})"]
-    if report["kind"] == "mil":
-        if report["annulled"]:
-            out.append("  the deal was annulled (redeal): no card play")
-            return out
-        d = report["declarer"]
-        if d is None:
-            return out
-        talon = " ".join(card_words(c) for c in report["talon"])
-        line = f"  {players[d]} declared: bid {report['bid']}"
-        if report["rospis"]:
-            out.append(line + ", then conceded (rospis)")
-        else:
-            made = report["raw"][d] >= report["contract"]
-            out.append(
-                f"{line}, contract {report['contract']}, took {report['raw'][d]} "
-                f"({'made' if made else 'failed'})"
-            )
-        best = report["best_contract"]
-        makeable = "makeable" if report["bid_makeable"] else "not makeable"
-        out.append(
-            f"  talon {talon}; with all cards open the best contract was "
-            f"{best if best is not None else 'none'} (the bid was {makeable})"
-        )
-        curve = report["open_values"]
-        if curve:
-            out.append("  open-hand value by trick: " + " ".join(str(v) for v in curve))
-    else:
-        r = report.get("result") or {}
-        w = r.get("winner")
-        who = "a tie" if w is None else f"{players[w]} won {r.get('game_points')} game point(s)"
-        out.append(f"  {who} ({r.get('reason')}), points {r.get('points')}")
-    return out
-
-
 def render_report(report: JSON, *, seat: int | None = None, top: int = 8) -> str:
     """The readable report of one deal: a headline, the costliest decisions, the totals."""
-    lines = _headline(report)
+    game = game_analysis(report["kind"])
+    lines = [f"game {report['game']}, deal {report['deal']} ({report['profile']})"]
+    lines += game.headline(report)
     decisions = [d for d in report["decisions"] if seat is None or d["seat"] == seat]
     # what rounds to nothing in the unit shown is not a loss worth a line
-    least = 0.05 if report["kind"] == "mariage" else 0.5
-    costly = sorted((d for d in decisions if _cost(d) >= least), key=lambda d: -_cost(d))
+    costly = sorted((d for d in decisions if _cost(d) >= game.LEAST), key=lambda d: -_cost(d))
     for d in costly[:top]:
         lines.append("  " + decision_line(d, report))
     if not costly:
         lines.append("  no decision cost anything")
     elif len(costly) > top:
         lines.append(f"  ... and {len(costly) - top} smaller losses")
-    unit = "game points" if report["kind"] == "mariage" else "points"
+    unit = game.UNIT
     for s, t in enumerate(report["seats"]):
         if seat is not None and s != seat:
             continue

@@ -37,5 +37,6 @@ KIND = GameKind(
     bots="tapete.bots.mariage",
     point_share=True,
     terminal="tapete.terminal.mariage",
+    analysis="tapete.analysis.mariage",
     reader=READER,
 )

@@ -56,5 +56,6 @@ KIND = GameKind(
     bots="tapete.bots.mil",
     point_share=False,
     terminal="tapete.terminal.mil",
+    analysis="tapete.analysis.mil",
     reader=READER,
 )
