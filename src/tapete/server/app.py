@@ -29,6 +29,7 @@ from tapete.games import GAMES, PROFILES, kind, kinds
 from tapete.server import stats
 from tapete.server.db import default_db_url, make_engine, upgrade
 from tapete.server.i18n import LANGUAGES
+from tapete.server.review import ReviewService, ReviewSettings
 from tapete.server.rules import rules_page
 from tapete.server.tables import Table, TableError, TableManager
 
@@ -501,10 +502,12 @@ def create_app(
     hint_timeout_s: float = 15.0,
     rate_limit: int = 20,
     web_dir: str | Path | None = None,
+    review: ReviewSettings | None = None,
 ) -> Starlette:
     """The Tapete server app. ``db_url``: a SQLAlchemy URL (default: SQLite in the user data
     folder); the schema is upgraded to the newest migration here. ``delay_ms``: the pause
-    before each computer move (0 in tests)."""
+    before each computer move (0 in tests). ``review``: how deal reviews are analysed
+    (``tapete.server.review``)."""
     engine = make_engine(db_url or default_db_url())
     upgrade(engine)
     manager = TableManager(engine, delay_ms=delay_ms, bot_timeout_s=bot_timeout_s)
@@ -516,6 +519,8 @@ def create_app(
         web_dir=Path(web_dir) if web_dir is not None else WEB_DIR,
     )
 
+    reviews = ReviewService(manager, review)
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         resumed = manager.resume_all()
@@ -524,6 +529,7 @@ def create_app(
         try:
             yield
         finally:
+            await reviews.close()
             await manager.close()
             engine.dispose()
 
@@ -535,6 +541,7 @@ def create_app(
         Route("/api/tables/live", server.live_tables),
         Route("/api/tables/{table_id}", server.table_info),
         Route("/api/tables/{table_id}/record", server.table_record),
+        Route("/api/tables/{table_id}/review/{deal}", reviews.endpoint),
         Route("/api/stats", server.player_stats),
         Route("/api/ranking", server.ranking),
         Route("/rules/{profile}", server.rules),
@@ -544,6 +551,7 @@ def create_app(
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.server = server
     app.state.manager = manager
+    app.state.reviews = reviews
     return app
 
 
