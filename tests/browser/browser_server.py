@@ -6,6 +6,7 @@ import socket
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 
 def free_port() -> int:
@@ -15,10 +16,12 @@ def free_port() -> int:
 
 
 class LiveServer:
-    """create_app(db_url, delay_ms=0) served by uvicorn on 127.0.0.1:port in a thread."""
+    """create_app(db_url, delay_ms=0, **options) served by uvicorn on 127.0.0.1:port in a
+    thread."""
 
-    def __init__(self, db_path: Path, port: int | None = None) -> None:
+    def __init__(self, db_path: Path, port: int | None = None, **options: Any) -> None:
         self.db_path = db_path
+        self.options = options
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self._server = None
@@ -29,7 +32,7 @@ class LiveServer:
 
         from tapete.server.app import create_app
 
-        app = create_app(db_url=f"sqlite:///{self.db_path}", delay_ms=0)
+        app = create_app(db_url=f"sqlite:///{self.db_path}", delay_ms=0, **self.options)
         config = uvicorn.Config(
             app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on"
         )

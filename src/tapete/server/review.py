@@ -77,7 +77,8 @@ def _last_trick(view: JSON) -> list[JSON]:
 def deal_steps(record: JSON, deal: int) -> list[JSON]:
     """The position before every action of finished deal ``deal`` of ``record``, as the
     engine shows it: each seat's hand (``game.view(seat)``), the trick on the table and the
-    one taken before it, and the public fields of :data:`_PUBLIC` (``game.view(None)``).
+    one taken before it, how many tricks were taken (the index of the open-value curve's
+    point), and the public fields of :data:`_PUBLIC` (``game.view(None)``).
     ``index`` is the action's index in the deal's recorded actions (``None`` for an action
     the format leaves out), as in the analysis report's decisions. Nothing after the deal's
     last action is read (the next deal's cards never enter a review)."""
@@ -108,6 +109,7 @@ def deal_steps(record: JSON, deal: int) -> list[JSON]:
                 "hands": [game.view(s)["hand"] for s in range(seats)],
                 "trick": list(public.get("trick") or []),
                 "last_trick": _last_trick(public),
+                "tricks_done": sum(public.get("tricks_won") or []),
             }
             step.update({k: public[k] for k in _PUBLIC if k in public})
             steps.append(step)

@@ -5,6 +5,7 @@ import { dialog, fmt, h, hideDialog, isNone } from "./dom.js";
 import { S, playerName, screen } from "./state.js";
 import { t } from "./i18n.js";
 import { standingOf } from "./kinds.js";
+import { reviewButton } from "./review.js";
 
 export function showOver() {
   const v = S.view;
@@ -15,6 +16,7 @@ export function showOver() {
     h("h2", { testid: "winner" }, isNone(v.winner) ? t("game_over") : (v.winner === v.seat ? t("you_won") : t("winner_is", { name: playerName(v.winner) }))),
     h("ul", { class: "final" }, v.players.map((n, i) => h("li", {}, h("strong", {}, n), ` ${fmt(scores?.[i] ?? 0)}`))),
     h("div", { class: "dlgbuttons" },
+      (v.sheet || []).length ? reviewButton(0, { label: t("review_game"), testid: "over-review", before: () => hideDialog("over") }) : null,
       h("a", { class: "btnlink", testid: "download-record", href: rec, download: `tapete-${S.session.table}.json` }, t("download_record")),
       h("button", { type: "button", testid: "over-close", onclick: () => hideDialog("over") }, t("see_table")),
       h("button", { type: "button", class: "primary", testid: "over-newgame", onclick: () => { hideDialog("over"); screen.newGame(); } }, t("new_game"))));

@@ -5,6 +5,7 @@ import { fmt, h, isNone } from "./dom.js";
 import { playerName } from "./state.js";
 import { t } from "./i18n.js";
 import { logBox } from "./history.js";
+import { reviewBar } from "./review.js";
 
 // each player's total with the deal's change, barrel and bolt marks (rows with `scores`)
 export function scoreSheet(v) {
@@ -36,7 +37,7 @@ export function scoreSheet(v) {
   table.append(body);
   side.append(table);
   side.append(h("p", { class: "legend" }, t("sheet_legend", { target: v.target, barrel: v.barrel_from })));
-  side.append(logBox());
+  side.append(reviewBar(v) ?? "", logBox());
   return side;
 }
 
@@ -56,6 +57,6 @@ export function matchSheet(v) {
       h("td", {}, (r.points || []).join("–"))));
   });
   table.append(body);
-  side.append(table, logBox());
+  side.append(table, reviewBar(v) ?? "", logBox());
   return side;
 }
