@@ -67,6 +67,7 @@ def _check_review(page: Any, lang: str, data: dict[str, Any], talon: list[str] |
     report, steps = data["report"], data["steps"]
     box = tid("review")
     assert page.inner_text(f"{box} #review-title") == TITLE[lang].format(n=1)
+    assert "null" not in page.inner_text(box) and "undefined" not in page.inner_text(box)
     # the curve: one point per known value, named in the language
     curve = page.locator(f"{box} {tid('review-curve')}")
     assert curve.get_attribute("aria-label").startswith(CURVE[lang])
@@ -140,9 +141,16 @@ def test_review_a_mil_deal_in_three_languages(new_page, review_server, artifacts
         page.click(tid("review-close"))
         assert page.locator(f"{tid('review')}[open]").count() == 0
         assert page.js_errors == []
+    # the statistics count the reviewed deal and the person's average loss
+    page.click(tid("open-stats"))
+    page.wait_for_selector(tid("stats-body"))
+    body = page.inner_text(tid("stats-body"))
+    assert "Reviewed deals" in body and "Average loss per deal" in body
 
 
-def test_review_a_finished_game_from_the_game_over_window(new_page, review_server) -> None:  # type: ignore[no-untyped-def]
+def test_review_a_finished_game_from_the_game_over_window(
+    new_page, review_server, artifacts
+) -> None:  # type: ignore[no-untyped-def]
     engine = make_engine(f"sqlite:///{review_server.db_path}")
     try:  # a Mariage match that the next hand decides, made as an administrator would
         table = TableManager(engine).create(
@@ -172,4 +180,5 @@ def test_review_a_finished_game_from_the_game_over_window(new_page, review_serve
     known = [x for x in report["open_values"] if x is not None]
     assert page.locator(f"{tid('review-curve')} circle").count() == len(known)
     assert page.inner_text(tid("review-head"))  # who won the hand and why
+    shot(page, artifacts, "review-mariage-pt")
     assert page.js_errors == []

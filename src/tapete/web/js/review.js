@@ -252,7 +252,7 @@ function render() {
   if (!R.data) {
     const body = R.error ? h("p", { class: "error", role: "alert", testid: "review-error" }, R.error)
       : h("p", { role: "status", testid: "review-loading" }, t("review_preparing"));
-    d.replaceChildren(title, dealNav, body, h("div", { class: "dlgbuttons" }, closeBtn));
+    d.replaceChildren(...[title, dealNav, body, h("div", { class: "dlgbuttons" }, closeBtn)].filter(Boolean));
     return;
   }
   const rep = R.data.report;
@@ -266,12 +266,12 @@ function render() {
     h("span", { tabindex: "0", testid: "review-step", role: "status", "aria-live": "polite" }, t("review_step_of", { n: R.step + 1, total: steps.length })),
     h("button", { type: "button", testid: "review-next", disabled: R.step >= steps.length - 1, onclick: () => goStep(R.step + 1), "aria-label": t("review_next") }, "▶"),
     h("button", { type: "button", testid: "review-last", disabled: R.step >= steps.length - 1, onclick: () => goStep(steps.length - 1), "aria-label": t("review_last") }, "»"));
-  d.replaceChildren(title, dealNav,
+  d.replaceChildren(...[title, dealNav,
     h("section", { class: "reviewhead", testid: "review-head" }, headline(rep)),
     curve(rep, step ? step.tricks_done : null),
     h("section", { class: "reviewstepper" }, h("h3", {}, t("review_the_deal")), stepper, step ? position(step, decision) : null,
       h("p", { class: "note" }, t("review_keys"))),
     marksList(rep, steps),
     h("details", {}, h("summary", {}, t("review_totals")), totals(rep)),
-    h("div", { class: "dlgbuttons" }, closeBtn));
+    h("div", { class: "dlgbuttons" }, closeBtn)].filter(Boolean));
 }
