@@ -21,6 +21,7 @@ import logging
 import multiprocessing
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 from sqlalchemy.exc import IntegrityError
@@ -193,9 +194,17 @@ class ReviewService:
         try:
             loop = asyncio.get_running_loop()
             self.started += 1
-            review = await loop.run_in_executor(
-                self._pool(), self.compute, record, deal, s.quick, s.budget, s.seed
-            )
+            pool = self._pool()
+            try:
+                review = await loop.run_in_executor(
+                    pool, self.compute, record, deal, s.quick, s.budget, s.seed
+                )
+            except BrokenProcessPool:
+                # the worker died (killed, out of memory): the next review starts a new one
+                if self._executor is pool:
+                    self._executor = None
+                    pool.shutdown(wait=False, cancel_futures=True)
+                raise
             self._store(table_id, deal, review)
             return review
         finally:

@@ -65,7 +65,8 @@ async function load() {
     render();
     return;
   }
-  if (res.ok) R.data = res.body; else R.error = res.body?.error || t("unavailable");
+  if (res.ok) R.data = res.body;
+  else R.error = res.status === 409 ? t("review_not_over") : (res.status === 403 ? t("review_forbidden") : t("unavailable"));
   render();
 }
 
