@@ -12,7 +12,7 @@ from typing import Any
 from server_helpers import CARD_RE, MakeApp, Session, new_table
 
 from tapete.game import JSON
-from tapete.server.review import ReviewSettings, compute_review
+from tapete.server.review import ReviewSettings, compute_review, openapi_path
 
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message=".*httpx2.*")
@@ -154,3 +154,9 @@ def test_the_worker_process_reviews_a_mariage_hand(make_app: MakeApp) -> None:
         assert body["steps"] and all(len(s["hands"]) == 2 for s in body["steps"])
         assert len(body["report"]["open_values"]) >= 2
         assert app.state.reviews.started == 1
+
+
+def test_the_openapi_path_names_every_answer() -> None:
+    op = openapi_path()["get"]
+    assert set(op["responses"]) == {"200", "202", "400", "403", "404", "409", "500", "503"}
+    assert [p["name"] for p in op["parameters"]] == ["table_id", "deal", "token"]

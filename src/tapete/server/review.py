@@ -34,7 +34,14 @@ from tapete.replay import iter_replay
 from tapete.server.db import DealReviewRow, TableRow, utcnow
 from tapete.server.tables import TableManager
 
-__all__ = ["ReviewService", "ReviewSettings", "compute_review", "deal_steps", "seat_losses"]
+__all__ = [
+    "ReviewService",
+    "ReviewSettings",
+    "compute_review",
+    "deal_steps",
+    "openapi_path",
+    "seat_losses",
+]
 
 log = logging.getLogger("tapete.server")
 
@@ -291,3 +298,86 @@ class ReviewService:
         if self._executor is not None:
             self._executor.shutdown(wait=False, cancel_futures=True)
             self._executor = None
+
+
+def openapi_path() -> JSON:
+    """The OpenAPI 3.1 path item of ``/api/tables/{table_id}/review/{deal}`` (for the
+    hand-written document of the HTTP API, where there is one)."""
+
+    def error(description: str) -> JSON:
+        schema = {
+            "type": "object",
+            "required": ["error"],
+            "properties": {"error": {"type": "string"}},
+        }
+        return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+    retry = {
+        "Retry-After": {
+            "description": "seconds to wait before asking again",
+            "required": False,
+            "schema": {"type": "string"},
+        }
+    }
+    review = {
+        "type": "object",
+        "required": ["table", "deal", "report", "steps"],
+        "properties": {
+            "table": {"type": "integer"},
+            "deal": {"type": "integer"},
+            "report": {"type": "object", "description": "tapete.analysis's report (docs)"},
+            "steps": {"type": "array", "items": {"type": "object"}},
+        },
+    }
+    pending = {
+        "type": "object",
+        "required": ["status", "retry_after"],
+        "properties": {"status": {"const": "pending"}, "retry_after": {"type": "integer"}},
+    }
+
+    def json_of(schema: JSON) -> JSON:
+        return {"application/json": {"schema": schema}}
+
+    return {
+        "get": {
+            "summary": "the review of a finished deal (its analysis and every position); "
+            "while the game is on only for the seat's token, and never of a deal in play",
+            "parameters": [
+                {
+                    "name": "table_id",
+                    "in": "path",
+                    "required": True,
+                    "schema": {"type": "string"},
+                    "description": "the table's id (ASCII digits; anything else is no table)",
+                },
+                {
+                    "name": "deal",
+                    "in": "path",
+                    "required": True,
+                    "schema": {"type": "string"},
+                    "description": "the deal's index in the game, from 0 (ASCII digits)",
+                },
+                {
+                    "name": "token",
+                    "in": "query",
+                    "required": False,
+                    "schema": {"type": "string"},
+                    "description": "the person's token (seat 0)",
+                },
+            ],
+            "responses": {
+                "200": {"description": "the review", "content": json_of(review)},
+                "202": {
+                    "description": "being analysed: ask again after Retry-After",
+                    "headers": retry,
+                    "content": json_of(pending),
+                },
+                "400": error("the deal is not a whole number"),
+                "403": error("an unfinished game's review needs the seat's token"),
+                "404": error("there is no such table, or no such deal in a finished game"),
+                "409": error("the deal is not over yet"),
+                "500": error("the analysis failed (logged)"),
+                "503": {**error("the analysis queue is full: ask again"), "headers": retry},
+            },
+        }
+    }
