@@ -6,7 +6,6 @@ import socket
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 
 def free_port() -> int:
@@ -16,12 +15,10 @@ def free_port() -> int:
 
 
 class LiveServer:
-    """create_app(db_url, delay_ms=0, **options) served by uvicorn on 127.0.0.1:port in a
-    thread."""
+    """create_app(db_url, delay_ms=0) served by uvicorn on 127.0.0.1:port in a thread."""
 
-    def __init__(self, db_path: Path, port: int | None = None, **options: Any) -> None:
+    def __init__(self, db_path: Path, port: int | None = None) -> None:
         self.db_path = db_path
-        self.options = options
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self._server = None
@@ -32,7 +29,7 @@ class LiveServer:
 
         from tapete.server.app import create_app
 
-        app = create_app(db_url=f"sqlite:///{self.db_path}", delay_ms=0, **self.options)
+        app = create_app(db_url=f"sqlite:///{self.db_path}", delay_ms=0)
         config = uvicorn.Config(
             app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on"
         )

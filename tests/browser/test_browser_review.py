@@ -7,6 +7,7 @@ worker process: the panel does not depend on how the losses were judged."""
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -15,6 +16,7 @@ import pytest
 from browser_helpers import LOCALES, play_until_deal_ends, shot, start_game, state, tid, view
 from browser_server import LiveServer
 
+import tapete.server.app as app_module
 from tapete.server.db import make_engine
 from tapete.server.review import ReviewSettings
 from tapete.server.tables import TableManager
@@ -38,7 +40,10 @@ STEP = {"es": "Paso {n} de {total}", "pt": "Passo {n} de {total}", "en": "Step {
 @pytest.fixture(scope="module")
 def review_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     path = tmp_path_factory.mktemp("review") / "tapete.sqlite"
-    server = LiveServer(path, review=ReviewSettings(quick=True, wait_s=30)).start()
+    quick = functools.partial(app_module.create_app, review=ReviewSettings(quick=True, wait_s=30))
+    with pytest.MonkeyPatch.context() as mp:  # the live server's app, with quick reviews
+        mp.setattr(app_module, "create_app", quick)
+        server = LiveServer(path).start()
     yield server
     server.stop()
 
