@@ -2,10 +2,10 @@
 // the record to download, and a new game.
 
 import { dialog, fmt, h, hideDialog, isNone } from "./dom.js";
+import { reviewButton } from "./review.js";
 import { S, playerName, screen } from "./state.js";
 import { t } from "./i18n.js";
 import { standingOf } from "./kinds.js";
-import { reviewButton } from "./review.js";
 
 export function showOver() {
   const v = S.view;

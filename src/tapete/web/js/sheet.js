@@ -3,14 +3,15 @@
 
 import { fmt, h, isNone } from "./dom.js";
 import { playerName } from "./state.js";
+import { reviewBar } from "./review.js";
 import { t } from "./i18n.js";
 import { logBox } from "./history.js";
-import { reviewBar } from "./review.js";
 
 // each player's total with the deal's change, barrel and bolt marks (rows with `scores`)
 export function scoreSheet(v) {
   const side = h("aside", { class: "side" });
   side.append(h("h2", {}, t("sheet")));
+  side.append(reviewBar(v) ?? "");
   const names = v.players;
   const table = h("table", { class: "sheet", testid: "sheet" },
     h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, t("contract")),
@@ -37,7 +38,7 @@ export function scoreSheet(v) {
   table.append(body);
   side.append(table);
   side.append(h("p", { class: "legend" }, t("sheet_legend", { target: v.target, barrel: v.barrel_from })));
-  side.append(reviewBar(v) ?? "", logBox());
+  side.append(logBox());
   return side;
 }
 
@@ -46,6 +47,7 @@ export function matchSheet(v) {
   const side = h("aside", { class: "side" });
   side.append(h("h2", {}, t("match_to", { n: v.target })));
   side.append(h("div", { class: "matchscore", testid: "match" }, `${playerName(0)} ${v.match?.[0] ?? 0} – ${v.match?.[1] ?? 0} ${playerName(1)}`));
+  side.append(reviewBar(v) ?? "");
   const table = h("table", { class: "sheet", testid: "sheet" },
     h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, t("hand_winner")),
       h("th", { scope: "col" }, t("game_points")), h("th", { scope: "col" }, t("card_points")))));
@@ -57,6 +59,6 @@ export function matchSheet(v) {
       h("td", {}, (r.points || []).join("–"))));
   });
   table.append(body);
-  side.append(table, reviewBar(v) ?? "", logBox());
+  side.append(table, logBox());
   return side;
 }
