@@ -14,7 +14,7 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -29,9 +29,11 @@ from tapete.games import GAMES, PROFILES, kind, kinds
 from tapete.server import stats
 from tapete.server.db import default_db_url, make_engine, upgrade
 from tapete.server.i18n import LANGUAGES
-from tapete.server.review import ReviewService, ReviewSettings
 from tapete.server.rules import rules_page
 from tapete.server.tables import Table, TableError, TableManager
+
+if TYPE_CHECKING:
+    from tapete.server.review import ReviewSettings
 
 __all__ = ["LANGUAGES", "MAX_MESSAGE_BYTES", "create_app", "run_serve"]
 
@@ -501,13 +503,14 @@ def create_app(
     bot_timeout_s: float = 15.0,
     hint_timeout_s: float = 15.0,
     rate_limit: int = 20,
-    web_dir: str | Path | None = None,
     review: ReviewSettings | None = None,
+    web_dir: str | Path | None = None,
 ) -> Starlette:
     """The Tapete server app. ``db_url``: a SQLAlchemy URL (default: SQLite in the user data
     folder); the schema is upgraded to the newest migration here. ``delay_ms``: the pause
-    before each computer move (0 in tests). ``review``: how deal reviews are analysed
-    (``tapete.server.review``)."""
+    before each computer move (0 in tests)."""
+    from tapete.server.review import ReviewService  # deal reviews (``review``: its settings)
+
     engine = make_engine(db_url or default_db_url())
     upgrade(engine)
     manager = TableManager(engine, delay_ms=delay_ms, bot_timeout_s=bot_timeout_s)
@@ -550,8 +553,8 @@ def create_app(
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.server = server
-    app.state.manager = manager
     app.state.reviews = reviews
+    app.state.manager = manager
     return app
 
 
