@@ -509,8 +509,6 @@ def create_app(
     """The Tapete server app. ``db_url``: a SQLAlchemy URL (default: SQLite in the user data
     folder); the schema is upgraded to the newest migration here. ``delay_ms``: the pause
     before each computer move (0 in tests)."""
-    from tapete.server.review import ReviewService  # deal reviews (``review``: its settings)
-
     engine = make_engine(db_url or default_db_url())
     upgrade(engine)
     manager = TableManager(engine, delay_ms=delay_ms, bot_timeout_s=bot_timeout_s)
@@ -522,7 +520,9 @@ def create_app(
         web_dir=Path(web_dir) if web_dir is not None else WEB_DIR,
     )
 
-    reviews = ReviewService(manager, review)
+    from tapete.server.review import ReviewService
+
+    reviews = ReviewService(manager, review)  # deal reviews (``review``: their settings)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
