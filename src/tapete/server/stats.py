@@ -23,7 +23,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tapete.games import kind
-from tapete.server.db import DealReviewRow, RankingRow, StatRow, TableRow
+from tapete.server.db import RankingRow, StatRow
 
 __all__ = [
     "GameSummary",
@@ -151,6 +151,8 @@ def _number(x: float) -> int | float:
 def review_losses(session: Session, name: str) -> dict[tuple[str, str], tuple[int, float]]:
     """Per (game, profile): the number of reviewed deals of ``name``'s tables and the total of
     their seat's losses (tables begun from a position are left out, as in the statistics)."""
+    from tapete.server.db import DealReviewRow, TableRow
+
     out: dict[tuple[str, str], tuple[int, float]] = {}
     rows = session.execute(
         select(
