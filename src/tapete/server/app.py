@@ -14,7 +14,7 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.exc import OperationalError
 from starlette.applications import Starlette
@@ -38,6 +38,9 @@ from tapete.server.openapi import openapi_document
 from tapete.server.rules import rules_page
 from tapete.server.security import LOOPBACK_HOSTS, Guard
 from tapete.server.tables import Table, TableError, TableManager
+
+if TYPE_CHECKING:
+    from tapete.server.review import ReviewSettings
 
 __all__ = ["LANGUAGES", "MAX_MESSAGE_BYTES", "create_app", "run_serve"]
 
@@ -620,6 +623,7 @@ def create_app(
     bot_timeout_s: float = 15.0,
     hint_timeout_s: float = 15.0,
     rate_limit: int = 20,
+    review: ReviewSettings | None = None,
     web_dir: str | Path | None = None,
     limits: Limits | None = None,
     trusted_hosts: Iterable[str] | None = None,
@@ -645,6 +649,10 @@ def create_app(
     )
     refusals = RefusalLog()
 
+    from tapete.server.review import ReviewService
+
+    reviews = ReviewService(manager, review)  # deal reviews (``review``: their settings)
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         # the unfinished tables are rebuilt in the background, one at a time, in a worker
@@ -654,6 +662,7 @@ def create_app(
         try:
             yield
         finally:
+            await reviews.close()
             await manager.close()
             server.hint_pool.shutdown()  # (made again on the next hint)
             engine.dispose()
@@ -667,6 +676,7 @@ def create_app(
         Route("/api/tables/live", server.live_tables),
         Route("/api/tables/{table_id}", server.table_info),
         Route("/api/tables/{table_id}/record", server.table_record),
+        Route("/api/tables/{table_id}/review/{deal}", reviews.endpoint),
         Route("/api/stats", server.player_stats),
         Route("/api/ranking", server.ranking),
         Route("/rules/{profile}", server.rules),
@@ -689,6 +699,7 @@ def create_app(
         exception_handlers={OperationalError: _database_busy},
     )
     app.state.server = server
+    app.state.reviews = reviews
     app.state.manager = manager
     app.state.refusals = refusals
     app.state.limits = limits

@@ -2,7 +2,8 @@
 
 The schema (docs/dev/protocol.md, "Persistence"): ``tables`` (one row a table), ``actions``
 (the append-only log: one row per applied action, in order), ``player_stats`` (one row per
-player name, game and profile) and ``ranking`` (one row per won game).
+player name, game and profile), ``ranking`` (one row per won game) and ``deal_reviews`` (one
+row per analysed finished deal of a table, docs/server.md "Deal reviews").
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 __all__ = [
     "ActionRow",
     "Base",
+    "DealReviewRow",
     "RankingRow",
     "SecretRow",
     "StatRow",
@@ -130,6 +132,27 @@ class RankingRow(Base):
     score: Mapped[float] = mapped_column(Float)
     table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"), unique=True)
     date: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class DealReviewRow(Base):
+    """The review of one finished deal of a table (``tapete.server.review``): written once,
+    when its analysis is done, and never changed."""
+
+    __tablename__ = "deal_reviews"
+
+    table_id: Mapped[int] = mapped_column(
+        ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True
+    )
+    #: the deal's index in the table's record (from 0)
+    deal: Mapped[int] = mapped_column(Integer, primary_key=True)
+    #: judged open-handed only (``analyse_deal(quick=True)``)
+    quick: Mapped[bool] = mapped_column(Boolean)
+    seed: Mapped[int] = mapped_column(Integer)
+    #: per seat, the loss its statistics count (the expected loss; the open loss when quick)
+    seat_losses: Mapped[list[float]] = mapped_column(JSON)
+    #: what ``GET /api/tables/{id}/review/{deal}`` answers: the report and the deal's steps
+    review: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
 def default_db_path() -> Path:

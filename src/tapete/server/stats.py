@@ -7,6 +7,10 @@ declared; a rospis counts as failed), barrel visits (Mil: how many times the pla
 score = the player's final points (the record's ``GameKind.score_key``); one board per game
 and target (``GameKind.target(profile)``: Mil to 1000 for ``club`` and ``casa``, Mil to 500
 for ``casa-500``, Mariage to 7).
+
+With the statistics come the player's reviewed deals (``deal_reviews``, analysed on request:
+``tapete.server.review``): how many of their deals were reviewed and their average loss per
+reviewed deal (the expected loss; the open loss of a quick review), per game and profile.
 """
 
 from __future__ import annotations
@@ -146,11 +150,35 @@ def _number(x: float) -> int | float:
     return int(x) if float(x).is_integer() else round(x, 2)
 
 
-def player_stats(session: Session, name: str) -> list[dict[str, Any]]:
-    rows = session.scalars(
-        select(StatRow).where(StatRow.name == name).order_by(StatRow.game, StatRow.profile)
+def review_losses(session: Session, name: str) -> dict[tuple[str, str], tuple[int, float]]:
+    """Per (game, profile): the number of reviewed deals of ``name``'s tables and the total of
+    their seat's losses (tables begun from a position are left out, as in the statistics)."""
+    from tapete.server.db import DealReviewRow, TableRow
+
+    out: dict[tuple[str, str], tuple[int, float]] = {}
+    rows = session.execute(
+        select(
+            TableRow.game,
+            TableRow.profile,
+            TableRow.levels,
+            TableRow.start,
+            DealReviewRow.seat_losses,
+        )
+        .join(DealReviewRow, DealReviewRow.table_id == TableRow.id)
+        .where(TableRow.owner == name)
     )
-    return [
+    for game, profile, levels, start, losses in rows:
+        if start is not None:  # the JSON column holds null as JSON: tested here
+            continue
+        seat = levels.index(None) if None in levels else 0
+        count, total = out.get((game, profile), (0, 0.0))
+        out[(game, profile)] = (count + 1, total + float(losses[seat]))
+    return out
+
+
+def player_stats(session: Session, name: str) -> list[dict[str, Any]]:
+    reviewed = review_losses(session, name)
+    out: list[dict[str, Any]] = [
         {
             "game": r.game,
             "profile": r.profile,
@@ -161,8 +189,29 @@ def player_stats(session: Session, name: str) -> list[dict[str, Any]]:
             "contracts_failed": r.contracts_failed,
             "barrel_visits": r.barrel_visits,
         }
-        for r in rows
+        for r in session.scalars(
+            select(StatRow).where(StatRow.name == name).order_by(StatRow.game, StatRow.profile)
+        )
     ]
+    seen = {(r["game"], r["profile"]) for r in out}
+    for game, profile in sorted(set(reviewed) - seen):  # reviews of games not finished yet
+        out.append(
+            {
+                "game": game,
+                "profile": profile,
+                "games": 0,
+                "wins": 0,
+                "average_points": 0,
+                "contracts_made": 0,
+                "contracts_failed": 0,
+                "barrel_visits": 0,
+            }
+        )
+    for r in out:
+        count, total = reviewed.get((r["game"], r["profile"]), (0, 0.0))
+        r["reviewed_deals"] = count
+        r["average_loss"] = _number(total / count) if count else None
+    return out
 
 
 def ranking(

@@ -2,6 +2,7 @@
 // the record to download, and a new game.
 
 import { dialog, fmt, h, hideDialog, isNone } from "./dom.js";
+import { reviewButton } from "./review.js";
 import { S, playerName, screen } from "./state.js";
 import { t } from "./i18n.js";
 import { kindOf, standingOf } from "./kinds.js";
@@ -18,6 +19,7 @@ export function showOver() {
     S.session?.ranked === false ? h("p", { class: "note", testid: "not-ranked" }, t("not_ranked")) : null,
     scoreChart(v, kindOf(v.game)?.score_key ?? "scores"),
     h("div", { class: "dlgbuttons" },
+      (v.sheet || []).length ? reviewButton(0, { label: t("review_game"), testid: "over-review", before: () => hideDialog("over") }) : null,
       h("a", { class: "btnlink", testid: "download-record", href: rec, download: `tapete-${S.session.table}.json` }, t("download_record")),
       h("button", { type: "button", testid: "over-close", onclick: () => hideDialog("over") }, t("see_table")),
       h("button", { type: "button", class: "primary", testid: "over-newgame", onclick: () => { hideDialog("over"); screen.newGame(); } }, t("new_game"))));

@@ -3,6 +3,7 @@
 
 import { fmt, h, isNone } from "./dom.js";
 import { playerName } from "./state.js";
+import { reviewBar } from "./review.js";
 import { t } from "./i18n.js";
 import { logBox } from "./history.js";
 
@@ -14,6 +15,7 @@ const sheetScroll = (table) => h("div", { class: "sheetwrap", testid: "sheet-scr
 export function scoreSheet(v) {
   const side = h("aside", { class: "side" });
   side.append(h("h2", {}, t("sheet")));
+  side.append(reviewBar(v) ?? "");
   const names = v.players;
   const table = h("table", { class: "sheet", testid: "sheet" },
     h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, t("contract")),
@@ -60,6 +62,7 @@ export function matchSheet(v) {
   const side = h("aside", { class: "side" });
   side.append(h("h2", {}, t("match_to", { n: v.target })));
   side.append(h("div", { class: "matchscore", testid: "match" }, `${playerName(0)} ${v.match?.[0] ?? 0} – ${v.match?.[1] ?? 0} ${playerName(1)}`));
+  side.append(reviewBar(v) ?? "");
   const table = h("table", { class: "sheet", testid: "sheet" },
     h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, t("hand_winner")),
       h("th", { scope: "col" }, t("game_points")), h("th", { scope: "col" }, t("card_points")))));

@@ -1,0 +1,383 @@
+"""Deal reviews over HTTP: ``GET /api/tables/{id}/review/{deal}``.
+
+The analysis of one finished deal of a table (:func:`tapete.analysis.analyse_deal`) with the
+positions of the deal step by step (every hand open, from the engine's own views), computed
+off the event loop by one worker (a process by default) behind a bounded queue, and stored
+once in ``deal_reviews``: a second request, from anyone allowed, reads the stored answer.
+
+Honesty (docs/server.md, "Deal reviews"): a deal is reviewed only once it is over. While the
+game is on, only the seat's token opens a review, and only of a deal that has ended; the
+deal being played is refused with 409 and nothing of it (the analysis works on the table's
+record as :meth:`TableManager.record` gives it: no seed, no unfinished deal). A finished
+table's deals are open to anyone, like its record.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import logging
+import multiprocessing
+from collections.abc import Callable
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+
+from sqlalchemy.exc import IntegrityError
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from tapete.analysis import analyse_deal
+from tapete.game import JSON
+from tapete.replay import iter_replay
+from tapete.server.db import DealReviewRow, TableRow, utcnow
+from tapete.server.tables import TableManager
+
+__all__ = [
+    "ReviewService",
+    "ReviewSettings",
+    "compute_review",
+    "deal_steps",
+    "openapi_path",
+    "seat_losses",
+]
+
+log = logging.getLogger("tapete.server")
+
+#: the public fields of a position that the review shows at every step, when the game has them
+_PUBLIC = ("trump", "talon", "indicator", "stock_count", "contract")
+
+
+@dataclass(frozen=True)
+class ReviewSettings:
+    """How the server analyses deals (``create_app(review=...)``)."""
+
+    #: judge open-handed only (``analyse_deal(quick=True)``): tests, slow machines
+    quick: bool = False
+    #: CPU seconds per deal (``analyse_deal(budget=...)``)
+    budget: float = 10.0
+    #: the sampling seed: the same deal always gets the same review
+    seed: int = 0
+    #: analyses queued or running at once; one more is refused with 503 and Retry-After
+    max_pending: int = 8
+    #: how long a request waits for its analysis before it answers 202 (ask again)
+    wait_s: float = 20.0
+    #: the Retry-After of a 202 or 503, in seconds
+    retry_after_s: int = 3
+    #: one worker process (True) or one worker thread (False: tests)
+    process: bool = True
+
+
+def _plain(action: JSON) -> JSON:
+    """An action's fields without its seat and with ``false`` flags left out."""
+    return {k: v for k, v in action.items() if k != "seat" and v is not False}
+
+
+def _last_trick(view: JSON) -> list[JSON]:
+    last = view.get("last_trick")
+    if last is None:
+        tricks = view.get("tricks") or []
+        last = tricks[-1] if tricks else None
+    return list(last["cards"]) if isinstance(last, dict) else []
+
+
+def deal_steps(record: JSON, deal: int) -> list[JSON]:
+    """The position before every action of finished deal ``deal`` of ``record``, as the
+    engine shows it: each seat's hand (``game.view(seat)``), the trick on the table and the
+    one taken before it, how many tricks were taken (the index of the open-value curve's
+    point), and the public fields of :data:`_PUBLIC` (``game.view(None)``).
+    ``index`` is the action's index in the deal's recorded actions (``None`` for an action
+    the format leaves out), as in the analysis report's decisions. Nothing after the deal's
+    last action is read (the next deal's cards never enter a review)."""
+    seats = len(record["players"])
+    recorded: list[JSON] = record["deals"][deal]["actions"]
+    steps: list[JSON] = []
+    j = 0
+    replay = iter_replay(record, check_results=False)
+    try:
+        for game, action in replay:
+            done = len(game.finished_deals)
+            if done < deal:
+                continue
+            if done > deal:
+                break
+            data = action.to_json()
+            seat = game.turn
+            index = None
+            entry = recorded[j] if j < len(recorded) else {}
+            if entry.get("seat") == seat and _plain(entry) == _plain(data):
+                index = j
+                j += 1
+            public = game.view(None)
+            step: JSON = {
+                "index": index,
+                "seat": seat,
+                "action": data,
+                "hands": [game.view(s)["hand"] for s in range(seats)],
+                "trick": list(public.get("trick") or []),
+                "last_trick": _last_trick(public),
+                "tricks_done": sum(public.get("tricks_won") or []),
+            }
+            step.update({k: public[k] for k in _PUBLIC if k in public})
+            steps.append(step)
+    finally:
+        replay.close()
+    return steps
+
+
+def compute_review(record: JSON, deal: int, quick: bool, budget: float, seed: int) -> JSON:
+    """The stored review of one finished deal: the analysis report and the deal's steps.
+    Pure and picklable (it runs in the worker process)."""
+    report = analyse_deal(record, deal, seed=seed, quick=quick, budget=budget)
+    return {"report": report, "steps": deal_steps(record, deal)}
+
+
+def seat_losses(report: JSON) -> list[float]:
+    """Per seat, the loss the statistics count: the expected loss, or the open loss of a
+    quick (open-handed only) report."""
+    key = "open_loss" if report.get("quick") else "expected_loss"
+    return [float(s.get(key) or 0.0) for s in report["seats"]]
+
+
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+
+class ReviewService:
+    """The endpoint, the queue in front of the one worker, and the storage of reviews."""
+
+    def __init__(self, manager: TableManager, settings: ReviewSettings | None = None) -> None:
+        self.manager = manager
+        self.settings = settings or ReviewSettings()
+        #: the analyses queued or running, by (table, deal); a second request for the same
+        #: deal waits for the same one
+        self.jobs: dict[tuple[int, int], asyncio.Task[JSON]] = {}
+        #: how many analyses this server started (the tests count them)
+        self.started = 0
+        #: the function the worker runs (the tests may replace it in thread mode)
+        self.compute: Callable[[JSON, int, bool, float, int], JSON] = compute_review
+        self._executor: Executor | None = None
+
+    def _pool(self) -> Executor:
+        if self._executor is None:
+            if self.settings.process:
+                self._executor = ProcessPoolExecutor(
+                    max_workers=1, mp_context=multiprocessing.get_context("spawn")
+                )
+            else:
+                self._executor = ThreadPoolExecutor(
+                    max_workers=1, thread_name_prefix="tapete-review"
+                )
+        return self._executor
+
+    def _retry(self) -> dict[str, str]:
+        return {"Retry-After": str(self.settings.retry_after_s)}
+
+    def stored(self, table_id: int, deal: int) -> JSON | None:
+        with self.manager.sessions() as session:
+            row = session.get(DealReviewRow, (table_id, deal))
+            return None if row is None else dict(row.review)
+
+    def _store(self, table_id: int, deal: int, review: JSON) -> None:
+        row = DealReviewRow(
+            table_id=table_id,
+            deal=deal,
+            quick=bool(review["report"].get("quick")),
+            seed=self.settings.seed,
+            seat_losses=seat_losses(review["report"]),
+            review=review,
+            created_at=utcnow(),
+        )
+        try:
+            with self.manager.sessions.begin() as session:
+                session.add(row)
+        except IntegrityError:
+            pass  # another server process stored the same review first
+
+    async def _run(self, key: tuple[int, int], record: JSON) -> JSON:
+        table_id, deal = key
+        s = self.settings
+        try:
+            loop = asyncio.get_running_loop()
+            self.started += 1
+            pool = self._pool()
+            try:
+                review = await loop.run_in_executor(
+                    pool, self.compute, record, deal, s.quick, s.budget, s.seed
+                )
+            except BrokenProcessPool:
+                # the worker died (killed, out of memory): the next review starts a new one
+                if self._executor is pool:
+                    self._executor = None
+                    pool.shutdown(wait=False, cancel_futures=True)
+                raise
+            self._store(table_id, deal, review)
+            return review
+        finally:
+            self.jobs.pop(key, None)
+
+    @staticmethod
+    def _done(task: asyncio.Task[JSON]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            log.error("a deal review failed", exc_info=task.exception())
+
+    def _answer(self, table_id: int, deal: int, review: JSON) -> JSONResponse:
+        return JSONResponse({"table": table_id, "deal": deal, **review})
+
+    async def endpoint(self, request: Request) -> Response:
+        """``GET /api/tables/{table_id}/review/{deal}[?token=...]``."""
+        raw_id = request.path_params["table_id"]
+        raw_deal = request.path_params["deal"]
+        if not raw_id.isdigit() or len(raw_id) > 18:
+            return _error(404, "there is no such table")
+        if not raw_deal.isdigit() or len(raw_deal) > 6:
+            return _error(400, "the deal must be a whole number: its index in the game, from 0")
+        table_id, deal = int(raw_id), int(raw_deal)
+        with self.manager.sessions() as session:
+            row = session.get(TableRow, table_id)
+            if row is None:
+                return _error(404, "there is no such table")
+            status, secret = row.status, row.token
+        token = request.query_params.get("token")
+        seat = 0 if token and hmac.compare_digest(token.encode(), secret.encode()) else None
+        if token and seat is None:
+            return _error(403, "this token does not belong to this table")
+        if status != "finished" and seat is None:
+            return _error(403, "the review of a deal of an unfinished game needs the seat's token")
+        review = self.stored(table_id, deal)
+        if review is not None:
+            return self._answer(table_id, deal, review)
+        key = (table_id, deal)
+        task = self.jobs.get(key)
+        if task is None:
+            table = self.manager.get(table_id, keep=False)
+            if table is None:
+                return _error(404, "there is no such table")
+            record = self.manager.record(table)  # while playing: the finished deals only
+            count = len(record.get("deals", []))
+            if deal >= count:
+                if table.status != "finished":
+                    return _error(
+                        409,
+                        f"deal {deal} is not over yet: its review opens when the deal ends",
+                    )
+                return _error(404, f"there is no deal {deal}: the game has {count} deal(s), from 0")
+            if len(self.jobs) >= self.settings.max_pending:
+                return _error(
+                    503,
+                    f"{len(self.jobs)} deal reviews are being prepared: ask again in a moment",
+                    self._retry(),
+                )
+            task = asyncio.get_running_loop().create_task(
+                self._run(key, record), name=f"tapete-review-{table_id}-{deal}"
+            )
+            task.add_done_callback(self._done)
+            self.jobs[key] = task
+        try:
+            review = await asyncio.wait_for(asyncio.shield(task), self.settings.wait_s)
+        except TimeoutError:
+            return JSONResponse(
+                {"status": "pending", "retry_after": self.settings.retry_after_s},
+                status_code=202,
+                headers=self._retry(),
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            return _error(500, f"the analysis of deal {deal} failed: see the server's log")
+        return self._answer(table_id, deal, review)
+
+    async def close(self) -> None:
+        """Stop the worker (shutdown): queued analyses are dropped, none is stored half."""
+        for task in list(self.jobs.values()):
+            task.cancel()
+        for task in list(self.jobs.values()):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None
+
+
+def openapi_path() -> JSON:
+    """The OpenAPI 3.1 path item of ``/api/tables/{table_id}/review/{deal}`` (for the
+    hand-written document of the HTTP API, where there is one)."""
+
+    def error(description: str) -> JSON:
+        schema = {
+            "type": "object",
+            "required": ["error"],
+            "properties": {"error": {"type": "string"}},
+        }
+        return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+    retry = {
+        "Retry-After": {
+            "description": "seconds to wait before asking again",
+            "required": False,
+            "schema": {"type": "string"},
+        }
+    }
+    review = {
+        "type": "object",
+        "required": ["table", "deal", "report", "steps"],
+        "properties": {
+            "table": {"type": "integer"},
+            "deal": {"type": "integer"},
+            "report": {"type": "object", "description": "tapete.analysis's report (docs)"},
+            "steps": {"type": "array", "items": {"type": "object"}},
+        },
+    }
+    pending = {
+        "type": "object",
+        "required": ["status", "retry_after"],
+        "properties": {"status": {"const": "pending"}, "retry_after": {"type": "integer"}},
+    }
+
+    def json_of(schema: JSON) -> JSON:
+        return {"application/json": {"schema": schema}}
+
+    return {
+        "get": {
+            "summary": "the review of a finished deal (its analysis and every position); "
+            "while the game is on only for the seat's token, and never of a deal in play",
+            "parameters": [
+                {
+                    "name": "table_id",
+                    "in": "path",
+                    "required": True,
+                    "schema": {"type": "string"},
+                    "description": "the table's id (ASCII digits; anything else is no table)",
+                },
+                {
+                    "name": "deal",
+                    "in": "path",
+                    "required": True,
+                    "schema": {"type": "string"},
+                    "description": "the deal's index in the game, from 0 (ASCII digits)",
+                },
+                {
+                    "name": "token",
+                    "in": "query",
+                    "required": False,
+                    "schema": {"type": "string"},
+                    "description": "the person's token (seat 0)",
+                },
+            ],
+            "responses": {
+                "200": {"description": "the review", "content": json_of(review)},
+                "202": {
+                    "description": "being analysed: ask again after Retry-After",
+                    "headers": retry,
+                    "content": json_of(pending),
+                },
+                "400": error("the deal is not a whole number"),
+                "403": error("an unfinished game's review needs the seat's token"),
+                "404": error("there is no such table, or no such deal in a finished game"),
+                "409": error("the deal is not over yet"),
+                "500": error("the analysis failed (logged)"),
+                "503": {**error("the analysis queue is full: ask again"), "headers": retry},
+            },
+        }
+    }

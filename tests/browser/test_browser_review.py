@@ -1,0 +1,189 @@
+"""The deal review in the browser: a Mil deal played through the page, then "Review this
+deal" in es, pt and en (the curve, a marked decision with the better choice, the talon, the
+steps from the keyboard); and a finished Mariage game reviewed from the game-over window.
+
+The server here analyses quickly (open-handed only, ``ReviewSettings(quick=True)``) in its
+worker process: the panel does not depend on how the losses were judged."""
+
+from __future__ import annotations
+
+import functools
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from browser_helpers import LOCALES, play_until_deal_ends, shot, start_game, state, tid, view
+from browser_server import LiveServer
+
+import tapete.server.app as app_module
+from tapete.server.db import make_engine
+from tapete.server.review import ReviewSettings
+from tapete.server.tables import TableManager
+
+TITLE = {"es": "Revisión de la mano {n}", "pt": "Revisão da mão {n}", "en": "Review of deal {n}"}
+BUTTON = {"es": "Revisar esta mano", "pt": "Rever esta mão", "en": "Review this deal"}
+TALON = {"es": "El talón tenía:", "pt": "O talão tinha:", "en": "The talon held:"}
+CURVE = {
+    "es": "Curva del valor con las cartas vistas",
+    "pt": "Curva do valor com as cartas à vista",
+    "en": "Open-hand value curve",
+}
+LABELS = {
+    "es": {"inaccuracy": "imprecisión", "mistake": "error", "blunder": "error grave"},
+    "pt": {"inaccuracy": "imprecisão", "mistake": "erro", "blunder": "erro grave"},
+    "en": {"inaccuracy": "inaccuracy", "mistake": "mistake", "blunder": "blunder"},
+}
+STEP = {"es": "Paso {n} de {total}", "pt": "Passo {n} de {total}", "en": "Step {n} of {total}"}
+
+
+@pytest.fixture(scope="module")
+def review_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    path = tmp_path_factory.mktemp("review") / "tapete.sqlite"
+    quick = functools.partial(app_module.create_app, review=ReviewSettings(quick=True, wait_s=30))
+    with pytest.MonkeyPatch.context() as mp:  # the live server's app, with quick reviews
+        mp.setattr(app_module, "create_app", quick)
+        server = LiveServer(path).start()
+    yield server
+    server.stop()
+
+
+def _open_table(page: Any, url: str, table_id: int, token: str) -> None:
+    page.goto(url)
+    page.evaluate(
+        "(b) => localStorage.setItem('tapete.table', JSON.stringify(b))",
+        {"table": table_id, "token": token, "seat": 0},
+    )
+    page.reload()
+    page.wait_for_selector("#table[data-version]")
+
+
+def _open_review(page: Any, button: str = "review-deal") -> dict[str, Any]:
+    page.click(tid(button))
+    page.wait_for_selector(f"{tid('review')}[open] {tid('review-curve')}", timeout=40_000)
+    return page.evaluate(
+        """async () => { const s = window.tapete.session;
+            const r = await fetch(`/api/tables/${s.table}/review/0?token=${s.token || ''}`);
+            return r.json(); }"""
+    )
+
+
+def _check_review(page: Any, lang: str, data: dict[str, Any], talon: list[str] | None) -> None:
+    report, steps = data["report"], data["steps"]
+    box = tid("review")
+    assert page.inner_text(f"{box} #review-title") == TITLE[lang].format(n=1)
+    assert "null" not in page.inner_text(box) and "undefined" not in page.inner_text(box)
+    # the curve: one point per known value, named in the language
+    curve = page.locator(f"{box} {tid('review-curve')}")
+    assert curve.get_attribute("aria-label").startswith(CURVE[lang])
+    known = [x for x in report["open_values"] if x is not None]
+    assert len(known) >= 2
+    assert curve.locator("circle").count() == len(known)
+    assert curve.locator("path.line").get_attribute("d").startswith("M")
+    # the talon as it was
+    if talon is not None:
+        group = page.locator(f"{box} {tid('review-talon')}")
+        assert group.get_attribute("aria-label") == TALON[lang]
+        shown = group.locator(".card").evaluate_all("els => els.map(e => e.dataset.card)")
+        assert shown == talon
+    # the person's marked decisions, each with its label, the card played and the better one
+    mine = [d for d in report["decisions"] if d["label"] and d["seat"] == 0]
+    assert mine, "the deal should hold at least one marked decision of the person"
+    marks = page.locator(f"{box} {tid('review-mark')}")
+    assert marks.count() == len(mine)
+    first = mine[0]
+    marks.first.click()
+    at = next(i for i, s in enumerate(steps) if s["index"] == first["index"])
+    assert page.inner_text(f"{box} {tid('review-step')}") == STEP[lang].format(
+        n=at + 1, total=len(steps)
+    )
+    assert LABELS[lang][first["label"]] in page.inner_text(f"{box} {tid('review-step-label')}")
+    if first["action"]["type"] == "play":
+        card = page.locator(f'{box} {tid("review-hand-0")} [data-card="{first["action"]["card"]}"]')
+        assert f"mark-{first['label']}" in card.get_attribute("class")
+        assert LABELS[lang][first["label"]] in card.get_attribute("aria-label")
+    if first["best"] and first["best"]["type"] == "play":
+        assert page.locator(f'{box} .reviewjudged [data-card="{first["best"]["card"]}"]').count()
+    # every hand open at the first step; ←/→ from the keyboard
+    page.click(f"{box} {tid('review-first')}")
+    for seat, hand in enumerate(steps[0]["hands"]):
+        cards = page.locator(f"{box} {tid(f'review-hand-{seat}')} .card")
+        assert sorted(cards.evaluate_all("els => els.map(e => e.dataset.card)")) == sorted(hand)
+    page.focus(f"{box} {tid('review-step')}")
+    page.keyboard.press("ArrowRight")
+    assert page.inner_text(f"{box} {tid('review-step')}") == STEP[lang].format(
+        n=2, total=len(steps)
+    )
+    page.keyboard.press("End")
+    assert page.inner_text(f"{box} {tid('review-step')}") == STEP[lang].format(
+        n=len(steps), total=len(steps)
+    )
+
+
+def test_review_a_mil_deal_in_three_languages(new_page, review_server, artifacts) -> None:  # type: ignore[no-untyped-def]
+    page = new_page(locale=LOCALES["es"])
+    start_game(page, review_server.url, "mil-club", seed=38)
+    # while the first deal is on there is nothing to review
+    assert page.locator(tid("review-deal")).count() == 0
+    play_until_deal_ends(page, random.Random(38), [])
+    assert int(state(page)["deals"]) == 1
+    session = page.evaluate("() => window.tapete.session")
+    record = page.request.get(
+        f"{review_server.url}/api/tables/{session['table']}/record?token={session['token']}"
+    ).json()
+    deal = record["deals"][0]
+    talon = deal["talon"] if not deal["result"].get("annulled") else None
+    for lang in ("es", "pt", "en"):
+        if lang != "es":
+            page = new_page(locale=LOCALES[lang])
+            _open_table(page, review_server.url, session["table"], session["token"])
+        page.wait_for_selector(tid("review-deal"))
+        assert page.inner_text(tid("review-deal")) == BUTTON[lang]
+        data = _open_review(page)
+        shot(page, artifacts, f"review-mil-{lang}")
+        assert data["report"]["deal"] == 0 and not view(page)["over"]
+        _check_review(page, lang, data, talon)
+        page.click(tid("review-close"))
+        assert page.locator(f"{tid('review')}[open]").count() == 0
+        assert page.js_errors == []
+    # the statistics count the reviewed deal and the person's average loss
+    page.click(tid("open-stats"))
+    page.wait_for_selector(tid("stats-body"))
+    body = page.inner_text(tid("stats-body"))
+    assert "Reviewed deals" in body and "Average loss per deal" in body
+
+
+def test_review_a_finished_game_from_the_game_over_window(
+    new_page, review_server, artifacts
+) -> None:  # type: ignore[no-untyped-def]
+    engine = make_engine(f"sqlite:///{review_server.db_path}")
+    try:  # a Mariage match that the next hand decides, made as an administrator would
+        table = TableManager(engine).create(
+            game="mariage",
+            profile="mariage",
+            name="Ana",
+            language="en",
+            levels=["random"],
+            seed=12,
+            start={"game_points": [6, 6]},
+        )
+    finally:
+        engine.dispose()
+    page = new_page(locale=LOCALES["pt"])
+    _open_table(page, review_server.url, table.id, table.token)
+    rng = random.Random(5)
+    for _ in range(3):
+        if state(page)["over"] == "true":
+            break
+        play_until_deal_ends(page, rng, [])
+    page.wait_for_selector(f"{tid('over')}[open]")
+    data = _open_review(page, "over-review")
+    assert page.locator(f"{tid('over')}[open]").count() == 0
+    report = data["report"]
+    assert report["kind"] == "mariage"
+    assert page.inner_text(f"{tid('review')} #review-title") == TITLE["pt"].format(n=1)
+    known = [x for x in report["open_values"] if x is not None]
+    assert page.locator(f"{tid('review-curve')} circle").count() == len(known)
+    assert page.inner_text(tid("review-head"))  # who won the hand and why
+    shot(page, artifacts, "review-mariage-pt")
+    assert page.js_errors == []
