@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from tapete.games import kinds
+from tapete.server import review
 from tapete.server.i18n import LANGUAGES
 from tapete.server.limits import Limits
 
@@ -70,6 +71,13 @@ _COMMON = {
     "400": _error("a bad parameter, or a Host header this server does not answer to"),
     "503": _error("the database is busy (another program holds it): try again"),
 }
+
+
+def _with_common(item: JSONDoc) -> JSONDoc:
+    """A path item written elsewhere, with the answers every route may give."""
+    op = dict(item["get"])
+    op["responses"] = {**_COMMON, **op["responses"]}
+    return {"get": op}
 
 
 def openapi_document(limits: Limits | None = None) -> JSONDoc:
@@ -257,6 +265,7 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
             },
             [table_id, token],
         ),
+        "/api/tables/{table_id}/review/{deal}": _with_common(review.openapi_path()),
         "/api/stats": get(
             "a player's statistics per game and profile",
             {"200": _json({"type": "array", "items": stat})},
