@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from mariage_support import action, cards
+from mariage_helpers import action, cards
 
 from tapete.mariage import State
 

@@ -6,7 +6,7 @@ Seat 1 deals every hand here, so seat 0 leads the first trick.
 from __future__ import annotations
 
 import pytest
-from mariage_support import action, from_deal, make_state, run
+from mariage_helpers import action, from_deal, make_state, run
 
 from tapete.errors import IllegalActionError
 from tapete.mariage import Claim, Close, Decline, Exchange, Marriage, Phase, Reason, State

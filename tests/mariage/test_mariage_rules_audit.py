@@ -8,7 +8,7 @@ hand from the rules text (written next to them). Positions are set up with
 from __future__ import annotations
 
 import pytest
-from mariage_support import action, cards, run
+from mariage_helpers import action, cards, run
 
 from tapete.errors import IllegalActionError
 from tapete.mariage import Claim, Close, Exchange, MariageGame, Marriage, Phase, Reason, State

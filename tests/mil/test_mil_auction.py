@@ -4,7 +4,7 @@ giving and the contract (docs/rules-mil.md; every [decision] of rules/mil.md).""
 from __future__ import annotations
 
 import pytest
-from test_mil_helpers import cards, make_state, run
+from mil_helpers import cards, make_state, run
 
 from tapete.cards import MIL_DECK, bits, parse_card
 from tapete.errors import IllegalActionError

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from test_mil_helpers import CASA_138, CLUB_164, game_of, play_deal, points
+from mil_helpers import CASA_138, CLUB_164, game_of, play_deal, points
 
 from tapete.mil import CASA, CASA_500, CLUB, Standing, settle
 

@@ -6,7 +6,7 @@ import random
 from collections.abc import Callable
 
 import pytest
-from test_mil_helpers import CASA_138, make_state, run
+from mil_helpers import CASA_138, make_state, run
 
 from tapete.cards import SUIT_MASKS, bits, card_name, parse_card
 from tapete.errors import IllegalActionError

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from test_mil_helpers import CLUB_164, CLUB_BOLT, points, run
+from mil_helpers import CLUB_164, CLUB_BOLT, points, run
 
 from tapete.cards import parse_card
 from tapete.errors import IllegalActionError

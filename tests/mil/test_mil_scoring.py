@@ -4,7 +4,7 @@ barrel (800 / 400), the end of the game and the dealer's rotation."""
 from __future__ import annotations
 
 import pytest
-from test_mil_helpers import (
+from mil_helpers import (
     CASA_138,
     CLUB_164,
     CLUB_BOLT,

@@ -2,7 +2,7 @@
 
 Each test is named after the rule it checks; every expected number is worked out by hand from
 the rules text (written next to it), never read back from the engine. The deals are the
-shared ones of ``test_mil_helpers``: CLUB_164 (raw 164 / 23 / 13 with the diamonds marriage,
+shared ones of ``mil_helpers``: CLUB_164 (raw 164 / 23 / 13 with the diamonds marriage,
 declarer seat 0), CLUB_BOLT (raw 107 / 13 / 0, declarer seat 0).
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
-from test_mil_helpers import CLUB_164, CLUB_BOLT, Deal, cards, make_state, points, run
+from mil_helpers import CLUB_164, CLUB_BOLT, Deal, cards, make_state, points, run
 
 from tapete.errors import IllegalActionError
 from tapete.mil import CASA, CASA_500, CLUB, Play, Profile, Standing, settle
