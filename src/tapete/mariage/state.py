@@ -34,6 +34,7 @@ from tapete.cards import (
     SUIT_MASKS,
     SUIT_NAMES,
     Card,
+    beats,
     bits,
     mask_points,
 )
@@ -623,24 +624,10 @@ class State:
             else:
                 lead = self._lead
                 phase = self._phase
-                if phase == _OPEN:
-                    allowed = hand
-                else:
-                    same = hand & SUIT_MASKS[lead >> 3]
-                    if same:
-                        allowed = (same & ABOVE[lead]) or same
-                    else:
-                        allowed = (hand & SUIT_MASKS[self.trump]) or hand
-                if allowed >> c & 1:
+                if self._follow_mask() >> c & 1:
                     hands = self.hands
                     leader = self._leader
-                    # the trick's winner
-                    if (c ^ lead) < 8:  # same suit
-                        w = 1 - leader if c > lead else leader
-                    elif c >> 3 == self.trump:
-                        w = 1 - leader
-                    else:
-                        w = leader
+                    w = 1 - leader if beats(c, lead, self.trump) else leader  # the trick's winner
                     won, points, tricks = self.won, self.points, self.tricks
                     pos = self._pos
                     self._undo.append(
@@ -682,7 +669,7 @@ class State:
             self._claim(s)
         elif cls is Marriage:
             su: int = action.suit  # type: ignore[union-attr]
-            value = 40 if su == self.trump else 20
+            value = marriage_value(su, self.trump)
             self.points[s] += value
             self._pending = su
             self.marriages.append((s, su, value))
