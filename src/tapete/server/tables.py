@@ -166,6 +166,9 @@ class Table:
     bot_task: asyncio.Task[None] | None = None
     #: set when the in-memory game can no longer be trusted (a failed write)
     broken: bool = False
+    #: how many sheet rows every listener holds (the sheet's length at the last broadcast):
+    #: the next broadcast sends only the rows from there (``sheet_from``)
+    sheet_sent: int = 0
     #: after a rebuild from the database: the stored actions and the index of the current
     #: hand's first one, from which the computer seats' memory is rebuilt before they act
     memory: tuple[Game, list[JSON], int] | None = None
@@ -204,12 +207,21 @@ class Table:
             return 0
         return None
 
-    def view_message(self, seat: int | None, events: list[Event] | None = None) -> JSON:
-        """The ``view`` message for ``seat``: its view and what it may see of ``events``."""
+    def view_message(
+        self, seat: int | None, events: list[Event] | None = None, sheet_from: int = 0
+    ) -> JSON:
+        """The ``view`` message for ``seat``: its view and what it may see of ``events``.
+        With ``sheet_from`` N the view's ``sheet`` holds only its rows from index N (the
+        listener holds the ones before: the sheet is sent whole once, then its new rows)."""
+        view = self.game.view(seat)
+        sheet = view.get("sheet")
+        if sheet_from and isinstance(sheet, list):
+            view = {**view, "sheet": sheet[sheet_from:]}
         return {
             "type": "view",
             "version": self.version,
-            "view": self.game.view(seat),
+            "view": view,
+            "sheet_from": sheet_from,
             "events": [e.for_viewer(seat) for e in events or ()],
         }
 
@@ -801,15 +813,21 @@ class TableManager:
 
     def _broadcast(self, table: Table, events: list[Event]) -> None:
         """Send every listener its view and the events as its seat may see them (the engine
-        decides who sees what: ``Event.for_viewer``); one message text per seat."""
+        decides who sees what: ``Event.for_viewer``); one message text per seat. Every
+        listener already holds the sheet's first ``table.sheet_sent`` rows (it got them whole
+        when it connected, or row by row since), so the view carries only the rows after them
+        (the sheet only grows: a row, once written, never changes)."""
         texts: dict[int | None, str] = {}
+        start = table.sheet_sent
         for listener in list(table.listeners):
             seat = listener.seat
             text = texts.get(seat)
             if text is None:
-                text = texts[seat] = json.dumps(
-                    table.view_message(seat, events), separators=(",", ":")
-                )
+                message = table.view_message(seat, events, sheet_from=start)
+                sheet = message["view"].get("sheet")
+                if isinstance(sheet, list):
+                    table.sheet_sent = start + len(sheet)
+                text = texts[seat] = json.dumps(message, separators=(",", ":"))
             listener.push(text)
 
     def attach(self, table: Table, listener: Listener) -> None:
