@@ -759,6 +759,13 @@ class TableManager:
         write = functools.partial(self._write, table, n, seat, data, finished)
         try:
             await asyncio.get_running_loop().run_in_executor(self.write_pool, write)
+        except asyncio.CancelledError:
+            # (the server is stopping) the write may still happen: the game in memory can no
+            # longer be trusted, the next access rebuilds it from the database
+            table.broken = True
+            if self.tables.get(table.id) is table:
+                del self.tables[table.id]
+            raise
         except Exception as exc:
             if self._write_failed(table, n, data, exc):
                 raise TableError(
