@@ -68,6 +68,9 @@ class Totals:
     finished: int = 0
     done: int = 0
     errors: int = 0
+    messages: int = 0  # messages the benchmark's seats received
+    bytes: int = 0
+    largest: int = 0
 
 
 async def drive(
@@ -82,6 +85,7 @@ async def drive(
         "game": args.game,
         "name": f"bench{index}",
         "levels": levels,
+        **({"profile": args.profile} if args.profile else {}),
         "seed": args.seed + index,
         "max_deals": args.deals,
     }
@@ -98,6 +102,10 @@ async def drive(
                     text = await asyncio.wait_for(ws.recv(), timeout=deadline - time.monotonic())
                 except TimeoutError:
                     break
+                size = len(text if isinstance(text, bytes) else text.encode())
+                totals.messages += 1
+                totals.bytes += size
+                totals.largest = max(totals.largest, size)
                 m = json.loads(text)
                 if m["type"] != "view":
                     totals.errors += 1
@@ -164,6 +172,7 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--tables", type=int, default=20, help="concurrent tables (1..500)")
     p.add_argument("--game", choices=("mil", "mariage"), default="mil")
+    p.add_argument("--profile", default="", help="the game's profile (default: its first)")
     p.add_argument("--deals", type=int, default=2, help="deals per table (max_deals)")
     p.add_argument("--levels", default="", help="computer levels, e.g. random,rules")
     p.add_argument("--delay-ms", type=int, default=0, help="the server's bot delay")
@@ -225,6 +234,10 @@ def main() -> int:
         f"server CPU: {cpu:.2f} s = {cpu / args.tables:.3f} s per table, "
         f"{cpu / max(1, totals.actions) * 1000:.2f} ms per action; "
         f"{totals.actions / wall:.0f} actions/s; error messages {totals.errors}"
+    )
+    print(
+        f"messages to seat 0: {totals.messages}, {totals.bytes / max(1, totals.messages):.0f} "
+        f"bytes each on average, largest {totals.largest} bytes"
     )
     print(
         f"benchmark client CPU: {client_cpu:.2f} s; load average {os.getloadavg()[0]:.1f} "

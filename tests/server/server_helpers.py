@@ -97,6 +97,20 @@ def assert_hint_reason(hint: dict[str, Any]) -> None:
     assert str(reason) == hint["reason"], hint
 
 
+def whole_sheet(message: dict[str, Any], held: dict[str, Any] | None) -> None:
+    """Put the whole score sheet into a ``view`` message, as the web client does: the server
+    sends it whole once (``sheet_from`` 0) and then only the rows from ``sheet_from`` on, which
+    must follow the rows of the view ``held`` (the previous one)."""
+    start = message.get("sheet_from", 0)
+    view = message["view"]
+    if not start or "sheet" not in view:
+        return
+    assert held is not None, f"sheet_from {start} in the first message"
+    old = held["sheet"]
+    assert len(old) >= start, f"sheet_from {start} past the {len(old)} rows held"
+    view["sheet"] = old[:start] + view["sheet"]
+
+
 @dataclass
 class Received:
     """A message to the watched seat and the table version it describes."""
@@ -123,6 +137,7 @@ class Session:
         if m["type"] in ("view", "hint"):
             self.version = m["version"]
         if m["type"] == "view":
+            whole_sheet(m, self.view)
             self.view = m["view"]
             if m["version"] > self.acted_at:
                 self.waiting = False

@@ -509,3 +509,46 @@ def test_flood_messages_of_asyncio_and_uvicorn_are_let_through_once_a_minute() -
     now[0] = 61.0
     later = record("Exceeded concurrency limit.")
     assert once.filter(later) and "999 more like it" in str(later.msg)
+
+
+def test_a_locked_write_holds_up_no_other_table(make_app: MakeApp, db_url: str) -> None:
+    """While one table's write waits for a database another program has locked, the server
+    goes on answering: another table's page and its socket answer at once (the write waits
+    in the write thread, not on the event loop), and the waiting action is then refused with
+    ``not_saved`` as before."""
+    limits = Limits(create_burst=100_000, hint_processes=0, list_cache_s=0, busy_timeout_s=2.0)
+    app = make_app(limits=limits)
+    with TestClient(app) as client:
+        locked_id, locked_token = new_table(client, game="mariage", seed=3)
+        free_id, free_token = new_table(client, game="mariage", seed=4)
+        path = db_url.removeprefix("sqlite:///")
+        with (
+            client.websocket_connect(f"/ws/{locked_id}?token={locked_token}") as ws,
+            client.websocket_connect(f"/ws/{free_id}?token={free_token}") as ws2,
+        ):
+            me = Session(ws, random.Random(4))
+            view = me.wait_turn()
+            other_me = Session(ws2, random.Random(5))
+            other_me.wait_turn()
+            other = sqlite3.connect(path, isolation_level=None)
+            other.execute("BEGIN IMMEDIATE")  # another program holds the write lock
+            try:
+                started = time.monotonic()
+                me.act(view["legal"][0])
+                time.sleep(0.3)  # the server is in the write now, waiting for the lock
+                r = client.get(f"/api/tables/{free_id}")
+                page = time.monotonic() - started
+                assert r.status_code == 200 and r.json()["status"] == "playing"
+                ws2.send_json({"type": "sync"})
+                while other_me.receive()["type"] != "view":
+                    pass
+                answered = time.monotonic() - started
+                error = me.error()
+                refused = time.monotonic() - started
+            finally:
+                other.execute("ROLLBACK")
+                other.close()
+        assert error["code"] == "not_saved", error
+        # the other table answered while the write still waited (it gives up after 2 s)
+        assert refused >= 1.8, f"the write gave up after {refused:.2f} s"
+        assert page < 1.0 and answered < 1.2, (page, answered, refused)

@@ -28,7 +28,13 @@ def test_restart_resumes_exactly(make_app: MakeApp) -> None:
         with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
             me2 = Session(ws, random.Random(2))
             first = me2.receive()
-            assert first == {"type": "view", "version": version, "view": before, "events": []}
+            assert first == {
+                "type": "view",
+                "version": version,
+                "view": before,
+                "sheet_from": 0,
+                "events": [],
+            }
             last = me2.play()
         assert last["over"]
         record = client.get(f"/api/tables/{table_id}/record").json()

@@ -543,6 +543,7 @@ class Server:
         if conn.seat is not None:
             self.manager.mark_opened(table)
         writer = asyncio.create_task(conn.writer())
+        await self.manager.settled(table)
         self.manager.attach(table, conn)
         self.manager.ensure_bots(table)
         try:
@@ -575,6 +576,7 @@ class Server:
         data = parse_message(text)
         kind = data["type"]
         if kind == "sync":
+            await self.manager.settled(table)
             conn.push_json(table.view_message(conn.seat))
         elif kind == "act":
             await self.manager.act(table, conn.seat, data["version"], data["action"])
@@ -583,6 +585,7 @@ class Server:
 
     async def _hint(self, table: Table, conn: Connection) -> None:
         seat = conn.seat
+        await self.manager.settled(table)
         if seat is None or table.game.over or table.game.turn != seat:
             raise TableError("not_your_turn", "a hint is for the seat to act, when it is its turn")
         wait = self.hints.take((table.id, seat))

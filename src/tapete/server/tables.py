@@ -166,6 +166,9 @@ class Table:
     bot_task: asyncio.Task[None] | None = None
     #: set when the in-memory game can no longer be trusted (a failed write)
     broken: bool = False
+    #: how many sheet rows every listener holds (the sheet's length at the last broadcast):
+    #: the next broadcast sends only the rows from there (``sheet_from``)
+    sheet_sent: int = 0
     #: after a rebuild from the database: the stored actions and the index of the current
     #: hand's first one, from which the computer seats' memory is rebuilt before they act
     memory: tuple[Game, list[JSON], int] | None = None
@@ -204,12 +207,21 @@ class Table:
             return 0
         return None
 
-    def view_message(self, seat: int | None, events: list[Event] | None = None) -> JSON:
-        """The ``view`` message for ``seat``: its view and what it may see of ``events``."""
+    def view_message(
+        self, seat: int | None, events: list[Event] | None = None, sheet_from: int = 0
+    ) -> JSON:
+        """The ``view`` message for ``seat``: its view and what it may see of ``events``.
+        With ``sheet_from`` N the view's ``sheet`` holds only its rows from index N (the
+        listener holds the ones before: the sheet is sent whole once, then its new rows)."""
+        view = self.game.view(seat)
+        sheet = view.get("sheet")
+        if sheet_from and isinstance(sheet, list):
+            view = {**view, "sheet": sheet[sheet_from:]}
         return {
             "type": "view",
             "version": self.version,
-            "view": self.game.view(seat),
+            "view": view,
+            "sheet_from": sheet_from,
             "events": [e.for_viewer(seat) for e in events or ()],
         }
 
@@ -283,6 +295,9 @@ class TableManager:
         self.bot_pool = ThreadPoolExecutor(
             self.limits.bot_workers, thread_name_prefix="tapete-bot"
         )
+        #: the one thread that writes the actions (off the event loop, so that a database
+        #: another program has locked holds up no other table; one thread: writes in order)
+        self.write_pool = ThreadPoolExecutor(1, thread_name_prefix="tapete-write")
         #: the tables whose person has opened them (no need to write it again)
         self.opened: set[int] = set()
         self.background: list[asyncio.Task[None]] = []
@@ -424,7 +439,9 @@ class TableManager:
     def _maybe_evict(self, table: Table) -> None:
         """Forget a table nobody watches and no computer player is thinking at: the next
         access rebuilds it from the database, so memory holds only the active tables."""
-        if table.listeners or (table.bot_task is not None and not table.bot_task.done()):
+        if table.listeners or table.lock.locked() or (
+            table.bot_task is not None and not table.bot_task.done()
+        ):
             return
         if self.tables.get(table.id) is table:
             del self.tables[table.id]
@@ -726,31 +743,29 @@ class TableManager:
                 events = table.game.apply(action)
             except IllegalActionError as exc:
                 raise TableError("illegal", str(exc)) from None
-            self._commit(table, seat, canonical, events)
+            await self._commit(table, seat, canonical, events)
         self.ensure_bots(table)
 
-    def _commit(self, table: Table, seat: int, data: JSON, events: list[Event]) -> None:
+    async def _commit(self, table: Table, seat: int, data: JSON, events: list[Event]) -> None:
         """Store an applied action (``data``: its JSON, serialised once) and the end of the
-        game in one transaction, then send the listeners the ``events`` it caused. On a failed
-        write the table is dropped from memory so that the next access rebuilds it from what
-        the database holds."""
+        game in one transaction, then send the listeners the ``events`` it caused. The caller
+        holds ``table.lock`` throughout (no other action at this table meanwhile); the write
+        itself runs in the manager's write thread, so that other tables go on while the
+        database is slow or locked. On a failed write the table is put back as the database
+        holds it, or dropped from memory so that the next access rebuilds it."""
         n = table.version
+        # what the write needs of the game is read here, on the event loop
+        finished = (table.game.to_record(), table.game.winner) if table.game.over else None
+        write = functools.partial(self._write, table, n, seat, data, finished)
         try:
-            with self.engine.begin() as connection:
-                connection.execute(
-                    _INSERT_ACTION,
-                    {
-                        "table_id": table.id,
-                        "n": n,
-                        "seat": seat,
-                        "action": data,
-                        "created_at": utcnow(),
-                    },
-                )
-                if table.game.over:
-                    with Session(bind=connection) as session:
-                        self._finish(session, table)
-                        session.flush()
+            await asyncio.get_running_loop().run_in_executor(self.write_pool, write)
+        except asyncio.CancelledError:
+            # (the server is stopping) the write may still happen: the game in memory can no
+            # longer be trusted, the next access rebuilds it from the database
+            table.broken = True
+            if self.tables.get(table.id) is table:
+                del self.tables[table.id]
+            raise
         except Exception as exc:
             if self._write_failed(table, n, data, exc):
                 raise TableError(
@@ -771,8 +786,28 @@ class TableManager:
             table.status = "finished"
         self._broadcast(table, events)
 
-    def _finish(self, session: Session, table: Table) -> None:
-        record = table.game.to_record()
+    def _write(
+        self, table: Table, n: int, seat: int, data: JSON, finished: tuple[JSON, Any] | None
+    ) -> None:
+        """Action ``n`` (and, with ``finished``, the game's end) in one transaction (in the
+        write thread: it touches no game, only the database)."""
+        with self.engine.begin() as connection:
+            connection.execute(
+                _INSERT_ACTION,
+                {
+                    "table_id": table.id,
+                    "n": n,
+                    "seat": seat,
+                    "action": data,
+                    "created_at": utcnow(),
+                },
+            )
+            if finished is not None:
+                with Session(bind=connection) as session:
+                    self._finish(session, table, *finished)
+                    session.flush()
+
+    def _finish(self, session: Session, table: Table, record: JSON, winner: Any) -> None:
         scores = record.get(kind(table.game_name).score_key)
         now = utcnow()
         session.execute(
@@ -781,7 +816,7 @@ class TableManager:
             .values(
                 status="finished",
                 finished_at=now,
-                winner=table.game.winner,
+                winner=winner,
                 final_scores=scores,
             )
         )
@@ -801,16 +836,30 @@ class TableManager:
 
     def _broadcast(self, table: Table, events: list[Event]) -> None:
         """Send every listener its view and the events as its seat may see them (the engine
-        decides who sees what: ``Event.for_viewer``); one message text per seat."""
+        decides who sees what: ``Event.for_viewer``); one message text per seat. Every
+        listener already holds the sheet's first ``table.sheet_sent`` rows (it got them whole
+        when it connected, or row by row since), so the view carries only the rows after them
+        (the sheet only grows: a row, once written, never changes)."""
         texts: dict[int | None, str] = {}
+        start = table.sheet_sent
         for listener in list(table.listeners):
             seat = listener.seat
             text = texts.get(seat)
             if text is None:
-                text = texts[seat] = json.dumps(
-                    table.view_message(seat, events), separators=(",", ":")
-                )
+                message = table.view_message(seat, events, sheet_from=start)
+                sheet = message["view"].get("sheet")
+                if isinstance(sheet, list):
+                    table.sheet_sent = start + len(sheet)
+                text = texts[seat] = json.dumps(message, separators=(",", ":"))
             listener.push(text)
+
+    async def settled(self, table: Table) -> None:
+        """Wait until no action is being written at ``table``: between the engine applying it
+        and the write thread storing it, the game in memory is one action ahead of the
+        database and of ``table.version``; a view read after this (with no ``await`` in
+        between) is one the database holds."""
+        async with table.lock:
+            pass
 
     def attach(self, table: Table, listener: Listener) -> None:
         """Add a listener and send it the current view (with no events)."""
@@ -867,7 +916,7 @@ class TableManager:
                         action = table.game.legal_actions()[0]
                         events = table.game.apply(action)
                     try:
-                        self._commit(table, seat, action.to_json(), events)
+                        await self._commit(table, seat, action.to_json(), events)
                     except TableError:
                         return
         except asyncio.CancelledError:
@@ -922,6 +971,8 @@ class TableManager:
         # a fresh pool (no thread until used): the app may serve again after its lifespan
         self.bot_pool.shutdown(wait=False, cancel_futures=True)
         self.bot_pool = ThreadPoolExecutor(self.limits.bot_workers, thread_name_prefix="tapete-bot")
+        self.write_pool.shutdown(wait=True)  # (the writes under way end: none is cut)
+        self.write_pool = ThreadPoolExecutor(1, thread_name_prefix="tapete-write")
 
 
 def valid_profiles() -> Iterable[tuple[str, str]]:

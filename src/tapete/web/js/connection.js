@@ -88,10 +88,24 @@ export function act(action) {
   }
 }
 
+// the whole score sheet of a view message: the server sends it whole once (sheet_from 0: the
+// first message of a connection, an answer to sync) and then only its rows from sheet_from on,
+// which follow the rows this client holds; null when rows are missing (ask for the whole view)
+export function wholeSheet(msg, prev) {
+  const rows = Array.isArray(msg.view?.sheet) ? msg.view.sheet : null;
+  const from = msg.sheet_from || 0;
+  if (!rows || !from) return rows;
+  const held = prev?.sheet || [];
+  return held.length < from ? null : held.slice(0, from).concat(rows);
+}
+
 export function onMessage(msg) {
   if (msg.type === "view") {
     if (S.version !== null && msg.version < S.version) return; // an older view
     const prev = S.view;
+    const sheet = wholeSheet(msg, prev);
+    if (msg.sheet_from && sheet === null) { send({ type: "sync" }); return; }
+    if (sheet) msg.view.sheet = sheet;
     const newDeal = prev && msg.view.deal_number !== prev.deal_number;
     // back after a reconnection with things we did not see: the last words are no longer news
     if (S.resynced && S.version !== null && msg.version !== S.version && !msg.events?.length) S.said = [];
