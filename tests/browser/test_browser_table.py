@@ -286,7 +286,7 @@ def test_views_bid_limit_pairs_and_bolts_reach_the_table(new_page, live_server) 
         MIL_PLAYERS,
     )
     feed.show(g.view(0))
-    assert "Without a marriage" in page.inner_text(tid("bid-limit-note"))
+    assert "No marriage: 120 at most" in page.inner_text(tid("bid-limit-note"))
     # casa has no bolts: even a view with a bolt count shows no bolt badge
     casa = find("mil", "casa", lambda g: True, MIL_PLAYERS)
     v = casa.view(0)

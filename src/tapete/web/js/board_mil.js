@@ -151,13 +151,11 @@ function actions(v) {
   const pass = legal.find((a) => a.type === "pass");
   if (bids.length || pass) {
     const passBtn = pass ? actionButton(pass, t("pass"), "pass") : null;
-    if (bids.length) panel.append(stepper("bid", bids, t("bidding"), t("bid_btn"), (value) => ({ type: "bid", value }), [passBtn]));
-    else panel.append(h("div", { class: "panel" }, passBtn, h("span", { class: "note", testid: "pass-only" }, t("pass_only_note"))));
-    // why the stepper stops at 120 (the engine says: no marriage in hand, or club's stop)
-    const why = v.bid_limit_reason;
-    if (why && (!bids.length || bids[bids.length - 1] <= 120)) {
-      panel.append(h("div", { class: "note", testid: "bid-limit-note" }, t(`bid_limit_${why}`)));
-    }
+    // why the bids stop at 120 (the engine says: no marriage in hand, or club's stop), on
+    // the stepper's range line or the pass-only note: no extra line
+    const why = v.bid_limit_reason && (!bids.length || bids[bids.length - 1] <= 120) ? t(`bid_limit_${v.bid_limit_reason}`) : null;
+    if (bids.length) panel.append(stepper("bid", bids, t("bidding"), t("bid_btn"), (value) => ({ type: "bid", value }), [passBtn], why));
+    else panel.append(h("div", { class: "panel" }, passBtn, h("span", { class: "note", testid: "pass-only" }, why ? `${t("pass_only_note")} ${why}` : t("pass_only_note"))));
   }
   const redeals = legal.filter((a) => a.type === "redeal");
   const keep = legal.find((a) => a.type === "keep");
