@@ -368,3 +368,51 @@ def test_version_names_the_engine_build(capsys: pytest.CaptureFixture[str]) -> N
     assert exc.value.code == 0
     out = capsys.readouterr().out
     assert out.startswith("tapete 0.") and ("compiled engine" in out or "pure Python" in out)
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_is_plain_lines_without_a_terminal() -> None:
+    from tapete.cli.common import Progress
+
+    stream = io.StringIO()
+    with Progress(20, "simulate", stream=stream) as progress:
+        for done in range(1, 21):
+            progress.update(done, f"deals={done}")
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 11 and lines[-1].startswith("simulate [" + "#" * 30 + "] 20/20 ")
+    assert "\r" not in stream.getvalue() and lines[-1].endswith("deals=20")
+    # a count that passes its total (whole games until at least N deals) says so
+    stream = io.StringIO()
+    Progress(60, "[arena] deals", stream=stream).update(78, "1 game, 1 s")
+    assert "] 78 (at least 60) " in stream.getvalue() and "78/60" not in stream.getvalue()
+
+
+def test_progress_on_a_terminal_is_a_rich_bar_that_ends_its_line() -> None:
+    from tapete.cli.common import Progress
+
+    stream = _Terminal()
+    progress = Progress(4, "[arena] replay", stream=stream)
+    assert progress.tty
+    for done in range(1, 5):
+        progress.update(done)
+    progress.close()
+    progress.close()  # idempotent
+    import re
+
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", stream.getvalue())  # rich's escapes
+    assert "[arena] replay" in text and "4/4" in text and text.endswith("\n")  # the line is ended
+
+
+def test_arena_says_one_game_and_never_more_deals_than_asked_over_a_slash(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ["arena", "--game", "mariage", "--players", "random,random", "--deals", "3"]
+    assert main([*args, "--seed", "1"]) == 0
+    captured = capsys.readouterr()
+    assert "1 game," in captured.err and "1 games" not in captured.err
+    assert "(at least 3)" in captured.err
+    assert captured.out.startswith("mariage / mariage: ")

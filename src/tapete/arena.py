@@ -210,17 +210,19 @@ def run_arena(
     gi = 0
     t_start = time.time()
     rotations = _rotations(players, duplicate)
-    while played < deals:
-        game_seed = seed * 100003 + gi
-        for r, names in enumerate(rotations):
-            played += _play_game(
-                game, profile, names, game_seed, f"{seed}:{gi}:{r}", stats, cap
-            )
-        gi += 1
-        elapsed = time.time() - t_start
-        line = f"[arena] {game}/{profile}: {gi} games, {played}/{deals} deals, {elapsed:.0f} s"
-        print("\r" + line, end="", file=sys.stderr, flush=True)
-    print(file=sys.stderr)
+    from tapete.cli.common import Progress, count
+
+    # the count may pass ``deals``: whole games are played ("78 (at least 60)")
+    with Progress(deals, f"[arena] {game}/{profile} deals") as progress:
+        while played < deals:
+            game_seed = seed * 100003 + gi
+            for r, names in enumerate(rotations):
+                played += _play_game(
+                    game, profile, names, game_seed, f"{seed}:{gi}:{r}", stats, cap
+                )
+            gi += 1
+            elapsed = time.time() - t_start
+            progress.update(played, f"{count(gi, 'game')}, {elapsed:.0f} s")
     summary = _summary(game, profile, played, stats)
     print(_table(game, summary))
     if json_path:

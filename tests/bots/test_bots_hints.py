@@ -206,3 +206,29 @@ def test_the_bots_explain_with_reasons_a_client_renders_back(
         assert "{" not in str(reason) and str(reason).endswith(".")
         keys.add(reason.key)
     assert len(keys) > 3
+
+
+def test_too_weak_names_the_lowest_bid_open_to_the_seat() -> None:
+    # "too weak to play for 100" was said also when the lowest bid was 105 or more
+    from tapete.bots.mil.rules import rules_decision
+    from tapete.games import new_game
+
+    seen: set[int] = set()
+    for seed in range(60):
+        game = new_game("mil", "club", seed=seed)
+        rng = random.Random(seed)
+        while game.phase in ("redeal_offer", "nines_offer", "bidding") and not game.over:
+            view = game.view(game.turn)
+            action, reason = rules_decision(view, rng)
+            bids = [a["value"] for a in view["legal"] if a["type"] == "bid"]
+            if reason.key == "pass_weak":
+                lowest = max(min(bids), 120 if view["in_barrel"][view["seat"]] else 0)
+                assert reason.args["value"] == lowest
+                assert str(reason) == f"Pass: your hand is too weak to play for {lowest}."
+                seen.add(lowest)
+            if reason.key == "pass_justifies":
+                assert reason.args["ceiling"] >= 100
+            if not bids:
+                assert reason.key != "pass_weak"
+            game.apply(action if rng.random() < 0.5 else rng.choice(game.legal_actions()))
+    assert any(v > 100 for v in seen), seen

@@ -50,6 +50,9 @@ MIL = COMMON | {
     "tricks_won",
     "captured_points",
     "held_marriages",
+    "pair_cards",
+    "has_bolts",
+    "bid_limit_reason",
     "sheet",
     "target",
     "barrel_from",
@@ -71,6 +74,8 @@ MARIAGE = COMMON | {
     "tricks_won",
     "marriages",
     "pending_marriage",
+    "pair_cards",
+    "claim_points",
     "sheet",
 }
 

@@ -90,7 +90,8 @@ def test_claim_66_is_not_primary_and_asks_below_66(new_page, live_server, artifa
     g = _claim_position()
     feed = Feeder(page)
     v = g.view(0)
-    feed.show({**v, "claim_points": 66})
+    assert v["claim_points"] == 66  # the engine's number, not the page's
+    feed.show(v)
     assert "primary" not in (page.get_attribute(tid("claim"), "class") or "")
     page.click(tid("claim"))
     assert feed.sent() == []  # nothing sent: the page asks first
@@ -272,6 +273,40 @@ def test_play_waits_and_says_so_while_disconnected(new_page, live_server) -> Non
 
 def _types(g: Any) -> list[str]:
     return [a.to_json()["type"] for a in g.legal_actions()]
+
+
+def test_views_bid_limit_pairs_and_bolts_reach_the_table(new_page, live_server) -> None:
+    page = new_page(locale="en-GB")
+    start_game(page, live_server.url, "mil-club", levels=("random", "random"))
+    feed = Feeder(page)
+    g = find(
+        "mil",
+        "club",
+        lambda g: g.view(0)["bid_limit_reason"] == "no_marriage" and "bid" in _types(g),
+        MIL_PLAYERS,
+    )
+    feed.show(g.view(0))
+    assert "No marriage: 120 at most" in page.inner_text(tid("bid-limit-note"))
+    # casa has no bolts: even a view with a bolt count shows no bolt badge
+    casa = find("mil", "casa", lambda g: True, MIL_PLAYERS)
+    v = casa.view(0)
+    assert v["has_bolts"] is False
+    feed.show({**v, "bolts": [1, 1, 1]})
+    assert page.locator(".badge.bolt").count() == 0
+    feed.show({**g.view(0), "bolts": [1, 1, 1]})
+    assert page.locator(".badge.bolt").count() == 3
+
+
+def test_mariage_pairs_get_the_gold_dot(new_page, live_server) -> None:
+    page = new_page(locale="en-GB", width=1000, height=800)
+    start_game(page, live_server.url, "mariage", levels=("random",))
+    g = find("mariage", "mariage", lambda g: bool(g.view(0)["pair_cards"]), ["Ana", "Bruno"])
+    feed = Feeder(page)
+    v = g.view(0)
+    feed.show(v)
+    for card in v["hand"]:
+        cls = page.get_attribute(f'{tid("hand")} [data-card="{card}"]', "class") or ""
+        assert ("pair" in cls.split()) == (card in v["pair_cards"]), card
 
 
 def test_prompts_say_what_the_legal_actions_allow(new_page, live_server) -> None:

@@ -27,7 +27,7 @@ VIEW_KEYS = {
     "game", "profile", "seat", "players", "phase", "turn", "over", "winner", "legal", "hand",
     "hand_counts", "deal_number", "dealer", "match", "target", "trump", "indicator",
     "stock_count", "closed", "closed_by", "trick", "leader", "last_trick", "points",
-    "tricks_won", "marriages", "pending_marriage", "sheet",
+    "tricks_won", "marriages", "pending_marriage", "sheet", "pair_cards", "claim_points",
 }  # fmt: skip
 
 
@@ -164,6 +164,27 @@ def test_view_keys_and_what_each_seat_sees() -> None:
     assert game.view(1 - turn)["legal"] == []
     assert game.view(turn)["legal"] == [a.to_json() for a in game.legal_actions()]
     assert len(game.view(0)["hand"]) == 6
+
+
+def test_view_names_the_claim_points_and_this_seats_pair_cards() -> None:
+    from tapete.cards import CARD_NAMES, PAIR_MASKS, bits
+    from tapete.mariage.state import WIN_POINTS
+
+    for seed in range(40):
+        game = MariageGame(seed=seed)
+        assert game.view(None)["pair_cards"] == []
+        for seat in (0, 1):
+            v = game.view(seat)
+            assert v["claim_points"] == WIN_POINTS == 66
+            hand = game.state.hands[seat]
+            want = [
+                CARD_NAMES[c]
+                for c in bits(hand)
+                if any(hand & m == m and m >> c & 1 for m in PAIR_MASKS)
+            ]
+            assert v["pair_cards"] == want
+            assert len(v["pair_cards"]) % 2 == 0 and set(v["pair_cards"]) <= set(v["hand"])
+    assert any(MariageGame(seed=s).view(0)["pair_cards"] for s in range(40))
 
 
 def test_view_of_a_closed_stock_hides_the_indicator() -> None:

@@ -122,6 +122,29 @@ def test_marriage_limit_counts_the_seven_card_hand_not_the_talon() -> None:
     assert st.turn == 2 and st.legal_actions() == [Pass()]
 
 
+def test_the_view_says_why_bids_stop_at_120() -> None:
+    hands = ["AH TH KH QH JS 9C 9D", "AS TS KS QS JH 9H 9S", "AC TC KC JC AD TD KD"]
+    st = make_state(CLUB, 2, hands, "QC QD JD")  # seat 2 holds no marriage: limit 120
+    run(st, "bid 100")
+    assert st.view(1)["bid_limit_reason"] == "until_120"  # spades, but nobody has bid 120
+    assert st.view(2)["bid_limit_reason"] == "no_marriage"
+    assert st.view(None)["bid_limit_reason"] is None
+    run(st, "bid 105 bid 110 bid 115 bid 120")
+    assert st.view(0)["bid_limit_reason"] is None  # hearts: may go on past 120
+    assert st.view(2)["bid_limit_reason"] == "no_marriage"
+    casa = make_state(CASA, 2, hands, "QC QD JD")
+    run(casa, "bid 100")
+    assert [casa.view(s)["bid_limit_reason"] for s in range(3)] == [None, None, "no_marriage"]
+    run(st, "pass pass")
+    assert st.phase is Phase.TALON and st.view(2)["bid_limit_reason"] is None
+
+
+def test_the_view_says_whether_the_profile_has_bolts() -> None:
+    assert MilGame(CLUB, seed=1).view(0)["has_bolts"] is True
+    assert MilGame(CASA, seed=1).view(None)["has_bolts"] is False
+    assert MilGame(CASA_500, seed=1).view(2)["has_bolts"] is False
+
+
 def test_several_marriages_add_up_in_the_limit() -> None:
     hands = ["KH QH KD QD KC QC KS", "AS TS AH TH JH 9H 9S", "AC TC JC 9C AD TD JD"]
     st = make_state(CLUB, 2, hands, "QS 9D JS")

@@ -230,7 +230,7 @@ MIL_VIEW_KEYS = {
     "dealer", "scores", "bolts", "in_barrel", "barrel_attempts", "failed_visits", "bids",
     "high_bid", "declarer", "bid", "contract", "talon", "talon_count", "given", "trump",
     "marriages", "trick", "leader", "tricks", "tricks_won", "captured_points",
-    "held_marriages", "sheet", "target", "barrel_from",
+    "held_marriages", "sheet", "target", "barrel_from", "has_bolts", "bid_limit_reason",
 }  # fmt: skip
 
 

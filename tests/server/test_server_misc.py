@@ -213,7 +213,7 @@ def test_rules_pages_index_and_static(make_app: MakeApp, tmp_path: Path) -> None
             "mil": ["club", "casa", "casa-500"],
             "mariage": ["mariage"],
         }
-        assert config["levels"] == ["random", "rules", "search"]
+        assert config["levels"] == ["random", "beginner", "rules", "search"]
         assert config["languages"] == ["es", "pt", "en"] and config["default_delay_ms"] == 0
 
 

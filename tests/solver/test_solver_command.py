@@ -44,7 +44,10 @@ def test_json_value_is_the_solved_position(
             for trick in (None, 0, 3, 7, 8):
                 assert run_solve(str(path), g, d, trick, True) == 0
                 out = json.loads(capsys.readouterr().out)
-                assert set(out) == {"value", "ms"}
+                assert set(out) == {"value", "whose", "declarer", "declarer_name", "ms"}
+                st0 = game.deals[d][0]
+                assert out["whose"] == "declarer" and out["declarer"] == st0.declarer
+                assert out["declarer_name"] == game.players[st0.declarer]
                 pos = position_at(str(path), g, d, trick)
                 assert pos.tricks_played == (trick or 0)
                 assert out["value"] == solve(pos)
@@ -62,7 +65,9 @@ def test_text_output(
     d = played(games[0])[0]
     assert run_solve(str(path), 0, d, 2, False) == 0
     out = capsys.readouterr().out
-    assert f"game 0 deal {d} after trick 2: declarer seat" in out and "raw points" in out
+    seat = games[0].deals[d][0].declarer
+    assert f"game 0 deal {d} after trick 2: declarer seat {seat} ({games[0].players[seat]}, " in out
+    assert "raw points" in out
 
 
 def test_position_after_trick_t_matches_the_engine(records: tuple[Path, list[MilGame]]) -> None:

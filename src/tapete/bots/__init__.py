@@ -13,15 +13,16 @@ from tapete.bots.registry import suggest as strong_suggest
 
 __all__ = ["BOT_NAMES", "Bot", "RandomBot", "Reason", "make_bot", "parse_action", "suggest"]
 
-BOT_NAMES: tuple[str, ...] = ("random", "rules", "search")
+BOT_NAMES: tuple[str, ...] = ("random", "beginner", "rules", "search")
 
 
 def make_bot(game: str, name: str, *, profile: str | None = None, **options: Any) -> Bot:
-    """A bot for ``game`` (a registered game name) by level name: random, rules, search
-    (the last two from the game's bot package, ``kind(game).bots``, wrapped in ``SafeBot``)."""
+    """A bot for ``game`` (a registered game name) by level name: random, beginner, rules,
+    search (the last three from the game's bot package, ``kind(game).bots``, wrapped in
+    ``SafeBot``)."""
     if name == "random":
         return RandomBot()
-    if name in ("rules", "search"):
+    if name in ("beginner", "rules", "search"):
         return make_strong_bot(game, name, profile=profile, **options)
     raise ValueError(f"unknown bot {name!r} (expected one of: {', '.join(BOT_NAMES)})")
 

@@ -44,7 +44,7 @@ REASONS: Final[dict[str, str]] = {
     "bid_opener": "Bid {value}: the opener must.",
     "pass_justifies": "Pass: your hand justifies at most {ceiling}.",
     "pass_no_higher": "Pass: no higher bid is allowed.",
-    "pass_weak": "Pass: your hand is too weak to play for 100.",
+    "pass_weak": "Pass: your hand is too weak to play for {value}.",
     # Mil: redeal offers, talon, rospis
     "keep": "Keep the deal.",
     "keep_can_make": "Keep the deal: you can make the contract.",

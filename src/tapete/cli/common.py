@@ -13,6 +13,11 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TextIO
+
+from rich.console import Console
+from rich.progress import BarColumn, TaskID, TextColumn
+from rich.progress import Progress as RichProgress
 
 from tapete.game import Game
 from tapete.games import kind, kinds, new_game
@@ -109,31 +114,79 @@ def seat_rng(seed: int | None, game_index: int, seat: int) -> random.Random:
 
 
 class Progress:
-    """A one-line progress bar on stderr (quiet when stderr is not a terminal, except every 10%)."""
+    """Progress on stderr through ``rich``: a bar while stderr is a terminal, else one plain
+    line at every tenth of the way (and at the end).
 
-    def __init__(self, total: int, label: str) -> None:
+    ``update(done)`` may pass ``total`` (a command that plays whole games to reach at least
+    ``total`` deals): the bar is then full and the count says ``78 (at least 60)``. Call
+    :meth:`close` (or use the object as a context manager) before printing the summary: it
+    ends the bar's line, so the summary never lands on it.
+    """
+
+    def __init__(self, total: int, label: str, *, stream: TextIO | None = None) -> None:
         self.total = max(total, 1)
         self.label = label
+        self.stream = stream if stream is not None else sys.stderr
         self.start = time.perf_counter()
-        self.tty = sys.stderr.isatty()
+        self.tty = self.stream.isatty()
         self.last_tenth = -1
+        self._bar: RichProgress | None = None
+        self._task: TaskID | None = None
+        if self.tty:
+            self._bar = RichProgress(
+                # markup=False: a label such as "[arena] ..." is text, not a style tag
+                TextColumn("{task.description}", markup=False),
+                BarColumn(),
+                TextColumn("{task.fields[count]}", markup=False),
+                TextColumn("{task.fields[rate]}", markup=False),
+                TextColumn("{task.fields[extra]}", markup=False),
+                console=Console(file=self.stream),
+                transient=False,
+            )
+            self._bar.start()
+            self._task = self._bar.add_task(label, total=self.total, count="", rate="", extra="")
+
+    def _count(self, done: int) -> str:
+        if done > self.total:
+            return f"{done} (at least {self.total})"
+        return f"{done}/{self.total}"
 
     def update(self, done: int, extra: str = "") -> None:
-        frac = done / self.total
+        frac = min(done / self.total, 1.0)
+        rate = done / max(time.perf_counter() - self.start, 1e-9)
+        if self._bar is not None and self._task is not None:
+            self._bar.update(
+                self._task,
+                completed=min(done, self.total),
+                count=self._count(done),
+                rate=f"{rate:.1f}/s",
+                extra=extra,
+            )
+            if done >= self.total:
+                self.close()
+            return
+        if self._bar is None and self.tty:
+            return  # closed
         tenth = int(frac * 10)
-        if not self.tty and tenth == self.last_tenth and done != self.total:
+        if tenth == self.last_tenth and done < self.total:
             return
         self.last_tenth = tenth
         bar = "#" * int(frac * 30)
-        rate = done / max(time.perf_counter() - self.start, 1e-9)
-        line = f"{self.label} [{bar:<30}] {done}/{self.total} {rate:.1f}/s {extra}"
-        if self.tty:
-            sys.stderr.write("\r" + line)
-            if done == self.total:
-                sys.stderr.write("\n")
-        else:
-            sys.stderr.write(line + "\n")
-        sys.stderr.flush()
+        line = f"{self.label} [{bar:<30}] {self._count(done)} {rate:.1f}/s {extra}".rstrip()
+        self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        """End the bar's line (idempotent; nothing to do without a terminal)."""
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def play_game(

@@ -39,21 +39,22 @@ def run(args: argparse.Namespace) -> int:
         return 1
     games = deals = finished = 0
     kinds: dict[str, int] = {}
-    progress = Progress(len(recs), "replay")
-    for i, rec in enumerate(recs):
-        try:
-            game = replay(rec, index=i)
-        except RecordError as exc:
-            if exc.game is None:
-                exc = exc.located(game=i)
-            print(f"error: {path}: {exc}", file=sys.stderr)
-            return 1
-        games += 1
-        deals += len(rec["deals"])
-        finished += game.winner is not None
-        key = f"{rec['game']}/{rec['profile']}"
-        kinds[key] = kinds.get(key, 0) + 1
-        progress.update(i + 1)
+    with Progress(len(recs), "replay") as progress:  # its line ends before the summary
+        for i, rec in enumerate(recs):
+            try:
+                game = replay(rec, index=i)
+            except RecordError as exc:
+                if exc.game is None:
+                    exc = exc.located(game=i)
+                progress.close()
+                print(f"error: {path}: {exc}", file=sys.stderr)
+                return 1
+            games += 1
+            deals += len(rec["deals"])
+            finished += game.winner is not None
+            key = f"{rec['game']}/{rec['profile']}"
+            kinds[key] = kinds.get(key, 0) + 1
+            progress.update(i + 1)
     summary = ", ".join(f"{k}: {n}" for k, n in sorted(kinds.items()))
     print(
         f"OK {path}: {count(games, 'game')} ({summary}), {count(deals, 'deal')}, "

@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"error: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    with fp:
+    with fp, progress:  # the bar's line ends before the summary
         for i in range(args.games):
             game = play_game(
                 args.game,

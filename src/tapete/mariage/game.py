@@ -21,7 +21,7 @@ from tapete.cards import CARD_NAMES, CARD_POINTS, SUIT_LETTERS, Card
 from tapete.errors import IllegalActionError
 from tapete.game import JSON, DealSummary, Event
 from tapete.mariage.actions import Action, Close, Decline, Exchange, Marriage, action_from_json
-from tapete.mariage.state import STOCK_SIZE, State, deal_cards
+from tapete.mariage.state import STOCK_SIZE, WIN_POINTS, State, deal_cards
 
 __all__ = ["DEFAULT_PLAYERS", "TARGET", "DealSpec", "MariageGame", "draw_first_dealer"]
 
@@ -304,6 +304,8 @@ class MariageGame:
             "tricks_won": v["tricks_won"],
             "marriages": v["marriages"],
             "pending_marriage": v["pending_marriage"],
+            "pair_cards": v["pair_cards"],
+            "claim_points": WIN_POINTS,
             "sheet": [{"dealer": d["dealer"], **d["result"]} for d in self.finished],
         }
 

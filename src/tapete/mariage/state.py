@@ -214,9 +214,7 @@ class State:
         "won",
     )
 
-    def __init__(
-        self, hands: Sequence[Sequence[Card]], stock: Sequence[Card], dealer: int
-    ) -> None:
+    def __init__(self, hands: Sequence[Sequence[Card]], stock: Sequence[Card], dealer: int) -> None:
         """A hand dealt as ``hands`` (6 cards each) and ``stock`` (20 cards, indicator last)."""
         if dealer not in (0, 1):
             raise ValueError(f"dealer must be seat 0 or 1, not {dealer!r}")
@@ -774,6 +772,7 @@ class State:
                 "winner": w,
             }
         indicator = self.indicator
+        own = self.hands[seat] if seat is not None else 0
         return {
             "phase": self.phase.value,
             "turn": turn,
@@ -797,6 +796,10 @@ class State:
                 {"seat": ms, "suit": SUIT_LETTERS[su], "value": v} for ms, su, v in self.marriages
             ],
             "pending_marriage": None if self._pending < 0 else SUIT_LETTERS[self._pending],
+            # the king and queen of every suit whose pair this seat holds (hand order)
+            "pair_cards": [
+                CARD_NAMES[c] for c in bits(own) if any(own & m == m and m >> c & 1 for m in _KQ)
+            ],
         }
 
     def __repr__(self) -> str:

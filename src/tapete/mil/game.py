@@ -281,6 +281,8 @@ class MilGame:
             "barrel_from": p.barrel_from,
             # club: a player in the barrel has this many deals to get out (scoring.py)
             "barrel_attempts_max": BARREL_ATTEMPTS if p.barrel == "club" else None,
+            # False: the profile has no bolts (casa); "bolts" then stays all zero
+            "has_bolts": p.bolts,
             **standing,
             "sheet": list(self._sheet),
         }
@@ -308,6 +310,7 @@ class MilGame:
                 pair_cards=[],
                 redeal_reasons=[],
                 redeal_cards={},
+                bid_limit_reason=None,
                 hand_points=None,
                 talon_points=None,
             )

@@ -889,7 +889,20 @@ class State:
             "talon_points": mask_points(mask_of(self.dealt_talon)) if revealed else None,
             "redeal_reasons": reasons,
             "redeal_cards": redeal_cards,
+            "bid_limit_reason": self._bid_limit_reason(seat),
         }
+
+    def _bid_limit_reason(self, seat: int | None) -> str | None:
+        """Why ``seat``'s bids stop at 120 in the auction: ``"no_marriage"`` (no marriage in its
+        7 dealt cards: the limit is 120), ``"until_120"`` (club: nobody bids past 120 before
+        someone has bid 120), else None (also for a spectator and outside the auction)."""
+        if seat is None or self.phase is not _PH_BIDDING:
+            return None
+        if self.limits[seat] <= 120:
+            return "no_marriage"
+        if self.profile.stop_at_120 and self.high < 120:
+            return "until_120"
+        return None
 
     def seat_knows(self, seat: int | None) -> int:
         """Mask of every card ``seat`` may know the place of now (None: spectator)."""

@@ -47,7 +47,7 @@ __all__ = ["LANGUAGES", "MAX_MESSAGE_BYTES", "create_app", "run_serve"]
 log = logging.getLogger("tapete.server")
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
-LEVELS = ("random", "rules", "search")
+LEVELS = ("random", "beginner", "rules", "search")
 MAX_MESSAGE_BYTES = 4096
 MAX_BODY_BYTES = 16384
 MAX_NAME_CHARS = 32

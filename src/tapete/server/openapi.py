@@ -109,7 +109,10 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
             "profile": {"enum": profiles},
             "name": {"type": "string", "minLength": 1, "maxLength": 32},
             "language": {"enum": list(LANGUAGES)},
-            "levels": {"type": "array", "items": {"enum": ["random", "rules", "search"]}},
+            "levels": {
+                "type": "array",
+                "items": {"enum": ["random", "beginner", "rules", "search"]},
+            },
             "seed": {
                 "type": "integer",
                 "minimum": 0,

@@ -2,7 +2,8 @@
 
 Replays a record with the engine up to deal ``D``'s position after trick ``T`` (default:
 before the first lead) and prints the open-hand value: the declarer's final raw points with
-both sides playing optimally, everyone seeing every hand.
+both sides playing optimally, everyone seeing every hand. The answer names whose value it is
+(the declarer's seat and name; ``--json``: ``whose``, ``declarer``, ``declarer_name``).
 """
 
 from __future__ import annotations
@@ -42,6 +43,13 @@ def position_from_state(st: State) -> MilPosition:
 
 def position_at(path: str, game: int, deal: int, trick: int | None) -> MilPosition:
     """Deal ``deal`` of game ``game`` of the record file ``path``, after ``trick`` tricks."""
+    return _position_and_players(path, game, deal, trick)[0]
+
+
+def _position_and_players(
+    path: str, game: int, deal: int, trick: int | None
+) -> tuple[MilPosition, list[str]]:
+    """:func:`position_at` with the game's player names (by seat)."""
     from tapete.errors import RecordError
     from tapete.mil.game import MilGame
     from tapete.mil.state import Phase
@@ -100,7 +108,7 @@ def position_at(path: str, game: int, deal: int, trick: int | None) -> MilPositi
         raise SolveError(f"deal {deal} of game {game} was conceded (rospis): no card play")
     if found is None:  # after the last trick: the deal's final position
         found = position_from_state(done)
-    return found
+    return found, [str(name) for name in replayed.players] if replayed is not None else []
 
 
 def run_solve(path: str, game: int, deal: int, trick: int | None, as_json: bool) -> int:
@@ -108,15 +116,19 @@ def run_solve(path: str, game: int, deal: int, trick: int | None, as_json: bool)
     from tapete.solver import BACKEND, solve
 
     try:
-        pos = position_at(path, game, deal, trick)
+        pos, players = _position_and_players(path, game, deal, trick)
     except SolveError as exc:
         print(f"tapete solve: {exc}", file=sys.stderr)
         return 2
     start = time.perf_counter()
     value = solve(pos)
     ms = (time.perf_counter() - start) * 1000
+    seat = pos.declarer
+    name = players[seat] if seat < len(players) else f"seat {seat}"
     if as_json:
-        print(json.dumps({"value": value, "ms": round(ms, 3)}))
+        # value: the declarer's final raw points (the one side the solver counts for)
+        answer = {"value": value, "whose": "declarer", "declarer": seat, "declarer_name": name}
+        print(json.dumps({**answer, "ms": round(ms, 3)}, ensure_ascii=False))
     else:
         after = (
             "before the first lead"
@@ -124,8 +136,8 @@ def run_solve(path: str, game: int, deal: int, trick: int | None, as_json: bool)
             else (f"after trick {pos.tricks_played}")
         )
         print(
-            f"game {game} deal {deal} {after}: declarer seat {pos.declarer} "
-            f"(raw so far {pos.points[pos.declarer]}) ends with {value} raw points "
+            f"game {game} deal {deal} {after}: declarer seat {seat} ({name}, "
+            f"raw so far {pos.points[pos.declarer]}) ends with {value} raw points "
             f"with open hands and best play ({ms:.1f} ms, {BACKEND} solver)"
         )
     return 0

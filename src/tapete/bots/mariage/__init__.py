@@ -1,4 +1,6 @@
-"""The Mariage computer players: ``rules`` (:mod:`.rules`) and ``search`` (:mod:`.search`),
+"""The Mariage computer players: ``beginner`` (the rules player with slips,
+:class:`tapete.bots.beginner.BeginnerBot`), ``rules`` (:mod:`.rules`) and ``search``
+(:mod:`.search`),
 with the memory of the hand's public cards (:mod:`.tracker`).
 
 Found through the game's registry entry (``tapete.games.kind("mariage").bots``); generic
@@ -11,6 +13,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from tapete.bots.beginner import BeginnerBot
 from tapete.bots.mariage.rules import MariageRulesBot
 from tapete.bots.mariage.search import MariageSearchBot
 from tapete.game import JSON
@@ -19,17 +22,22 @@ from tapete.mariage.actions import Action
 __all__ = ["LEVELS", "MariageRulesBot", "MariageSearchBot", "fallback", "make_bot"]
 
 #: the levels this package makes (``random`` is shared: :class:`tapete.bots.RandomBot`)
-LEVELS = ("rules", "search")
+LEVELS = ("beginner", "rules", "search")
 
 
 def make_bot(
     level: str, profile: str | None = None, **options: Any
-) -> MariageRulesBot | MariageSearchBot:
-    """The Mariage player of ``level`` (``rules`` or ``search``), not wrapped. Mariage has
-    one rule set: ``profile`` is accepted and ignored.
+) -> BeginnerBot | MariageRulesBot | MariageSearchBot:
+    """The Mariage player of ``level`` (``beginner``, ``rules`` or ``search``), not wrapped.
+    Mariage has one rule set: ``profile`` is accepted and ignored.
 
-    ``rules`` options: ``strict_budget``; ``search``: ``budget``, ``samples``, ``margin``,
-    ``min_samples``, ``strict_samples``. Unknown options are ignored."""
+    ``beginner`` options: ``slip`` and the rules player's; ``rules`` options:
+    ``strict_budget``; ``search``: ``budget``, ``samples``, ``margin``, ``min_samples``,
+    ``strict_samples``. Unknown options are ignored."""
+    if level == "beginner":
+        slip = options.pop("slip", None)
+        inner = MariageRulesBot(**options)
+        return BeginnerBot(inner) if slip is None else BeginnerBot(inner, slip=float(slip))
     if level == "rules":
         return MariageRulesBot(**options)
     if level == "search":

@@ -1,4 +1,6 @@
-"""The Mil computer players: ``rules`` (:mod:`.rules`) and ``search`` (:mod:`.search`), over
+"""The Mil computer players: ``beginner`` (the rules player with slips,
+:class:`tapete.bots.beginner.BeginnerBot`), ``rules`` (:mod:`.rules`) and ``search``
+(:mod:`.search`), over
 what a seat may know from its view (:mod:`.sampling`).
 
 Found through the game's registry entry (``tapete.games.kind("mil").bots``); generic code
@@ -10,6 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from tapete.bots.beginner import BeginnerBot
 from tapete.bots.mil.rules import MilRulesBot, rules_decision
 from tapete.bots.mil.search import MilSearchBot
 from tapete.game import JSON
@@ -18,14 +21,21 @@ from tapete.mil.actions import MilAction
 __all__ = ["LEVELS", "MilRulesBot", "MilSearchBot", "fallback", "make_bot"]
 
 #: the levels this package makes (``random`` is shared: :class:`tapete.bots.RandomBot`)
-LEVELS = ("rules", "search")
+LEVELS = ("beginner", "rules", "search")
 
 
-def make_bot(level: str, profile: str | None = None, **options: Any) -> MilRulesBot | MilSearchBot:
-    """The Mil player of ``level`` (``rules`` or ``search``), not wrapped.
+def make_bot(
+    level: str, profile: str | None = None, **options: Any
+) -> BeginnerBot | MilRulesBot | MilSearchBot:
+    """The Mil player of ``level`` (``beginner``, ``rules`` or ``search``), not wrapped.
 
-    ``search`` options: ``budget`` (seconds per decision), ``samples``, ``bid_samples``,
-    ``rospis``; unknown options are ignored."""
+    ``beginner`` options: ``slip`` (the share of random card plays); ``search`` options:
+    ``budget`` (seconds per decision), ``samples``, ``bid_samples``, ``rospis``; unknown
+    options are ignored."""
+    if level == "beginner":
+        slip = options.pop("slip", None)
+        inner = MilRulesBot(profile, **options)
+        return BeginnerBot(inner) if slip is None else BeginnerBot(inner, slip=float(slip))
     if level == "rules":
         return MilRulesBot(profile, **options)
     if level == "search":

@@ -128,15 +128,23 @@ def bid_ceiling(info: MilInfo, hand: int | None = None) -> int:
 def _bid_choice(info: MilInfo, legal: list[MilAction], view: JSON) -> tuple[MilAction, Reason]:
     step = info.profile.step
     ceiling = _round_down(bid_ceiling(info), step)
+    lowest = 0  # the lowest contract this seat could play for now
     if info.profile.barrel == "club" and view["in_barrel"][info.seat]:
         # in the club barrel the contract is at least 120: bid only for that
         ceiling = ceiling if ceiling >= info.profile.barrel_min_contract else 0
+        lowest = info.profile.barrel_min_contract
     bids = sorted((a for a in legal if isinstance(a, Bid)), key=lambda a: a.value)
     ok = [b for b in bids if b.value <= ceiling]
     if ok:
         return ok[0], Reason("bid_justifies", {"value": ok[0].value, "ceiling": ceiling})
-    p = next((a for a in legal if isinstance(a, Pass)), legal[0])
-    return p, Reason("pass_justifies", {"ceiling": max(ceiling, 100 - step)})
+    p = next((a for a in legal if isinstance(a, Pass)), None)
+    if p is None:  # the opener's forced 100
+        return bids[0], Reason("bid_opener", {"value": bids[0].value})
+    if not bids:
+        return p, Reason("pass_no_higher")
+    if ceiling < 100:  # not even the opening 100: name the real lowest bid (105 or more)
+        return p, Reason("pass_weak", {"value": max(bids[0].value, lowest)})
+    return p, Reason("pass_justifies", {"ceiling": ceiling})
 
 
 def _redeal_choice(info: MilInfo, legal: list[MilAction]) -> tuple[MilAction, Reason]:

@@ -255,7 +255,7 @@ class MilSearchBot:
         ceiling = max((b for b in range(100, top + 1, step) if ev(b) > 0), default=0)
         if ceiling:
             return passes[0], Reason("pass_justifies", {"ceiling": ceiling})
-        return passes[0], Reason("pass_weak")
+        return passes[0], Reason("pass_weak", {"value": bids[0].value})
 
     # ------------------------------------------------------------------ talon and gifts
     def _talon(

@@ -33,7 +33,7 @@ function seatBadges(v, seat) {
   if (v.dealer === seat) b.push(h("span", { class: "badge dealer", title: t("dealer") }, t("dealer_short")));
   if (v.declarer === seat) b.push(h("span", { class: "badge declarer" }, t("declarer")));
   if (v.in_barrel?.[seat]) b.push(h("span", { class: "badge barrel", title: t("barrel") }, v.barrel_attempts_max ? `${t("barrel")} ${v.barrel_attempts?.[seat] ?? 0}/${v.barrel_attempts_max}` : t("barrel")));
-  if (v.bolts?.[seat]) b.push(h("span", { class: "badge bolt", title: t("bolts") }, `⚡ ${v.bolts[seat]}`));
+  if (v.has_bolts !== false && v.bolts?.[seat]) b.push(h("span", { class: "badge bolt", title: t("bolts") }, `⚡ ${v.bolts[seat]}`));
   if (v.turn === seat && !v.over) b.push(h("span", { class: "badge turn" }, t("turn_badge")));
   return b;
 }
@@ -151,8 +151,11 @@ function actions(v) {
   const pass = legal.find((a) => a.type === "pass");
   if (bids.length || pass) {
     const passBtn = pass ? actionButton(pass, t("pass"), "pass") : null;
-    if (bids.length) panel.append(stepper("bid", bids, t("bidding"), t("bid_btn"), (value) => ({ type: "bid", value }), [passBtn]));
-    else panel.append(h("div", { class: "panel" }, passBtn, h("span", { class: "note", testid: "pass-only" }, t("pass_only_note"))));
+    // why the bids stop at 120 (the engine says: no marriage in hand, or club's stop), on
+    // the stepper's range line or the pass-only note: no extra line
+    const why = v.bid_limit_reason && (!bids.length || bids[bids.length - 1] <= 120) ? t(`bid_limit_${v.bid_limit_reason}`) : null;
+    if (bids.length) panel.append(stepper("bid", bids, t("bidding"), t("bid_btn"), (value) => ({ type: "bid", value }), [passBtn], why));
+    else panel.append(h("div", { class: "panel" }, passBtn, h("span", { class: "note", testid: "pass-only" }, why ? `${t("pass_only_note")} ${why}` : t("pass_only_note"))));
   }
   const redeals = legal.filter((a) => a.type === "redeal");
   const keep = legal.find((a) => a.type === "keep");

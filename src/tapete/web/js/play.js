@@ -99,7 +99,8 @@ export function centerTricks(v) {
 }
 
 // −/+ over the legal values (never computed here: they come from view.legal)
-export function stepper(kind, values, label, submitLabel, makeAction, extra = []) {
+// `note` (optional): a short reason shown on the range line (no extra line on a phone)
+export function stepper(kind, values, label, submitLabel, makeAction, extra = [], note = null) {
   let cur = S.ui[kind];
   if (!values.includes(cur)) cur = values[0];
   S.ui[kind] = cur;
@@ -108,7 +109,8 @@ export function stepper(kind, values, label, submitLabel, makeAction, extra = []
   const hinted = hintIs((a) => a.type === kind && a.value === cur);
   const range = values.length === 1 ? t("only_value", { value: values[0] }) : t("range", { min: values[0], max: values[values.length - 1] });
   return h("div", { class: "panel stepper", role: "group", "aria-label": label },
-    h("div", { class: "range", testid: `${kind}-range` }, range),
+    h("div", { class: "range" }, h("span", { testid: `${kind}-range` }, range),
+      note ? h("span", { class: "note", testid: `${kind}-limit-note` }, ` · ${note}`) : null),
     h("div", { class: "row" },
       h("button", { type: "button", class: "round", testid: `${kind}-minus`, "aria-label": t("minus"), disabled: i <= 0 || blocked(), onclick: () => step(-1) }, "−"),
       h("output", { class: "value", testid: `${kind}-value`, "aria-live": "polite" }, String(cur)),
