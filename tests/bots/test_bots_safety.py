@@ -82,9 +82,11 @@ def test_search_bot_respects_its_budget() -> None:
     worst = 0.0
     for i, g in enumerate(random_positions("mil", "club", 20, seed=71)):
         view = g.view(g.turn)
-        t0 = time.perf_counter()
+        # the work a decision does (CPU time of this thread): a wall clock on a shared machine
+        # also counts the time other processes held the cores
+        t0 = time.thread_time()
         bot.act(view, random.Random(i))
-        worst = max(worst, time.perf_counter() - t0)
+        worst = max(worst, time.thread_time() - t0)
     assert worst < 0.6
     assert bot.faults == 0
 
