@@ -28,8 +28,11 @@ let drawing = false;
 function renderSoon() {
   if (drawing) return;
   drawing = true;
-  const later = document.hidden ? (f) => setTimeout(f, 16) : requestAnimationFrame; // no frames in a hidden tab
-  later(() => { drawing = false; renderTable(); });
+  let done = false;
+  const draw = () => { if (done) return; done = true; drawing = false; renderTable(); };
+  if (!document.hidden) requestAnimationFrame(draw);
+  // a hidden tab has no frames, and frames can stall in a page that is not in front: draw anyway
+  setTimeout(draw, document.hidden ? 16 : 100);
 }
 
 Object.assign(screen, { table: renderTable, soon: renderSoon, all: renderAll, newGame: showNewGame });
