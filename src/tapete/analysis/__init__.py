@@ -65,7 +65,7 @@ class _Replayed:
         self.game = replay(record, index=game_index)
         #: the game's analysis module (``kind(record["game"]).analysis``)
         self.kind = game_analysis(record["game"])
-        self.count = self.kind.finished_count(self.game)
+        self.count = len(self.game.finished_deals)
 
     def analyse(
         self,

@@ -59,10 +59,6 @@ class GameAnalysis(Protocol):
         """Where a decision without a trick number was taken, in words, by its phase."""
         ...
 
-    def finished_count(self, game: Game) -> int:
-        """How many finished deals the replayed ``game`` holds."""
-        ...
-
     def analyse_finished(
         self,
         record: JSON,

@@ -51,7 +51,6 @@ __all__ = [
     "amount",
     "analyse_finished",
     "analyse_mariage_deal",
-    "finished_count",
     "headline",
 ]
 
@@ -404,12 +403,6 @@ def analyse_mariage_deal(
 
 # ---------------------------------------------------------------------------- the kind's hooks
 # (tapete.analysis.core.GameAnalysis: the generic report, text and command ask these)
-
-
-def finished_count(game: Game) -> int:
-    """How many finished hands the replayed match ``game`` holds."""
-    assert isinstance(game, MariageGame)
-    return len(game.finished)
 
 
 def analyse_finished(

@@ -69,7 +69,6 @@ __all__ = [
     "amount",
     "analyse_finished",
     "analyse_mil_deal",
-    "finished_count",
     "headline",
     "mil_open_values",
 ]
@@ -543,12 +542,6 @@ def analyse_mil_deal(
 
 # ---------------------------------------------------------------------------- the kind's hooks
 # (tapete.analysis.core.GameAnalysis: the generic report, text and command ask these)
-
-
-def finished_count(game: Game) -> int:
-    """How many finished deals the replayed ``game`` holds."""
-    assert isinstance(game, MilGame)
-    return len(game.deals)
 
 
 def analyse_finished(
