@@ -278,6 +278,7 @@ def test_a_closed_output_pipe_ends_quietly() -> None:
     # `tapete play mil | head -1`: the reader goes away while the game still writes
     import subprocess
     import sys
+    import threading
 
     cmd = [sys.executable, "-c", "from tapete.cli import main; raise SystemExit(main())"]
     proc = subprocess.Popen(
@@ -287,7 +288,14 @@ def test_a_closed_output_pipe_ends_quietly() -> None:
         stderr=subprocess.PIPE,
     )
     assert proc.stdout is not None and proc.stdin is not None
-    proc.stdout.readline()
+    # the first line, read with a time limit: a child that never writes must fail the test,
+    # not hold the whole run (a bare readline() blocks for ever)
+    first = threading.Thread(target=proc.stdout.readline, daemon=True)
+    first.start()
+    first.join(60)
+    if first.is_alive():
+        proc.kill()
+        raise AssertionError("`tapete play mil` wrote no line within 60 s")
     proc.stdout.close()
     _, err = proc.communicate(b"help\n" * 2000, timeout=60)
     assert b"Traceback" not in err and proc.returncode == 1
