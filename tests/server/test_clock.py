@@ -378,6 +378,8 @@ def test_wiring_mistakes_are_refused_with_what_and_where() -> None:
         clocks.tick(1.0)
     with pytest.raises(ValueError, match="tick: now must be a finite number of seconds"):
         clocks.tick(math.nan)
+    with pytest.raises(ValueError, match=r"connected: time went backwards \(now=0.5 after 2.0"):
+        clocks.connected(0, 0.5)
     clocks.disconnected(1, 3.0)
     with pytest.raises(ValueError, match="active: seat 1 has no open connection"):
         clocks.active(1, 3.0)

@@ -57,7 +57,11 @@ call ``driver.reschedule()``.
   ``acted(seat, now)``; if ``game.deal_number`` changed, ``deal_started(now)``; then
   ``game_over(now)`` if the game is over, else ``turn_started(game.turn, now)``.
 - The driver's callback gets the decisions of ``tick`` (a deadline passed) and handles them
-  the same way.
+  the same way (it runs in the driver's task: take ``table.lock`` in a task of its own). The
+  driver and the table read the same injected clock (``now``).
+- A table with a deadline pending (``clocks.next_deadline()`` not None) stays in memory
+  (``_maybe_evict`` must keep it, or nobody would fire the takeover); ``driver.close()`` when
+  the table is closed, finished or evicted.
 
 What each decision asks of the table:
 
@@ -65,7 +69,9 @@ What each decision asks of the table:
   (``is_bot(seat)`` is true while ``clocks.computer_plays(seat)``); announce
   ``decision.to_json()`` to everyone (seat views and spectators) and record it in the event
   history; ``ensure_bots(table)``, so that the computer acts at once if it is that seat's
-  turn (paced by ``delay_ms`` like any computer move).
+  turn (paced by ``delay_ms`` like any computer move). A seat that had no bot gets one of
+  the table's level, with its memory of the current hand rebuilt as after a restart
+  (``rebuild_memory``: a Mariage bot remembers the tricks it saw go by).
 - ``GiveBack(seat)``: the person plays ``seat`` again; announce it to everyone. The bot loop
   must check under ``table.lock``, just before applying, that the seat is still a computer's
   (a ``GiveBack`` while the computer thought makes its move void, like a stale version).
@@ -404,7 +410,12 @@ class SeatClocks:
 
     def tick(self, now: float) -> list[Decision]:
         """Fire the deadlines due by ``now``."""
-        self._advance(now, "tick")
+        return self._fire(now, "tick")
+
+    def _fire(self, now: float, what: str) -> list[Decision]:
+        """Move the time to ``now`` (``what``: the input, for errors), firing every deadline
+        due by then at the instant it fell due, in order."""
+        self._advance(now, what)
         decisions: list[Decision] = []
         while True:
             deadlines = self._deadlines()
@@ -427,7 +438,7 @@ class SeatClocks:
     def turn_started(self, seat: int | None, now: float) -> list[Decision]:
         """``seat`` is to act (None: nobody is); its clock starts if it is a person's. A
         clock still running is stopped as by :meth:`acted`."""
-        decisions = self.tick(now)
+        decisions = self._fire(now, "turn_started")
         if seat is not None:
             self._check_seat(seat, "turn_started")
         self._stop(now)
@@ -437,7 +448,7 @@ class SeatClocks:
     def acted(self, seat: int, now: float) -> list[Decision]:
         """``seat``'s action was applied (a person's, or a computer's at any seat): its clock
         stops, and the time past the move time comes off the bank."""
-        decisions = self.tick(now)
+        decisions = self._fire(now, "acted")
         self._check_seat(seat, "acted")
         if seat != self._turn and not self._over:
             whose = "nobody" if self._turn is None else f"seat {self._turn}"
@@ -460,7 +471,7 @@ class SeatClocks:
 
     def connected(self, seat: int, now: float) -> list[Decision]:
         """A connection of the person at ``seat`` opened."""
-        decisions = self.tick(now)
+        decisions = self._fire(now, "connected")
         person = self._person(seat, "connected")
         person.connections += 1
         person.gone_since = None
@@ -470,7 +481,7 @@ class SeatClocks:
 
     def disconnected(self, seat: int, now: float) -> list[Decision]:
         """A connection of the person at ``seat`` closed."""
-        decisions = self.tick(now)
+        decisions = self._fire(now, "disconnected")
         person = self._person(seat, "disconnected")
         if person.connections == 0:
             raise ValueError(f"disconnected: seat {seat} has no open connection to close")
@@ -481,7 +492,7 @@ class SeatClocks:
 
     def active(self, seat: int, now: float) -> list[Decision]:
         """The person at ``seat`` sent a message of their own (they are at the table)."""
-        decisions = self.tick(now)
+        decisions = self._fire(now, "active")
         person = self._person(seat, "active")
         if person.connections == 0:
             raise ValueError(f"active: seat {seat} has no open connection to send from")
@@ -500,7 +511,7 @@ class SeatClocks:
     def deal_started(self, now: float) -> list[Decision]:
         """A new deal began: every bank is full again. Call it between :meth:`acted` and
         :meth:`turn_started` (no clock running)."""
-        decisions = self.tick(now)
+        decisions = self._fire(now, "deal_started")
         running = self._running()
         if running is not None:
             raise ValueError(
@@ -514,7 +525,7 @@ class SeatClocks:
     def game_over(self, now: float) -> list[Decision]:
         """The game ended: no clock runs and no decision follows (connections are still
         counted for the snapshot)."""
-        decisions = self.tick(now)
+        decisions = self._fire(now, "game_over")
         self._stop(now)
         self._turn = None
         self._over = True
