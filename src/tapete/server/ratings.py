@@ -245,10 +245,13 @@ def final_places(
     def key(seat: int) -> tuple[int, int, float]:
         return (int(seat in abandoned), int(seat != winner), -float(scores[seat]))
 
+    def tie(seat: int) -> tuple[int, int, float]:
+        return (1, 1, 0.0) if seat in abandoned else key(seat)
+
     order = sorted(seats, key=key)
     ranks: list[int] = []
     for i, seat in enumerate(order):
-        if i and key(order[i - 1]) == key(seat):
+        if i and tie(order[i - 1]) == tie(seat):
             ranks.append(ranks[-1])
         else:
             ranks.append(i)
