@@ -200,6 +200,12 @@ def test_a_session_expires(app: Starlette, client: TestClient) -> None:
     assert client.get("/api/me").json() == {"user": None, "csrf": None}
     with _accounts(app).sessions() as s:
         assert s.scalars(select(SessionRow)).first() is None  # the expired one is gone
+    # a session that expires unseen goes when another one is made
+    sign_up(client, "Bea")
+    now[0] += timedelta(days=31)
+    caio = sign_up(client, "Caio")
+    with _accounts(app).sessions() as s:
+        assert [r.user_id for r in s.scalars(select(SessionRow))] == [caio["user"]["id"]]
 
 
 def test_sign_out_ends_the_session_for_good(client: TestClient) -> None:
@@ -364,3 +370,10 @@ def test_the_migration_makes_the_tables_the_models_describe(app: Starlette) -> N
         diffs = compare_metadata(MigrationContext.configure(conn), Base.metadata)
     # (other tables' differences are their migrations' business)
     assert [d for d in diffs if any(f"'{t}'" in repr(d) for t in mine)] == []
+
+
+def test_serve_takes_secure_cookies() -> None:
+    from tapete.cli import build_parser
+
+    assert build_parser().parse_args(["serve", "--secure-cookies"]).secure_cookies is True
+    assert build_parser().parse_args(["serve"]).secure_cookies is False
