@@ -4,7 +4,7 @@ sign out. The session cookie is HttpOnly: the page's script never sees it."""
 
 from __future__ import annotations
 
-from browser_helpers import TABLE, tid
+from browser_helpers import TABLE, shot, tid
 from sqlalchemy.orm import sessionmaker
 
 from tapete.server import ratings
@@ -28,7 +28,7 @@ def _rate_two_games(db_path: object, user_id: int) -> None:
     engine.dispose()
 
 
-def test_sign_up_see_your_page_play_and_sign_out(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
+def test_sign_up_see_your_page_play_and_sign_out(new_page, live_server, artifacts) -> None:  # type: ignore[no-untyped-def]
     page = new_page(locale="pt-PT")
     page.goto(live_server.url)
     page.wait_for_selector(f"{tid('newgame')}[open]")
@@ -37,6 +37,7 @@ def test_sign_up_see_your_page_play_and_sign_out(new_page, live_server) -> None:
     # Entrar -> "Sou novo": the sign-up form, by keyboard
     page.click(tid("open-account"))
     page.wait_for_selector(f"{tid('account')}[open]")
+    shot(page, artifacts, "account-sign-in")
     assert page.evaluate("() => document.activeElement.id") == "account-name"
     page.click(tid("account-switch"))
     assert page.inner_text("#account-title") == "Criar uma conta"
@@ -68,6 +69,7 @@ def test_sign_up_see_your_page_play_and_sign_out(new_page, live_server) -> None:
     assert page.locator(f"{tid('rating-mil-1000')} polyline").get_attribute("data-points") == "3"
     assert "provisória" in page.inner_text(tid("rating-mil-1000"))
     assert page.inner_text(tid("player-abandonments")) == "Jogos abandonados: 0"
+    shot(page, artifacts, "account-player-page")
     page.click(tid("close-player"))
 
     # the leaderboard, a tab beside the Ranking; a name opens that player's page
@@ -76,6 +78,7 @@ def test_sign_up_see_your_page_play_and_sign_out(new_page, live_server) -> None:
     page.wait_for_selector(tid("leaderboard"))
     names = page.locator(f"{tid('leaderboard')} tbody td:nth-child(2)").all_inner_texts()
     assert set(names) == {"Iná_browser", "Rui_browser", "Sol_browser"}
+    shot(page, artifacts, "account-leaderboard")
     page.click(tid("leader-Sol_browser"))
     page.wait_for_selector(f"{tid('player')}[open] {tid('player-kind')}")
     assert page.inner_text("#player-title") == "Sol_browser"

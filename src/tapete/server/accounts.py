@@ -500,8 +500,12 @@ class Identity:
         self.accounts = accounts
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] not in ("http", "websocket"):
-            await self.app(scope, receive, send)
+        if scope["type"] not in ("http", "websocket") or (
+            scope["type"] == "http"
+            and scope.get("method") in ("GET", "HEAD")
+            and str(scope.get("path", "")).startswith("/static/")
+        ):
+            await self.app(scope, receive, send)  # (the client's files need no identity)
             return
         headers = Headers(scope=scope)
         cookie = cookie_parser(headers.get("cookie", "")).get(COOKIE_NAME)
