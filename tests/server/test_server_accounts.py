@@ -153,6 +153,9 @@ def test_wrong_password_and_unknown_name_give_the_same_answer_after_the_same_wor
     assert wrong.json() == unknown.json() == {"error": "wrong user name or password"}
     assert hasher.verified - before == 2  # the unknown name was checked against a dummy hash
     assert COOKIE_NAME not in client.cookies
+    # a password longer than any account's is wrong, even when it begins with the right one
+    long = client.post("/api/signin", json={"name": "Ana", "password": PASSWORD + "x" * 300})
+    assert long.status_code == 401 and hasher.verified - before == 3
     ok = client.post("/api/signin", json={"name": "ANA", "password": PASSWORD})
     assert ok.status_code == 200 and ok.json()["user"]["name"] == "Ana"
 
@@ -370,6 +373,16 @@ def test_the_migration_makes_the_tables_the_models_describe(app: Starlette) -> N
         diffs = compare_metadata(MigrationContext.configure(conn), Base.metadata)
     # (other tables' differences are their migrations' business)
     assert [d for d in diffs if any(f"'{t}'" in repr(d) for t in mine)] == []
+
+
+def test_the_hook_is_registered_when_the_manager_has_finish_hooks(
+    make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tapete.server.tables import TableManager
+
+    monkeypatch.setattr(TableManager, "finish_hooks", [], raising=False)
+    app = make_app()
+    assert app.state.manager.finish_hooks == [ratings.hook]
 
 
 def test_serve_takes_secure_cookies() -> None:

@@ -139,6 +139,8 @@ class AccountSettings:
     #: sign-in attempts per user name (whoever makes them)
     name_burst: int = 5
     name_refill_s: float = 30.0
+    #: password hashes computed at the same time; more requests wait their turn
+    max_hashing: int = 2
     #: the cookie always carries ``Secure`` (``--secure-cookies``: the server is behind an
     #: https proxy that does not say so); without it, only requests that came over https
     secure_cookies: bool = False
@@ -246,6 +248,8 @@ class Accounts:
         self.by_name = TokenBuckets(s.name_burst, s.name_refill_s, **bucket_clock)
         self.allowed_origins = frozenset(o.rstrip("/").lower() for o in allowed_origins)
         self._dummy: tuple[PasswordHasher, str] | None = None
+        #: password hashes computed at once (each takes 64 MiB and a core for a moment)
+        self.hashing = asyncio.Semaphore(self.settings.max_hashing)
 
     # ------------------------------------------------------------------ passwords
 
@@ -297,6 +301,9 @@ class Accounts:
         key = name_key(name) if isinstance(name, str) else ""
         with self.sessions() as session:
             row = session.scalar(select(UserRow).where(UserRow.name_key == key)) if key else None
+        if len(password) > PASSWORD_MAX:  # no account has one: the same work, then no
+            self._verify(None, password[:PASSWORD_MAX])
+            return None
         if not self._verify(row.password_hash if row else None, password):
             return None
         assert row is not None
@@ -404,9 +411,10 @@ class Accounts:
             wait = self._wait([(self.by_address, _address(request))])
             if wait:
                 return _too_many(wait, "sign-up attempts")
-            user, cookie, active = await asyncio.to_thread(
-                self.sign_up, data.get("name"), data.get("password")
-            )
+            async with self.hashing:
+                user, cookie, active = await asyncio.to_thread(
+                    self.sign_up, data.get("name"), data.get("password")
+                )
         except AccountError as exc:
             return JSONResponse({"error": exc.message}, status_code=exc.status)
         return self._signed_in(request, user, cookie, active, 201)
@@ -424,7 +432,8 @@ class Accounts:
         )
         if wait:
             return _too_many(wait, "sign-in attempts")
-        done = await asyncio.to_thread(self.sign_in, name, password[:PASSWORD_MAX])
+        async with self.hashing:
+            done = await asyncio.to_thread(self.sign_in, name, password)
         if done is None:
             return JSONResponse({"error": WRONG}, status_code=401)
         return self._signed_in(request, *done, 200)
