@@ -390,3 +390,10 @@ def test_serve_takes_secure_cookies() -> None:
 
     assert build_parser().parse_args(["serve", "--secure-cookies"]).secure_cookies is True
     assert build_parser().parse_args(["serve"]).secure_cookies is False
+
+
+def test_a_player_page_refuses_a_name_no_one_can_have(client: TestClient) -> None:
+    for bad in ("x" * 33, "%20", "a%07b"):
+        r = client.get(f"/api/players/{bad}")
+        assert r.status_code == 400 and "1 to 32 printable characters" in r.json()["error"], bad
+    assert client.get("/api/players/Ana%20%20Lu").json()["name"] == "Ana Lu"  # as guests' names

@@ -316,11 +316,6 @@ class Accounts:
             cookie, active = self._new_session(session, user)
         return user, cookie, active
 
-    def user_by_name(self, name: str) -> User | None:
-        with self.sessions() as session:
-            row = session.scalar(select(UserRow).where(UserRow.name_key == name_key(name)))
-            return None if row is None else User(row.id, row.name)
-
     # ------------------------------------------------------------------ sessions
 
     def _new_session(self, session: Session, user: User) -> tuple[str, ActiveSession]:

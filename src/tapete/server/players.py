@@ -29,6 +29,7 @@ from tapete.server.limits import parse_count
 
 __all__ = ["PlayerPages", "openapi_paths", "player_page"]
 
+#: the longest name a guest may play under (``tapete.server.app.MAX_NAME_CHARS``)
 MAX_NAME_CHARS = 32
 GAMES_ON_PAGE = 50
 

@@ -71,7 +71,7 @@ function gamesBox(games) {
 export async function showPlayer(name) {
   const d = playerDialog();
   const closeBtn = h("button", { type: "button", testid: "close-player", onclick: () => hideDialog("player") }, t("close"));
-  const title = (shown) => h("h2", { id: "player-title" }, t("player_of", { name: shown }));
+  const title = (shown) => h("h2", { id: "player-title" }, shown);
   d.replaceChildren(title(name), h("p", {}, t("loading")), closeBtn);
   openDialog("player");
   const res = await api(`/api/players/${encodeURIComponent(name)}`).catch(() => ({ ok: false, body: null }));
