@@ -68,7 +68,7 @@ def test_the_games_window_lists_exactly_the_kinds(new_page, live_server) -> None
         assert page.locator(f"{tid('newgame')} [data-testid^='level-0-']").count() == len(
             config["levels"]
         )
-    # the Ranking: one board per game and target
+    # the Ranking and the ratings: one board per game and target
     page.keyboard.press("Escape")  # closes the Games window (no table yet, so no Cancel)
     page.wait_for_selector(f"{tid('newgame')}:not([open])", state="attached")
     page.click(tid("open-ranking"))
@@ -82,7 +82,8 @@ def test_the_games_window_lists_exactly_the_kinds(new_page, live_server) -> None
             f"ranking-{k['name']}" if len(targets) == 1 else f"ranking-{k['name']}-{t}"
             for t in targets
         ]
-    assert tabs == boards
+    # the best games' boards, then the rating leaderboards: one pool per board
+    assert tabs == boards + [b.replace("ranking-", "rating-", 1) for b in boards]
     page.wait_for_selector(tid("ranking-body"))
 
 

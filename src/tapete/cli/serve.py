@@ -33,6 +33,12 @@ def add_parser(sub: Any) -> None:
         help="comma-separated origins (https://club.example) of other sites whose pages "
         "may open the table WebSocket (the server's own always may)",
     )
+    p.add_argument(
+        "--secure-cookies",
+        action="store_true",
+        help="mark the session cookie Secure even when requests arrive over plain http "
+        "(behind an https proxy that does not pass the scheme on)",
+    )
     p.set_defaults(func=run)
 
 
@@ -84,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
         delay_ms=args.delay_ms,
         trusted_hosts=_names(args.trusted_hosts),
         allowed_origins=_names(args.allowed_origins) or (),
+        secure_cookies=args.secure_cookies,
     )
 
 

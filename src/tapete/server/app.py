@@ -29,12 +29,14 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from tapete.bots.reasons import Reason
 from tapete.game import JSON, GameKind
 from tapete.games import GAMES, kind, kinds
-from tapete.server import stats
+from tapete.server import ratings, stats
+from tapete.server.accounts import Accounts, AccountSettings, Identity
 from tapete.server.db import default_db_url, make_engine, upgrade
 from tapete.server.hints import HintPool
 from tapete.server.i18n import LANGUAGES
 from tapete.server.limits import Limits, RefusalLog, TokenBuckets, parse_count
 from tapete.server.openapi import openapi_document
+from tapete.server.players import PlayerPages
 from tapete.server.rules import rules_page
 from tapete.server.security import LOOPBACK_HOSTS, Guard
 from tapete.server.tables import Table, TableError, TableManager
@@ -631,13 +633,15 @@ def create_app(
     limits: Limits | None = None,
     trusted_hosts: Iterable[str] | None = None,
     allowed_origins: Iterable[str] = (),
+    secure_cookies: bool = False,
 ) -> Starlette:
     """The Tapete server app. ``db_url``: a SQLAlchemy URL (default: SQLite in the user data
     folder); the schema is upgraded to the newest migration here. ``delay_ms``: the pause
     before each computer move (0 in tests). ``limits``: what a client may make the server
     spend (:class:`~tapete.server.limits.Limits`); ``trusted_hosts``: the names in ``Host``
     that the server answers to (None: any); ``allowed_origins``: other sites whose pages
-    may open the table WebSocket (the server's own origin always may)."""
+    may open the table WebSocket (the server's own origin always may); ``secure_cookies``:
+    the session cookie always carries ``Secure`` (behind an https proxy)."""
     limits = limits or Limits()
     engine = make_engine(db_url or default_db_url(), busy_timeout_s=limits.busy_timeout_s)
     upgrade(engine)
@@ -651,6 +655,14 @@ def create_app(
         limits=limits,
     )
     refusals = RefusalLog()
+
+    # --- accounts and ratings (tapete.server.accounts, ratings, players): begin ---
+    accounts = Accounts(
+        engine, AccountSettings(secure_cookies=secure_cookies), allowed_origins=allowed_origins
+    )
+    ratings.register(manager)  # rates finished rated games (TableManager.finish_hooks)
+    account_routes = [*accounts.routes(), *PlayerPages(manager.sessions, limits.max_page).routes()]
+    # --- accounts and ratings: end ---
 
     from tapete.server.review import ReviewService
 
@@ -682,6 +694,7 @@ def create_app(
         Route("/api/tables/{table_id}/review/{deal}", reviews.endpoint),
         Route("/api/stats", server.player_stats),
         Route("/api/ranking", server.ranking),
+        *account_routes,
         Route("/rules/{profile}", server.rules),
         WebSocketRoute("/ws/{table_id}", server.websocket),
         Mount("/static", WebFiles(directory=server.web_dir, check_dir=False), name="static"),
@@ -693,7 +706,8 @@ def create_app(
             refusals=refusals,
             trusted_hosts=trusted_hosts,
             allowed_origins=allowed_origins,
-        )
+        ),
+        Middleware(Identity, accounts=accounts),  # sets scope["state"]["user"]; CSRF checks
     ]
     app = Starlette(
         routes=routes,
@@ -706,6 +720,7 @@ def create_app(
     app.state.manager = manager
     app.state.refusals = refusals
     app.state.limits = limits
+    app.state.accounts = accounts
     return app
 
 
@@ -767,6 +782,7 @@ def run_serve(
     trusted_hosts: Iterable[str] | None = None,
     allowed_origins: Iterable[str] = (),
     limits: Limits | None = None,
+    secure_cookies: bool = False,
 ) -> int:
     """``tapete serve``: print the address and the database, then serve until Ctrl-C.
     ``trusted_hosts`` None: :func:`default_trusted_hosts`."""
@@ -779,7 +795,12 @@ def run_serve(
     limits = limits or Limits()
     hosts = default_trusted_hosts(host) if trusted_hosts is None else tuple(trusted_hosts)
     app = create_app(
-        url, delay_ms, limits=limits, trusted_hosts=hosts, allowed_origins=allowed_origins
+        url,
+        delay_ms,
+        limits=limits,
+        trusted_hosts=hosts,
+        allowed_origins=allowed_origins,
+        secure_cookies=secure_cookies,
     )
     if host in ("0.0.0.0", "::", ""):
         print(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from tapete.games import kinds
-from tapete.server import review
+from tapete.server import accounts, players, review
 from tapete.server.i18n import LANGUAGES
 from tapete.server.limits import Limits
 
@@ -310,6 +310,8 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
             ],
         ),
     }
+    paths.update(accounts.openapi_paths())  # sign up, sign in, sign out, me
+    paths.update(players.openapi_paths(limits.max_page))  # player pages, rating leaderboards
     return {
         "openapi": "3.1.0",
         "info": {

@@ -29,6 +29,7 @@ __all__ = [
     "BodyTooLarge",
     "Guard",
     "host_name",
+    "origin_allowed",
 ]
 
 Scope = MutableMapping[str, Any]
@@ -84,6 +85,22 @@ def _client(scope: Scope) -> str:
     return str(client[0]) if client else "unknown"
 
 
+def origin_allowed(scope: Scope, allowed_origins: frozenset[str]) -> bool:
+    """The request's ``Origin`` is absent (not a browser), the server's own (its ``Host``),
+    or one of ``allowed_origins`` (lower case, no trailing slash; ``*``: any)."""
+    origin = _header(scope, b"origin")
+    if origin is None:
+        return True
+    origin = origin.rstrip("/").lower()
+    if origin in allowed_origins or "*" in allowed_origins:
+        return True
+    parts = urlsplit(origin)
+    host = _header(scope, b"host")
+    return parts.scheme in ("http", "https") and host is not None and (
+        parts.netloc == host.strip().lower()
+    )
+
+
 class Guard:
     """The middleware. ``trusted_hosts``: the host names this server answers to (None:
     any; a name may start with ``*.`` for its subdomains); ``allowed_origins``: other
@@ -127,17 +144,7 @@ class Guard:
 
     def origin_allowed(self, scope: Scope) -> bool:
         """No ``Origin`` (not a browser), the server's own, or an allowed one."""
-        origin = _header(scope, b"origin")
-        if origin is None:
-            return True
-        origin = origin.rstrip("/").lower()
-        if origin in self.allowed_origins or "*" in self.allowed_origins:
-            return True
-        parts = urlsplit(origin)
-        host = _header(scope, b"host")
-        return parts.scheme in ("http", "https") and host is not None and (
-            parts.netloc == host.strip().lower()
-        )
+        return origin_allowed(scope, self.allowed_origins)
 
     # ------------------------------------------------------------------ ASGI
 

@@ -7,12 +7,13 @@
 import { dialogOpen } from "./js/dom.js";
 import { S, screen } from "./js/state.js";
 import { initialLang, loadLang, t } from "./js/i18n.js";
-import { api, leaveWatchUrl, storeSession, storedSession } from "./js/session.js";
+import { api, leaveWatchUrl, loadMe, storeSession, storedSession } from "./js/session.js";
 import { connect, onMessage, watchTable } from "./js/connection.js";
 import { renderChrome } from "./js/chrome.js";
 import { fitBoard, renderTable } from "./js/table.js";
 import { defaultChoice, renderNewGame, showNewGame } from "./js/games_window.js";
 import { showRanking, showStats } from "./js/stats.js";
+import { showPlayer } from "./js/player.js";
 import { onKey } from "./js/keyboard.js";
 
 function renderAll() {
@@ -35,11 +36,12 @@ function renderSoon() {
   setTimeout(draw, document.hidden ? 16 : 100);
 }
 
-Object.assign(screen, { table: renderTable, soon: renderSoon, all: renderAll, newGame: showNewGame });
+Object.assign(screen, { table: renderTable, soon: renderSoon, all: renderAll, newGame: showNewGame, player: showPlayer });
 
 async function main() {
   await loadLang(initialLang());
   try { const c = await api("/api/config"); if (c.ok) S.config = c.body; } catch { /* offline: the Games window says so */ }
+  await loadMe();
   defaultChoice();
   document.addEventListener("keydown", onKey);
   window.addEventListener("resize", fitBoard);

@@ -11,7 +11,7 @@ const W = 560;
 const H = 220;
 const PAD = { left: 44, right: 12, top: 12, bottom: 26 };
 
-function el(tag, attrs = {}, text = null) {
+export function el(tag, attrs = {}, text = null) {
   const e = document.createElementNS(NS, tag);
   for (const [k, v] of Object.entries(attrs)) if (v !== null && v !== undefined) e.setAttribute(k, String(v));
   if (text !== null) e.textContent = text;

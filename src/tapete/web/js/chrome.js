@@ -1,4 +1,5 @@
-// The top bar: Games, Hint, Rules, Statistics, Ranking, the languages, and the watching mark.
+// The top bar: Games, Hint, Rules, Statistics, Ranking, the languages, the account (sign in,
+// your page, sign out), and the watching mark.
 
 import { $, h } from "./dom.js";
 import { S, myTurn, watching } from "./state.js";
@@ -6,6 +7,7 @@ import { langButtons, t } from "./i18n.js";
 import { askHint } from "./connection.js";
 import { showNewGame } from "./games_window.js";
 import { showRanking, showStats } from "./stats.js";
+import { accountTools } from "./account.js";
 
 export function renderChrome() {
   const v = S.view;
@@ -18,7 +20,8 @@ export function renderChrome() {
       profile ? h("a", { class: "btnlink", testid: "rules-link", href: `/rules/${encodeURIComponent(profile)}?lang=${S.lang}`, target: "_blank", rel: "noopener" }, t("rules")) : null,
       h("button", { type: "button", testid: "open-stats", onclick: showStats }, t("stats")),
       h("button", { type: "button", testid: "open-ranking", onclick: () => showRanking(S.rankingBoard) }, t("ranking")),
-      langButtons("lang")),
+      langButtons("lang"),
+      accountTools()),
     ...(watching() ? [h("span", { class: "chip watching", testid: "watching" }, t("watching", { n: S.session.table }))] : []),
   );
 }

@@ -1,13 +1,41 @@
 // What this browser keeps: the seat it plays (its token, so that a reload resumes the game),
-// the tables it started (the Games window lists them), and api() for the HTTP calls.
+// the tables it started (the Games window lists them), who is signed in, and api() for the
+// HTTP calls.
 
 import { S, STORE_TABLE, STORE_TABLES } from "./state.js";
 
-export async function api(path, opts = {}) {
-  const res = await fetch(path, opts);
+const SAFE = new Set(["GET", "HEAD"]);
+
+async function call(path, opts) {
+  const method = (opts.method || "GET").toUpperCase();
+  const headers = { ...(opts.headers || {}) };
+  // a signed-in browser proves every state-changing request is the page's own
+  if (!SAFE.has(method) && S.csrf) headers["X-CSRF-Token"] = S.csrf;
+  const res = await fetch(path, { ...opts, headers, credentials: "same-origin" });
   let body = null;
   try { body = await res.json(); } catch { body = null; }
   return { ok: res.ok, status: res.status, body };
+}
+
+export async function api(path, opts = {}) {
+  const sent = S.csrf;
+  const res = await call(path, opts);
+  // another tab signed in or out meanwhile: learn the session's token and try once more
+  if (res.status === 403 && !SAFE.has((opts.method || "GET").toUpperCase())) {
+    await loadMe();
+    if (S.csrf !== sent) return call(path, opts);
+  }
+  return res;
+}
+
+// who is signed in (GET /api/me): S.user ({id, name} or null) and the session's CSRF token;
+// the session itself is an HttpOnly cookie the page never sees
+export function setMe(body) {
+  S.user = body?.user ?? null;
+  S.csrf = body?.csrf ?? null;
+}
+export async function loadMe() {
+  try { const res = await call("/api/me", {}); if (res.ok) setMe(res.body); } catch { /* offline: a guest for now */ }
 }
 
 // the seat being played (null: none); a spectator's session is never stored (it is no seat)

@@ -34,6 +34,8 @@ export const S = {
   overDismissed: false,
   refocus: false,
   rankingBoard: null,
+  user: null, // the signed-in person ({id, name}; null: a guest), from GET /api/me
+  csrf: null, // the session's CSRF token, sent with every POST (X-CSRF-Token)
   ui: {
     bid: null, contract: null, giveCard: null, sing: true, showLast: false,
     showPoints: localStorage.getItem(STORE_POINTS) !== "0",
@@ -48,6 +50,7 @@ export const screen = {
   soon() {}, // the table at the next frame (a burst of server messages draws once)
   all() {}, // everything, e.g. after a change of language
   newGame() {}, // open the Games window
+  player(name) {}, // open a player's page
 };
 
 export function resetTableState() {

@@ -1,8 +1,9 @@
-// Statistics (the player's games per game and profile) and the Ranking (best won games, one
-// board per game and target, from kinds.js).
+// Statistics (the player's games per game and profile), the Ranking (best won games, one
+// board per game and target, from kinds.js) and beside it the rating leaderboards (one pool
+// per board: GET /api/ratings/{board id}).
 
 import { dialog, fmt, h, hideDialog, isNone, openDialog } from "./dom.js";
-import { S, STORE_NAME } from "./state.js";
+import { S, STORE_NAME, screen } from "./state.js";
 import { t, tMaybe } from "./i18n.js";
 import { kindOf, rankingBoards } from "./kinds.js";
 import { api } from "./session.js";
@@ -15,7 +16,7 @@ function dataTable(rows, cols) {
 
 // a date as people of the language write it ("1/12/2026", "01/12/2026", "01/12/2026" or
 // "12/1/2026"...); a day without a time is that day wherever the browser is
-function localDate(x) {
+export function localDate(x) {
   const day = /^(\d{4})-(\d\d)-(\d\d)$/.exec(x);
   const d = day ? new Date(Number(day[1]), Number(day[2]) - 1, Number(day[3])) : new Date(x);
   return Number.isNaN(d.getTime()) ? x : d.toLocaleDateString(S.lang, { dateStyle: "medium" });
@@ -24,7 +25,7 @@ function localDate(x) {
 // a player's statistics, one table per game, without the columns that game never fills
 // (Mariage has no contracts and no barrel: all its counts there are 0)
 const ALWAYS = new Set(["profile", "games", "wins"]);
-function statsTables(rows) {
+export function statsTables(rows) {
   const games = [...new Set(rows.map((r) => r.game))];
   return h("div", { class: "stats" }, games.map((game) => {
     const mine = rows.filter((r) => r.game === game);
@@ -81,24 +82,48 @@ export async function showStats() {
   d.replaceChildren(h("h2", {}, t("stats_of", { name })), h("div", { testid: "stats-body" }, res.ok ? (isStatRows(res.body) ? statsTables(res.body) : renderAny(res.body)) : h("p", { class: "error" }, res.body?.error || t("unavailable"))), closeBtn);
 }
 
-// the Ranking on one board (its id from kinds.js; null: the first)
+// a leaderboard's rows: the names open the player's page
+function leaderboardTable(rows) {
+  const cols = ["pos", "name", "rating", "games"];
+  return h("table", { class: "data", testid: "leaderboard" },
+    h("thead", {}, h("tr", {}, cols.map((c) => h("th", { scope: "col" }, t(`col_${c}`))))),
+    h("tbody", {}, rows.map((r) => h("tr", {},
+      h("td", {}, String(r.place)),
+      h("td", {}, h("button", { type: "button", class: "linkish", testid: `leader-${r.name}`, "aria-label": t("my_page", { name: r.name }),
+        onclick: () => screen.player(r.name) }, r.name)),
+      h("td", {}, fmt(Math.round(r.ordinal * 10) / 10), " ",
+        r.provisional ? h("span", { class: "chip provisional", title: t("provisional_note") }, t("provisional")) : null),
+      h("td", {}, String(r.games))))));
+}
+
+// the Ranking on one board, or a rating leaderboard ("rating:" + a board id); the id comes
+// from kinds.js (null: the first board)
 export async function showRanking(id) {
   const boards = rankingBoards();
+  const rated = typeof id === "string" && id.startsWith("rating:");
+  const wanted = rated ? id.slice("rating:".length) : id;
   // the board last chosen, else the one of the game on the table (a 500 game opens Mil to 500)
   const here = boards.find((b) => b.game === S.view?.game && b.target === S.view?.target);
-  const board = boards.find((b) => b.id === id) || here || boards[0];
-  S.rankingBoard = board?.id ?? null;
+  const board = boards.find((b) => b.id === wanted) || here || boards[0];
+  S.rankingBoard = board ? (rated ? `rating:${board.id}` : board.id) : null;
   const d = dialog("ranking");
-  const tabs = h("div", { class: "choices tabs", role: "group", "aria-label": t("ranking") },
-    boards.map((b) => h("button", { type: "button", testid: `ranking-${b.id}`, "aria-pressed": String(b === board), onclick: () => showRanking(b.id) }, b.label)));
+  const tab = (b, isRating) => h("button", { type: "button", testid: `${isRating ? "rating" : "ranking"}-${b.id}`,
+    "aria-pressed": String(b === board && rated === isRating), onclick: () => showRanking(isRating ? `rating:${b.id}` : b.id) }, b.label);
+  const tabs = h("div", { class: "tabsets" },
+    h("h3", { id: "ranking-best" }, t("ranking_best")),
+    h("div", { class: "choices tabs", role: "group", "aria-labelledby": "ranking-best" }, boards.map((b) => tab(b, false))),
+    h("h3", { id: "ranking-ratings" }, t("ratings")),
+    h("div", { class: "choices tabs", role: "group", "aria-labelledby": "ranking-ratings" }, boards.map((b) => tab(b, true))));
   const closeBtn = h("button", { type: "button", testid: "close-ranking", onclick: () => hideDialog("ranking") }, t("close"));
   d.replaceChildren(h("h2", {}, t("ranking")), tabs, h("p", {}, t("loading")), closeBtn);
   openDialog("ranking");
   if (!board) { d.replaceChildren(h("h2", {}, t("ranking")), h("p", { class: "error" }, t("unavailable")), closeBtn); return; }
-  const res = await api(`/api/ranking?game=${encodeURIComponent(board.game)}&target=${board.target}`);
+  const res = await api(rated ? `/api/ratings/${encodeURIComponent(board.id)}` : `/api/ranking?game=${encodeURIComponent(board.game)}&target=${board.target}`);
   const rows = res.ok && Array.isArray(res.body) ? res.body : [];
-  const body = res.ok
-    ? (rows.length ? dataTable(rows.map((r, i) => ({ pos: i + 1, ...r })), ["pos", "name", "score", "profile", "date"]) : h("p", {}, t("nothing_yet")))
-    : h("p", { class: "error" }, res.body?.error || t("unavailable"));
-  d.replaceChildren(h("h2", {}, t("ranking")), tabs, h("div", { testid: "ranking-body" }, body), closeBtn);
+  let body;
+  if (!res.ok) body = h("p", { class: "error" }, res.body?.error || t("unavailable"));
+  else if (!rows.length) body = h("p", {}, t(rated ? "ratings_empty" : "nothing_yet"));
+  else body = rated ? leaderboardTable(rows) : dataTable(rows.map((r, i) => ({ pos: i + 1, ...r })), ["pos", "name", "score", "profile", "date"]);
+  d.replaceChildren(h("h2", {}, t("ranking")), tabs, h("div", { testid: "ranking-body" }, body,
+    rated ? h("p", { class: "note" }, t("ratings_note")) : null), closeBtn);
 }

@@ -1,0 +1,120 @@
+"""Accounts in the browser: sign up from the top bar, see your player page (its rating plot
+and the leaderboard tab), start a game while signed in (the page sends the CSRF token), and
+sign out. The session cookie is HttpOnly: the page's script never sees it."""
+
+from __future__ import annotations
+
+from browser_helpers import TABLE, shot, tid
+from sqlalchemy.orm import sessionmaker
+
+from tapete.server import ratings
+from tapete.server.accounts import UserRow
+from tapete.server.db import make_engine, utcnow
+
+
+def _rate_two_games(db_path: object, user_id: int) -> None:
+    """Two rated Mil games of the new user against two accounts made here: 1st, then 2nd."""
+    engine = make_engine(f"sqlite:///{db_path}")
+    sessions = sessionmaker(engine, expire_on_commit=False)
+    with sessions.begin() as s:
+        others = [
+            UserRow(name=n, name_key=n.lower(), password_hash="-", created_at=utcnow())
+            for n in ("Rui_browser", "Sol_browser")
+        ]
+        s.add_all(others)
+        s.flush()
+        ratings.rate_game(s, "mil-1000", [user_id, others[0].id, others[1].id])
+        ratings.rate_game(s, "mil-1000", [others[1].id, user_id, others[0].id])
+    engine.dispose()
+
+
+def test_sign_up_see_your_page_play_and_sign_out(new_page, live_server, artifacts) -> None:  # type: ignore[no-untyped-def]
+    page = new_page(locale="pt-PT")
+    page.goto(live_server.url)
+    page.wait_for_selector(f"{tid('newgame')}[open]")
+    page.keyboard.press("Escape")
+    page.wait_for_selector(f"{tid('newgame')}:not([open])", state="attached")
+    # Entrar -> "Sou novo": the sign-up form, by keyboard
+    page.click(tid("open-account"))
+    page.wait_for_selector(f"{tid('account')}[open]")
+    shot(page, artifacts, "account-sign-in")
+    assert page.evaluate("() => document.activeElement.id") == "account-name"
+    page.click(tid("account-switch"))
+    assert page.inner_text("#account-title") == "Criar uma conta"
+    assert page.get_attribute(tid("account-password"), "autocomplete") == "new-password"
+    page.fill(tid("account-name"), "Iná_browser")
+    page.fill(tid("account-password"), "short")
+    page.click(tid("account-submit"))  # the browser's own check (minlength) holds it back
+    assert page.is_visible(f"{tid('account')}[open]")
+    page.fill(tid("account-password"), "uma frase longa")
+    page.press(tid("account-password"), "Enter")
+    page.wait_for_selector(tid("my-page"))
+    assert page.inner_text(tid("my-page")) == "Iná_browser"
+    assert page.get_attribute(tid("my-page"), "aria-label") == "Página de Iná_browser"
+    assert "tapete_session" not in page.evaluate("() => document.cookie")  # HttpOnly
+    me = page.evaluate("() => fetch('/api/me').then((r) => r.json())")
+    assert me["user"]["name"] == "Iná_browser"
+    assert page.evaluate("() => window.tapete.csrf") == me["csrf"]
+
+    # two rated games, then the player page: rating, its plot, no finished games yet
+    _rate_two_games(live_server.db_path, me["user"]["id"])
+    page.click(tid("my-page"))
+    page.wait_for_selector(f"{tid('player')}[open] {tid('player-kind')}")
+    assert page.inner_text("#player-title") == "Iná_browser"
+    assert page.inner_text(tid("player-kind")) == "Jogador com conta."
+    chart = page.locator(f"{tid('rating-mil-1000')} {tid('rating-chart')}")
+    assert chart.get_attribute("role") == "img" and "2 jogos" in (
+        chart.get_attribute("aria-label") or ""
+    )
+    assert page.locator(f"{tid('rating-mil-1000')} polyline").get_attribute("data-points") == "3"
+    assert "provisória" in page.inner_text(tid("rating-mil-1000"))
+    assert page.inner_text(tid("player-abandonments")) == "Jogos abandonados: 0"
+    shot(page, artifacts, "account-player-page")
+    page.click(tid("close-player"))
+
+    # the leaderboard, a tab beside the Ranking; a name opens that player's page
+    page.click(tid("open-ranking"))
+    page.click(tid("rating-mil-1000"))
+    page.wait_for_selector(tid("leaderboard"))
+    names = page.locator(f"{tid('leaderboard')} tbody td:nth-child(2)").all_inner_texts()
+    assert set(names) == {"Iná_browser", "Rui_browser", "Sol_browser"}
+    shot(page, artifacts, "account-leaderboard")
+    page.click(tid("leader-Sol_browser"))
+    page.wait_for_selector(f"{tid('player')}[open] {tid('player-kind')}")
+    assert page.inner_text("#player-title") == "Sol_browser"
+    page.click(tid("close-player"))
+    page.click(tid("close-ranking"))
+
+    # a new table while signed in: the POST carries X-CSRF-Token, so it is accepted
+    page.click(tid("open-newgame"))
+    page.click(tid("choose-mariage"))
+    page.fill(tid("name"), "Iná_browser")
+    with page.expect_request("**/api/tables") as sent:
+        page.click(tid("start"))
+    assert sent.value.headers.get("x-csrf-token") == me["csrf"]
+    page.wait_for_selector(f"{TABLE}[data-version]")
+
+    # sign out: the top bar offers Entrar again and the server forgets the session
+    page.click(tid("sign-out"))
+    page.wait_for_selector(tid("open-account"))
+    assert page.evaluate("() => fetch('/api/me').then((r) => r.json())") == {
+        "user": None,
+        "csrf": None,
+    }
+    assert page.js_errors == []
+
+
+def test_a_wrong_password_says_so_in_the_language(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
+    page = new_page(locale="es-ES")
+    page.goto(live_server.url)
+    page.wait_for_selector(f"{tid('newgame')}[open]")
+    page.keyboard.press("Escape")
+    page.click(tid("open-account"))
+    page.fill(tid("account-name"), "Nadie_aqui")
+    page.fill(tid("account-password"), "no es esta")
+    page.click(tid("account-submit"))
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=\"account-error\"]').textContent !== ''"
+    )
+    assert page.inner_text(tid("account-error")) == "Nombre de usuario o contraseña incorrectos."
+    assert page.is_visible(f"{tid('account')}[open]") and page.locator(tid("my-page")).count() == 0
