@@ -351,11 +351,14 @@ class MariageGame:
 def open_view(state: State) -> JSON:
     """Hand ``state`` with every card face up, for the replay of a finished match (never for
     a table in play): the spectator's view of the hand (``state.view(None)``) with ``hands``
-    (each seat's cards, in the order of its own view) and ``hidden``: the cards in no hand
-    that lie face down, the stock in the order it is drawn (the indicator last while the
-    stock is closed; while it lies face up it is the view's ``indicator``).
+    (each seat's cards, in the order of its own view), ``turn`` None once the hand is over,
+    and ``hidden``: the cards in no hand that lie face down, the stock in the order it is
+    drawn (the indicator last while the stock is closed; while it lies face up it is the
+    view's ``indicator``).
     :data:`tapete.mariage.kind.KIND` offers it as ``open_view``."""
     v = state.view(None)
+    if state.done:  # nobody is to act in a finished deal
+        v["turn"] = None
     v["hands"] = [state.view(s)["hand"] for s in (0, 1)]
     left = state.stock[STOCK_SIZE - state.stock_count :]
     if state.indicator is not None:

@@ -327,10 +327,13 @@ class MilGame:
 def open_view(st: State) -> dict[str, Any]:
     """Deal ``st`` with every card face up, for the replay of a finished game (never for a
     table in play): the spectator's view of the deal (``st.view(None)``) with ``hands``
-    (each seat's hand, in the order of its own view), the gives with their cards, and
-    ``hidden``: the cards in no hand that nobody has seen (the talon while it lies face
-    down). :data:`tapete.mil.kind.KIND` offers it as ``open_view``."""
+    (each seat's hand, in the order of its own view), the gives with their cards, ``turn``
+    None once the deal is over, and ``hidden``: the cards in no hand that nobody has seen
+    (the talon while it lies face down). :data:`tapete.mil.kind.KIND` offers it as
+    ``open_view``."""
     v = st.view(None)
+    if st.done:  # nobody is to act in a finished deal
+        v["turn"] = None
     v["hands"] = [st.view(s)["hand"] for s in range(3)]
     v["given"] = [{"from": st.declarer, "to": to, "card": CARD_NAMES[c]} for c, to in st.gives]
     face_down = st.declarer < 0  # the declarer takes the talon face up
