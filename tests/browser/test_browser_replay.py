@@ -162,9 +162,7 @@ def test_the_replay_from_the_end_window_steps_with_the_keyboard(
     assert page.js_errors == []
 
 
-def test_the_replay_by_its_link_and_from_the_games_window(
-    new_page, live_server, artifacts
-) -> None:  # type: ignore[no-untyped-def]
+def test_the_replay_by_its_link_and_from_the_games_window(new_page, live_server, artifacts) -> None:  # type: ignore[no-untyped-def]
     table_id, token = finished_table(live_server.db_path, "mil", seed=21, max_deals=2)
     record = live_record(new_page, live_server, table_id)
     assert len(record["deals"]) == 2

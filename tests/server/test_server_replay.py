@@ -109,8 +109,7 @@ def test_an_unfinished_game_is_not_replayed(make_app: MakeApp) -> None:
                 r = client.get(f"/api/tables/{table_id}/{path}{query}")
                 assert r.status_code == 403, r.text
                 assert r.json() == {
-                    "error": "the replay of a game opens when the game is over: "
-                    "it shows every hand"
+                    "error": "the replay of a game opens when the game is over: it shows every hand"
                 }
                 assert not CARD_RE.search(r.text)
         assert app.state.replays.computed == 0 and not app.state.replays.cache
