@@ -194,8 +194,8 @@ def test_the_replay_by_its_link_and_from_the_games_window(new_page, live_server,
     assert "replay" not in page.url
     assert page.js_errors == []
 
-    # the Games window: this browser's finished game has its Replay button
-    page = new_page(locale=LOCALES["en"])
+    # the Games window (on a phone): this browser's finished game has its Replay button
+    page = new_page(locale=LOCALES["en"], width=390, height=844)
     page.goto(live_server.url)
     entry = {"table": table_id, "token": token, "seat": 0, "game": "mil", "profile": "club"}
     page.evaluate("(e) => localStorage.setItem('tapete.tables', JSON.stringify([e]))", entry)
@@ -204,6 +204,9 @@ def test_the_replay_by_its_link_and_from_the_games_window(new_page, live_server,
     page.wait_for_selector(f"{REPLAY}[open] {tid('replay-position')}")
     assert not page.is_visible(f"{tid('newgame')}[open]")
     assert page.inner_text(tid("replay-deal-no")) == DEAL["en"].format(n=1, total=2)
+    # the window fits the phone's width: nothing to scroll sideways
+    assert page.evaluate("() => document.getElementById('replay').scrollWidth") <= 390
+    shot(page, artifacts, "replay-mil-phone")
     assert page.js_errors == []
 
 

@@ -269,7 +269,7 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
             [table_id, token],
         ),
         "/api/tables/{table_id}/review/{deal}": _with_common(review.openapi_path()),
-        **replay_view.openapi_paths(_COMMON),
+        **replay_view.openapi_paths(_COMMON, table_id),
         "/api/stats": get(
             "a player's statistics per game and profile",
             {"200": _json({"type": "array", "items": stat})},

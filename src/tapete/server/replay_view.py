@@ -27,13 +27,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from tapete.game import JSON
 from tapete.games import kind
 from tapete.reader import describe_action
 from tapete.replay import iter_replay
 from tapete.server.db import TableRow
+from tapete.server.review import _error, _plain
 from tapete.server.tables import TableManager
 
 __all__ = ["ReplayService", "ReplaySettings", "openapi_paths", "replay_frames", "replay_summary"]
@@ -59,12 +60,6 @@ class ReplaySettings:
     max_pending: int = 8
     #: the Retry-After of a 503, in seconds
     retry_after_s: int = 2
-
-
-def _plain(action: JSON) -> JSON:
-    """An action's fields without its seat and with ``false`` flags left out (as records
-    write them)."""
-    return {k: v for k, v in action.items() if k != "seat" and v is not False}
 
 
 def _frame(
@@ -166,10 +161,6 @@ def replay_summary(table_id: int, record: JSON, final: JSON) -> JSON:
 
 def _encode(data: JSON) -> bytes:
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
-
-
-def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status, headers=headers)
 
 
 class ReplayService:
@@ -314,9 +305,9 @@ class ReplayService:
             self._executor = None
 
 
-def openapi_paths(common: JSON) -> JSON:
+def openapi_paths(common: JSON, table_id: JSON) -> JSON:
     """The OpenAPI 3.1 path items of the two replay routes, with the answers ``common`` that
-    every route may give."""
+    every route may give and the ``table_id`` path parameter of every table route."""
 
     def error(description: str) -> JSON:
         return {
@@ -327,13 +318,6 @@ def openapi_paths(common: JSON) -> JSON:
     def ok(schema: JSON, description: str) -> JSON:
         return {"description": description, "content": {"application/json": {"schema": schema}}}
 
-    table_id = {
-        "name": "table_id",
-        "in": "path",
-        "required": True,
-        "schema": {"type": "string"},
-        "description": "the table's id (ASCII digits; anything else is no table)",
-    }
     deal = {
         "name": "deal",
         "in": "path",
