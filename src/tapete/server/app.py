@@ -37,6 +37,7 @@ from tapete.server.i18n import LANGUAGES
 from tapete.server.limits import Limits, RefusalLog, TokenBuckets, parse_count
 from tapete.server.openapi import openapi_document
 from tapete.server.players import PlayerPages
+from tapete.server.replay_view import ReplayService, ReplaySettings
 from tapete.server.rules import rules_page
 from tapete.server.security import LOOPBACK_HOSTS, Guard
 from tapete.server.tables import Table, TableError, TableManager
@@ -629,6 +630,7 @@ def create_app(
     hint_timeout_s: float = 15.0,
     rate_limit: int = 20,
     review: ReviewSettings | None = None,
+    replay: ReplaySettings | None = None,
     web_dir: str | Path | None = None,
     limits: Limits | None = None,
     trusted_hosts: Iterable[str] | None = None,
@@ -667,6 +669,8 @@ def create_app(
     from tapete.server.review import ReviewService
 
     reviews = ReviewService(manager, review)  # deal reviews (``review``: their settings)
+    # the replays of finished games (``replay``: their settings; replay_view.py)
+    replays = ReplayService(manager, replay)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -678,6 +682,7 @@ def create_app(
             yield
         finally:
             await reviews.close()
+            await replays.close()
             await manager.close()
             server.hint_pool.shutdown()  # (made again on the next hint)
             engine.dispose()
@@ -692,6 +697,9 @@ def create_app(
         Route("/api/tables/{table_id}", server.table_info),
         Route("/api/tables/{table_id}/record", server.table_record),
         Route("/api/tables/{table_id}/review/{deal}", reviews.endpoint),
+        # the replay of a finished game (every hand face up): replay_view.py
+        Route("/api/tables/{table_id}/replay", replays.summary_endpoint),
+        Route("/api/tables/{table_id}/replay/{deal}", replays.deal_endpoint),
         Route("/api/stats", server.player_stats),
         Route("/api/ranking", server.ranking),
         *account_routes,
@@ -717,6 +725,7 @@ def create_app(
     )
     app.state.server = server
     app.state.reviews = reviews
+    app.state.replays = replays
     app.state.manager = manager
     app.state.refusals = refusals
     app.state.limits = limits
