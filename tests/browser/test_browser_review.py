@@ -150,7 +150,7 @@ def test_review_a_mil_deal_in_three_languages(new_page, review_server, artifacts
     page.click(tid("open-stats"))
     page.wait_for_selector(tid("stats-body"))
     body = page.inner_text(tid("stats-body"))
-    assert "Reviewed deals" in body and "Average loss per deal" in body
+    assert "Analysed deals" in body and "Average loss per deal" in body
 
 
 def test_review_a_finished_game_from_the_game_over_window(
