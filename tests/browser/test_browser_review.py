@@ -13,7 +13,16 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser_helpers import LOCALES, play_until_deal_ends, shot, start_game, state, tid, view
+from browser_helpers import (
+    LOCALES,
+    TABLE,
+    play_until_deal_ends,
+    shot,
+    start_game,
+    state,
+    tid,
+    view,
+)
 from browser_server import LiveServer
 
 import tapete.server.app as app_module
@@ -34,6 +43,8 @@ LABELS = {
     "pt": {"inaccuracy": "imprecisão", "mistake": "erro", "blunder": "erro grave"},
     "en": {"inaccuracy": "inaccuracy", "mistake": "mistake", "blunder": "blunder"},
 }
+#: how long the end of a deal waits when it goes on by itself (deal_end.js AUTO_NEXT_MS)
+AUTO_NEXT_MS = 4000
 STEP = {"es": "Paso {n} de {total}", "pt": "Passo {n} de {total}", "en": "Step {n} of {total}"}
 
 
@@ -186,4 +197,43 @@ def test_review_a_finished_game_from_the_game_over_window(
     assert page.locator(f"{tid('review-curve')} circle").count() == len(known)
     assert page.inner_text(tid("review-head"))  # who won the hand and why
     shot(page, artifacts, "review-mariage-pt")
+    assert page.js_errors == []
+
+
+def test_review_this_deal_from_the_end_of_deal_moment(new_page, review_server, artifacts) -> None:  # type: ignore[no-untyped-def]
+    """The moment at the end of a deal offers its review: a named button, reached and pressed
+    from the keyboard, in es, pt and en; the review opens on the deal just over, and while it
+    is open the moment does not go on by itself."""
+    page = new_page(locale=LOCALES["es"])
+    start_game(page, review_server.url, "mil-club", seed=38)
+    play_until_deal_ends(page, random.Random(38), [])
+    page.wait_for_selector(f"{TABLE}[data-paused='true'] {tid('deal-end')}")
+    for lang in ("es", "pt", "en"):
+        page.click(tid(f"lang-{lang}"))
+        button = page.locator(f"{tid('deal-end')} {tid('deal-end-review')}")
+        assert button.inner_text() == BUTTON[lang]
+        assert page.get_by_role("button", name=BUTTON[lang]).count() >= 1
+        if lang == "en":
+            shot(page, artifacts, "deal-end-review-button-en")
+        # from the keyboard: Tab from "Next deal" reaches it, Enter opens the review
+        page.focus(tid("next-deal"))
+        page.keyboard.press("Tab")
+        assert page.evaluate("() => document.activeElement.dataset.testid") == "deal-end-review"
+        page.keyboard.press("Enter")
+        page.wait_for_selector(f"{tid('review')}[open] {tid('review-curve')}", timeout=40_000)
+        assert page.inner_text(f"{tid('review')} #review-title") == TITLE[lang].format(n=1)
+        if lang == "en":
+            shot(page, artifacts, "review-from-deal-end-en")
+        page.keyboard.press("Escape")
+        assert page.locator(f"{tid('review')}[open]").count() == 0
+        assert state(page)["paused"] == "true"  # still the end of deal 1
+    # with "go on by itself" chosen, opening the review stops the countdown
+    page.click(tid("auto-next"))
+    page.click(tid("deal-end-review"))
+    page.wait_for_selector(f"{tid('review')}[open] {tid('review-curve')}", timeout=40_000)
+    page.wait_for_timeout(AUTO_NEXT_MS + 800)
+    assert state(page)["paused"] == "true"
+    page.click(tid("review-close"))
+    page.click(tid("next-deal"))
+    page.wait_for_selector(f"{TABLE}[data-paused='false']")
     assert page.js_errors == []
