@@ -44,7 +44,7 @@ from tapete.analysis import analyse_deal
 from tapete.game import JSON
 from tapete.replay import iter_replay
 from tapete.server.db import DealReviewRow, ReviewQueueRow, TableRow, utcnow
-from tapete.server.tables import TableManager
+from tapete.server.tables import Table, TableManager
 
 __all__ = [
     "ReviewService",
@@ -268,6 +268,14 @@ class ReviewService:
     def _answer(self, table_id: int, deal: int, review: JSON) -> JSONResponse:
         return JSONResponse({"table": table_id, "deal": deal, **review})
 
+    async def _table_record(self, table_id: int) -> tuple[Table, JSON] | None:
+        """The table and its record: read on the event loop when the table is in memory (a
+        game being played changes only there), else rebuilt from its log in a thread."""
+        table = self.manager.tables.get(table_id)
+        if table is not None and not table.broken:
+            return table, self.manager.record(table)
+        return await asyncio.to_thread(self.manager.record_of, table_id)
+
     async def endpoint(self, request: Request) -> Response:
         """``GET /api/tables/{table_id}/review/{deal}[?token=...]``."""
         raw_id = request.path_params["table_id"]
@@ -288,35 +296,40 @@ class ReviewService:
             return _error(403, "this token does not belong to this table")
         if status != "finished" and seat is None:
             return _error(403, "the review of a deal of an unfinished game needs the seat's token")
-        review = self.stored(table_id, deal)
+        # the stored review, or the table rebuilt from its log, read off the event loop
+        review = await asyncio.to_thread(self.stored, table_id, deal)
         if review is not None:
             return self._answer(table_id, deal, review)
         key = (table_id, deal)
         task = self.jobs.get(key)
         if task is None:
-            table = self.manager.get(table_id, keep=False)
-            if table is None:
+            got = await self._table_record(table_id)
+            if got is None:
                 return _error(404, "there is no such table")
-            record = self.manager.record(table)  # while playing: the finished deals only
-            count = len(record.get("deals", []))
-            if deal >= count:
-                if table.status != "finished":
+            table, record = got  # while playing: the finished deals only
+            task = self.jobs.get(key)  # (asked for meanwhile by another request?)
+            if task is None:
+                count = len(record.get("deals", []))
+                if deal >= count:
+                    if table.status != "finished":
+                        return _error(
+                            409,
+                            f"deal {deal} is not over yet: its review opens when the deal ends",
+                        )
                     return _error(
-                        409,
-                        f"deal {deal} is not over yet: its review opens when the deal ends",
+                        404, f"there is no deal {deal}: the game has {count} deal(s), from 0"
                     )
-                return _error(404, f"there is no deal {deal}: the game has {count} deal(s), from 0")
-            if len(self.jobs) >= self.settings.max_pending:
-                return _error(
-                    503,
-                    f"{len(self.jobs)} deal reviews are being prepared: ask again in a moment",
-                    self._retry(),
+                if len(self.jobs) >= self.settings.max_pending:
+                    return _error(
+                        503,
+                        f"{len(self.jobs)} deal reviews are being prepared: ask again in a moment",
+                        self._retry(),
+                    )
+                task = asyncio.get_running_loop().create_task(
+                    self._run(key, record), name=f"tapete-review-{table_id}-{deal}"
                 )
-            task = asyncio.get_running_loop().create_task(
-                self._run(key, record), name=f"tapete-review-{table_id}-{deal}"
-            )
-            task.add_done_callback(self._done)
-            self.jobs[key] = task
+                task.add_done_callback(self._done)
+                self.jobs[key] = task
         try:
             review = await asyncio.wait_for(asyncio.shield(task), self.settings.wait_s)
         except TimeoutError:
