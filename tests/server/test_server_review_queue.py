@@ -220,3 +220,17 @@ def test_a_game_begun_from_a_position_is_not_analysed(make_app: MakeApp) -> None
         assert run_until_idle(client, app.state.reviews) == ["idle"]
         assert queue_rows(app) == [(table.id, 0, 0, 0, True)]
         assert app.state.reviews.started == 0
+
+
+def test_the_background_loop_analyses_a_finished_game_by_itself(make_app: MakeApp) -> None:
+    app = make_app(review=replace(BACKGROUND, poll_s=0.05))
+    with TestClient(app) as client:
+        table_id, token = new_table(client, game="mariage", seed=3, max_deals=1)
+        assert play_until(client, table_id, token, 1)["over"]
+        for _ in range(600):  # (waiting for the loop, not timing it)
+            if queue_rows(app) == [(table_id, 1, 1, 0, True)]:
+                break
+            time.sleep(0.05)
+        assert queue_rows(app) == [(table_id, 1, 1, 0, True)]
+        assert stats_row(client)["analysed_deals"] == 1
+        assert app.state.reviews.started == 1
