@@ -23,6 +23,7 @@ from itertools import permutations
 from typing import Any
 
 from tapete.analysis import analyse_deal
+from tapete.analysis.mil import headline
 from tapete.bots import make_bot
 from tapete.cards import bits, parse_card
 from tapete.mil.actions import Bid, Contract, Give, Pass, Play
@@ -78,6 +79,11 @@ def test_the_seed_36_deal_has_a_flat_zero_curve_and_that_is_right() -> None:
     # no pair of gifts would have helped: nothing was makeable, with every card open
     assert report["open_best_value"] == 0
     assert report["best_contract"] is None and report["bid_makeable"] is False
+    # and the review says so, rather than leaving a bare flat line to explain itself
+    assert (
+        "with all cards open no contract could be made: against the best defence the "
+        "declarer takes at most 0 points (the bid was not makeable)"
+    ) in "\n".join(headline(report))
     # independently of the solver: the defence can always keep every trick
     done, _ = game.deals[0]
     st = State(done.profile, done.dealer, done.dealt_hands, done.dealt_talon, done.in_barrel)

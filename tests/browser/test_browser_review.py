@@ -8,8 +8,10 @@ worker process: the panel does not depend on how the losses were judged."""
 from __future__ import annotations
 
 import functools
+import importlib.util
 import random
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,7 +29,7 @@ from browser_server import LiveServer
 
 import tapete.server.app as app_module
 from tapete.server.db import make_engine
-from tapete.server.review import ReviewSettings
+from tapete.server.review import ReviewSettings, compute_review
 from tapete.server.tables import TableManager
 
 TITLE = {"es": "Revisión de la mano {n}", "pt": "Revisão da mão {n}", "en": "Review of deal {n}"}
@@ -200,6 +202,16 @@ def test_review_a_finished_game_from_the_game_over_window(
     assert page.js_errors == []
 
 
+def _flat_curve_record() -> dict[str, Any]:
+    """The record of tests/analysis/test_flat_curve.py (a 120 contract nothing could make)."""
+    path = Path(__file__).parents[1] / "analysis" / "test_flat_curve.py"
+    spec = importlib.util.spec_from_file_location("flat_curve", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return dict(module._seed_36_deal()[1])
+
+
 def test_review_this_deal_from_the_end_of_deal_moment(new_page, review_server, artifacts) -> None:  # type: ignore[no-untyped-def]
     """The moment at the end of a deal offers its review: a named button, reached and pressed
     from the keyboard, in es, pt and en; the review opens on the deal just over, and while it
@@ -227,6 +239,17 @@ def test_review_this_deal_from_the_end_of_deal_moment(new_page, review_server, a
         page.keyboard.press("Escape")
         assert page.locator(f"{tid('review')}[open]").count() == 0
         assert state(page)["paused"] == "true"  # still the end of deal 1
+    # a review with nothing makeable says so beside its flat curve (the seed-36 deal of
+    # tests/analysis/test_flat_curve.py, served in place of this deal's review)
+    body = {"table": 0, "deal": 0, **compute_review(_flat_curve_record(), 0, True, 0.5, 0)}
+    page.route("**/api/tables/*/review/0*", lambda route: route.fulfill(json=body))
+    page.click(tid("deal-end-review"))
+    page.wait_for_selector(f"{tid('review')}[open] {tid('review-curve')}", timeout=40_000)
+    assert page.inner_text(f"{tid('review')} {tid('review-best-contract')}") == (
+        "With every card open no contract could be made: against the best defence the "
+        "declarer takes 0 points at most."
+    )
+    page.click(tid("review-close"))
     # with "go on by itself" chosen, opening the review stops the countdown
     page.click(tid("auto-next"))
     page.click(tid("deal-end-review"))

@@ -149,6 +149,8 @@ function headline(rep) {
     if (!isNone(rep.best_contract)) {
       parts.push(h("p", { testid: "review-best-contract" }, t("review_best_contract", { value: rep.best_contract }),
         " ", isNone(rep.bid_makeable) ? "" : t(rep.bid_makeable ? "review_bid_makeable" : "review_bid_not_makeable")));
+    } else if (!isNone(rep.open_best_value)) { // nothing makeable (a flat curve at 0: no trick at all)
+      parts.push(h("p", { testid: "review-best-contract" }, t("review_no_contract", { value: fmt(rep.open_best_value) })));
     }
   } else if (rep.result) {
     const r = rep.result;
