@@ -396,7 +396,7 @@ class ReviewService:
             return "idle"
         table_id, deal, record = item
         key = (table_id, deal)
-        if key in self.jobs or self.jobs:  # a request came in meanwhile: it goes first
+        if self.jobs:  # a request came in meanwhile: it goes first
             return "requests"
         task = loop.create_task(self._run(key, record), name=f"tapete-review-{table_id}-{deal}")
         task.add_done_callback(self._done)
