@@ -677,6 +677,7 @@ def create_app(
         # the unfinished tables are rebuilt in the background, one at a time, in a worker
         # thread: the server answers at once (a table someone opens is rebuilt on the spot)
         manager.start_background()
+        reviews.start_background()  # every finished deal analysed, when the tables are quiet
         server.hint_pool.warm()
         try:
             yield

@@ -197,7 +197,7 @@ def openapi_paths(max_page: int) -> dict[str, Any]:
             "finished_at": {"type": ["string", "null"]},
             "winner": {"type": ["integer", "null"]},
             "scores": {"type": ["array", "null"]},
-            "replay": {"type": "string", "description": "the replay viewer of the game (every hand face up)"},
+            "replay": {"type": "string", "description": "the game's replay (every hand face up)"},
             "record": {"type": "string", "description": "the tapete/1 record to download"},
         },
     }

@@ -300,6 +300,9 @@ class TableManager:
         self.write_pool = ThreadPoolExecutor(1, thread_name_prefix="tapete-write")
         #: the tables whose person has opened them (no need to write it again)
         self.opened: set[int] = set()
+        #: actions applied at any table since start (the background analysis of finished
+        #: games waits while this moves: tapete.server.review)
+        self.actions_applied = 0
         self.background: list[asyncio.Task[None]] = []
         self.failed_writes = RefusalLog()
         self._secret: bytes | None = None
@@ -782,6 +785,7 @@ class TableManager:
                 "stale_version", "the server could not save this action: reconnecting"
             ) from None
         table.version = n + 1
+        self.actions_applied += 1
         if table.game.over:
             table.status = "finished"
         self._broadcast(table, events)
