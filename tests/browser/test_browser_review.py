@@ -73,7 +73,7 @@ def _open_table(page: Any, url: str, table_id: int, token: str) -> None:
 
 def _open_review(page: Any, button: str = "review-deal") -> dict[str, Any]:
     page.click(tid(button))
-    page.wait_for_selector(f"{tid('review')}[open] {tid('review-curve')}", timeout=40_000)
+    page.wait_for_selector(f"{tid('review')}[open] {tid('review-curve')}", timeout=120_000)
     return page.evaluate(
         """async () => { const s = window.tapete.session;
             const r = await fetch(`/api/tables/${s.table}/review/0?token=${s.token || ''}`);
@@ -232,7 +232,7 @@ def test_review_this_deal_from_the_end_of_deal_moment(new_page, review_server, a
         page.keyboard.press("Tab")
         assert page.evaluate("() => document.activeElement.dataset.testid") == "deal-end-review"
         page.keyboard.press("Enter")
-        page.wait_for_selector(f"{tid('review')}[open] {tid('review-curve')}", timeout=40_000)
+        page.wait_for_selector(f"{tid('review')}[open] {tid('review-curve')}", timeout=120_000)
         assert page.inner_text(f"{tid('review')} #review-title") == TITLE[lang].format(n=1)
         if lang == "en":
             shot(page, artifacts, "review-from-deal-end-en")
@@ -244,7 +244,7 @@ def test_review_this_deal_from_the_end_of_deal_moment(new_page, review_server, a
     body = {"table": 0, "deal": 0, **compute_review(_flat_curve_record(), 0, True, 0.5, 0)}
     page.route("**/api/tables/*/review/0*", lambda route: route.fulfill(json=body))
     page.click(tid("deal-end-review"))
-    page.wait_for_selector(f"{tid('review')}[open] {tid('review-curve')}", timeout=40_000)
+    page.wait_for_selector(f"{tid('review')}[open] {tid('review-curve')}", timeout=120_000)
     assert page.inner_text(f"{tid('review')} {tid('review-best-contract')}") == (
         "With every card open no contract could be made: against the best defence the "
         "declarer takes 0 points at most."
@@ -253,7 +253,7 @@ def test_review_this_deal_from_the_end_of_deal_moment(new_page, review_server, a
     # with "go on by itself" chosen, opening the review stops the countdown
     page.click(tid("auto-next"))
     page.click(tid("deal-end-review"))
-    page.wait_for_selector(f"{tid('review')}[open] {tid('review-curve')}", timeout=40_000)
+    page.wait_for_selector(f"{tid('review')}[open] {tid('review-curve')}", timeout=120_000)
     page.wait_for_timeout(AUTO_NEXT_MS + 800)
     assert state(page)["paused"] == "true"
     page.click(tid("review-close"))
