@@ -385,10 +385,8 @@ class Server:
         if table_id is None:
             return _error(404, "there is no such table")
         token = request.query_params.get("token")
-        # rebuilding a table from its log is work: a worker thread does it, not the loop
-        loaded = await asyncio.get_running_loop().run_in_executor(
-            self.manager.bot_pool, self.manager.record_of, table_id
-        )
+        # built in a worker thread once no action of the table is being written
+        loaded = await self.manager.record_of(table_id)
         if loaded is None:
             return _error(404, "there is no such table")
         table, record = loaded

@@ -251,10 +251,11 @@ class ReviewService:
         key = (table_id, deal)
         task = self.jobs.get(key)
         if task is None:
-            table = self.manager.get(table_id, keep=False)
-            if table is None:
+            # while playing: the finished deals only; never before a write under way ends
+            loaded = await self.manager.record_of(table_id)
+            if loaded is None:
                 return _error(404, "there is no such table")
-            record = self.manager.record(table)  # while playing: the finished deals only
+            table, record = loaded
             count = len(record.get("deals", []))
             if deal >= count:
                 if table.status != "finished":
@@ -269,11 +270,13 @@ class ReviewService:
                     f"{len(self.jobs)} deal reviews are being prepared: ask again in a moment",
                     self._retry(),
                 )
-            task = asyncio.get_running_loop().create_task(
-                self._run(key, record), name=f"tapete-review-{table_id}-{deal}"
-            )
-            task.add_done_callback(self._done)
-            self.jobs[key] = task
+            task = self.jobs.get(key)  # (started by another request while this one waited)
+            if task is None:
+                task = asyncio.get_running_loop().create_task(
+                    self._run(key, record), name=f"tapete-review-{table_id}-{deal}"
+                )
+                task.add_done_callback(self._done)
+                self.jobs[key] = task
         try:
             review = await asyncio.wait_for(asyncio.shield(task), self.settings.wait_s)
         except TimeoutError:

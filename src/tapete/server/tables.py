@@ -26,7 +26,7 @@ import logging
 import random
 import secrets
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
@@ -298,6 +298,9 @@ class TableManager:
         #: the one thread that writes the actions (off the event loop, so that a database
         #: another program has locked holds up no other table; one thread: writes in order)
         self.write_pool = ThreadPoolExecutor(1, thread_name_prefix="tapete-write")
+        #: table id -> its latest write (done or under way): a read of that table from the
+        #: database waits for it (:meth:`written`)
+        self.writing: dict[int, Future[None]] = {}
         #: the tables whose person has opened them (no need to write it again)
         self.opened: set[int] = set()
         self.background: list[asyncio.Task[None]] = []
@@ -550,6 +553,7 @@ class TableManager:
         if table is not None and not table.broken:
             return table
         loop = asyncio.get_running_loop()
+        await self.written(table_id)
         loaded = await loop.run_in_executor(
             self.bot_pool, functools.partial(self.get, table_id, keep=False)
         )
@@ -561,15 +565,37 @@ class TableManager:
         self.tables[table_id] = loaded
         return loaded
 
-    def record_of(self, table_id: int) -> tuple[Table, JSON] | None:
-        """The table and its :meth:`record` (rebuilt from the database if it is not in
-        memory; safe in a worker thread: it changes no shared state)."""
+    async def record_of(self, table_id: int) -> tuple[Table, JSON] | None:
+        """The table and its :meth:`record` as the database holds it, None if there is no
+        such table. Never while an action of that table is being written: between the engine
+        applying it and the write's end the game in memory is one action ahead of the
+        database (an action the database may yet refuse), and the database one action behind
+        it. The record is built in a worker thread: a table in memory holds its lock
+        meanwhile (no action is applied there), one not in memory is rebuilt from the
+        database once its last write has ended."""
+        loop = asyncio.get_running_loop()
         table = self.tables.get(table_id)
-        if table is None or table.broken:
-            table = self.get(table_id, keep=False)
-        if table is None:
+        if table is not None and not table.broken:
+            async with table.lock:
+                if not table.broken:
+                    record = await loop.run_in_executor(self.bot_pool, self.record, table)
+                    return table, record
+        await self.written(table_id)
+        loaded = await loop.run_in_executor(
+            self.bot_pool, functools.partial(self.get, table_id, keep=False)
+        )
+        if loaded is None:
             return None
-        return table, self.record(table)
+        return loaded, await loop.run_in_executor(self.bot_pool, self.record, loaded)
+
+    async def written(self, table_id: int) -> None:
+        """Wait until no write of ``table_id`` is under way (one whose table was dropped from
+        memory meanwhile, e.g. a write cancelled while the server stops, still ends in the
+        write thread: the database holds its action only then)."""
+        pending = self.writing.get(table_id)
+        if pending is not None and not pending.done():
+            with contextlib.suppress(Exception):
+                await asyncio.shield(asyncio.wrap_future(pending))
 
     def mark_opened(self, table: Table) -> None:
         """The person connected to the table: it does not expire unopened."""
@@ -757,8 +783,9 @@ class TableManager:
         # what the write needs of the game is read here, on the event loop
         finished = (table.game.to_record(), table.game.winner) if table.game.over else None
         write = functools.partial(self._write, table, n, seat, data, finished)
+        pending = self.writing[table.id] = self.write_pool.submit(write)
         try:
-            await asyncio.get_running_loop().run_in_executor(self.write_pool, write)
+            await asyncio.wrap_future(pending)
         except asyncio.CancelledError:
             # (the server is stopping) the write may still happen: the game in memory can no
             # longer be trusted, the next access rebuilds it from the database
@@ -781,6 +808,9 @@ class TableManager:
             raise TableError(
                 "stale_version", "the server could not save this action: reconnecting"
             ) from None
+        finally:
+            if pending.done() and self.writing.get(table.id) is pending:
+                del self.writing[table.id]
         table.version = n + 1
         if table.game.over:
             table.status = "finished"
