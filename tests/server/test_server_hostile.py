@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import random
 import sqlite3
@@ -476,6 +477,44 @@ def test_computers_wait_for_the_person_when_nobody_is_connected(
     version = client.get(f"/api/tables/{table_id}").json()["version"]
     time.sleep(0.3)
     assert client.get(f"/api/tables/{table_id}").json()["version"] == version
+
+
+def test_a_game_nobody_plays_to_the_end_stops_at_the_cap_on_deals(make_app: MakeApp) -> None:
+    """Random play in casa-500 reached 180 deals: with no ``max_deals`` of its own a table
+    stops after the cap (``Limits.max_game_deals``, else the game's ``GameKind.max_deals``)
+    with no winner, and is closed as abandoned: no statistics, no Ranking, also after a
+    restart."""
+    limits = dataclasses.replace(TEST_LIMITS, max_game_deals=2)
+    with TestClient(make_app(limits=limits)) as client:
+        table_id, token = new_table(client, game="mil", profile="casa-500", seed=5, counted=True)
+        with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
+            last = Session(ws, random.Random(1)).play(max_actions=300)  # (2 deals: about 20)
+        assert last["over"] and last["winner"] is None and len(last["sheet"]) == 2
+        info = client.get(f"/api/tables/{table_id}").json()
+        assert info["status"] == "abandoned" and info["winner"] is None, info
+        assert client.get("/api/stats", params={"name": "Ana"}).json() == []
+        # a table that sets its own max_deals plays them, and finishes
+        other, other_token = new_table(client, game="mil", seed=5, max_deals=3, counted=True)
+        assert len(_play_out(client, other, other_token)["sheet"]) == 3
+        assert client.get(f"/api/tables/{other}").json()["status"] == "finished"
+    with TestClient(make_app(limits=limits)) as client:  # restarted: still over, abandoned
+        table = client.app.state.manager.get(table_id)  # type: ignore[attr-defined]
+        assert table.game.over and table.status == "abandoned" and table.capped
+
+
+def test_a_table_played_past_a_lowered_cap_still_opens(make_app: MakeApp) -> None:
+    """A table with more deals than the cap (lowered since it began) is rebuilt without it."""
+    with TestClient(make_app()) as client:
+        table_id, token = new_table(client, game="mil", seed=5)
+        with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
+            me = Session(ws, random.Random(1))
+            while len(me.wait_turn()["sheet"]) < 3:
+                me.act(me.rng.choice(me.wait_turn()["legal"]))
+            version = me.version
+    limits = dataclasses.replace(TEST_LIMITS, max_game_deals=2)
+    with TestClient(make_app(limits=limits)) as client:
+        table = client.app.state.manager.get(table_id)  # type: ignore[attr-defined]
+        assert table is not None and table.version == version and not table.game.over
 
 
 def test_hints_run_in_a_worker_process(make_app: MakeApp) -> None:

@@ -81,14 +81,16 @@ def build_game(
     return kind(game).new(profile, seed=seed, players=players, max_deals=max_deals, start=start)
 
 
-def game_of(row: TableRow) -> Game:
-    """A stored table's game before any action (its seed, players and start position)."""
+def game_of(row: TableRow, cap: int | None = None) -> Game:
+    """A stored table's game before any action (its seed, players and start position).
+    ``cap``: the deals after which it stops when the table sets no ``max_deals`` of its own
+    (:meth:`TableManager.deal_cap`)."""
     return build_game(
         row.game,
         row.profile,
         seed=row.seed,
         players=list(row.players),
-        max_deals=row.max_deals,
+        max_deals=row.max_deals if row.max_deals is not None else cap,
         start=row.start,
     )
 
@@ -182,6 +184,12 @@ class Table:
         """Whether the finished game adds to the players' statistics: not when it began
         from a position or the person chose its deal."""
         return self.start is None and not self.seed_chosen
+
+    @property
+    def capped(self) -> bool:
+        """Whether the game stopped at the server's cap on deals with no winner (nobody
+        played it to the end): the table is then ``abandoned``, not ``finished``."""
+        return self.game.over and self.game.winner is None and self.max_deals is None
 
     @property
     def ranked(self) -> bool:
@@ -321,6 +329,12 @@ class TableManager:
             self._secret = bytes.fromhex(value)
         return self._secret
 
+    def deal_cap(self, game: str) -> int:
+        """The deals after which a game nobody plays to the end stops (a table without its own
+        ``max_deals``): ``Limits.max_game_deals``, else the game's ``GameKind.max_deals``."""
+        cap = self.limits.max_game_deals
+        return cap if cap is not None else kind(game).max_deals
+
     # ------------------------------------------------------------------ creation, loading
 
     def create(
@@ -346,7 +360,8 @@ class TableManager:
         seed_chosen = seed is not None
         if seed is None:
             seed = secrets.randbits(62)
-        g = build_game(game, profile, seed=seed, players=players, max_deals=max_deals, start=start)
+        deals = max_deals if max_deals is not None else self.deal_cap(game)
+        g = build_game(game, profile, seed=seed, players=players, max_deals=deals, start=start)
         token = secrets.token_urlsafe(24)
         seat_levels: list[str | None] = [None, *levels]
         with self.sessions.begin() as session:
@@ -415,29 +430,44 @@ class TableManager:
                     .order_by(ActionRow.n)
                 )
             )
+        cap: int | None = self.deal_cap(row.game)
         try:
-            game = game_of(row)
-        except ValueError as exc:
-            log.error("table %s: its start position is refused: %s", table_id, exc)
-            return None
-        hand_start = 0
-        deal = game.deal_number
-        try:
-            for n, _ in enumerate(replay_actions(game, actions)):
-                if game.deal_number != deal:  # action n - 1 began a new hand
-                    deal = game.deal_number
-                    hand_start = n
+            try:
+                game, hand_start = self._replay(row, actions, cap)
+            except RecordError:
+                if row.max_deals is not None:
+                    raise
+                # played past the cap (lowered since the game began): no cap for this one
+                cap = None
+                game, hand_start = self._replay(row, actions, cap)
         except RecordError as exc:
             log.error("table %s: the stored actions do not replay: %s", table_id, exc)
             return None
-        if game.deal_number != deal:
-            hand_start = len(actions)
+        except ValueError as exc:
+            log.error("table %s: its start position is refused: %s", table_id, exc)
+            return None
         table = self._make_table(table_id, row, game, len(actions))
         if hand_start < len(actions) and not game.over:
-            table.memory = (game_of(row), actions, hand_start)
+            table.memory = (game_of(row, cap), actions, hand_start)
         if keep:
             self.tables[table_id] = table
         return table
+
+    @staticmethod
+    def _replay(row: TableRow, actions: list[JSON], cap: int | None) -> tuple[Game, int]:
+        """The table's game after its stored actions, and the index of the current hand's
+        first action; ``ValueError`` for a refused start, ``RecordError`` for actions that do
+        not replay."""
+        game = game_of(row, cap)
+        hand_start = 0
+        deal = game.deal_number
+        for n, _ in enumerate(replay_actions(game, actions)):
+            if game.deal_number != deal:  # action n - 1 began a new hand
+                deal = game.deal_number
+                hand_start = n
+        if game.deal_number != deal:
+            hand_start = len(actions)
+        return game, hand_start
 
     def _maybe_evict(self, table: Table) -> None:
         """Forget a table nobody watches and no computer player is thinking at: the next
@@ -813,7 +843,7 @@ class TableManager:
                 del self.writing[table.id]
         table.version = n + 1
         if table.game.over:
-            table.status = "finished"
+            table.status = "abandoned" if table.capped else "finished"
         self._broadcast(table, events)
 
     def _write(
@@ -840,18 +870,21 @@ class TableManager:
     def _finish(self, session: Session, table: Table, record: JSON, winner: Any) -> None:
         scores = record.get(kind(table.game_name).score_key)
         now = utcnow()
+        capped = winner is None and table.max_deals is None  # (Table.capped)
         session.execute(
             update(TableRow)
             .where(TableRow.id == table.id)
             .values(
-                status="finished",
+                status="abandoned" if capped else "finished",
                 finished_at=now,
                 winner=winner,
                 final_scores=scores,
             )
         )
-        if not table.counts_in_stats:
-            return  # begun from a position or on a chosen deal: no statistics, no Ranking
+        if capped or not table.counts_in_stats:
+            # stopped at the cap on deals: nobody played it to the end; begun from a position
+            # or on a chosen deal: no statistics, no Ranking
+            return
         for seat, level in enumerate(table.levels):
             if level is None:
                 stats.record_game(
