@@ -141,6 +141,38 @@ def test_every_answer_has_the_security_headers(client: TestClient, path: str) ->
     assert r.headers["x-frame-options"] == "DENY"
 
 
+@pytest.mark.parametrize(
+    ("peer", "forwarded", "client"),
+    [
+        ("127.0.0.1", "10.0.0.1", "10.0.0.1"),
+        ("127.0.0.1", "6.6.6.6, 10.0.0.1", "10.0.0.1"),  # the left entry is the client's
+        ("127.0.0.1", "10.0.0.1, 127.0.0.2", "10.0.0.1"),  # two proxies in a row
+        ("127.0.0.1", "127.0.0.3", "127.0.0.3"),  # only proxies: the first of them
+        ("127.0.0.1", "10.0.0.1, not-an-ip", "127.0.0.1"),  # no address: the last proxy
+        ("127.0.0.1", "", "127.0.0.1"),
+        ("10.0.0.9", "6.6.6.6", "10.0.0.9"),  # no trusted proxy: the header names nobody
+        ("testclient", "6.6.6.6", "testclient"),
+        ("::1", "2001:db8::1", "2001:db8::1"),
+    ],
+)
+def test_the_client_behind_trusted_proxies(peer: str, forwarded: str, client: str) -> None:
+    from tapete.server.security import TrustedProxies
+
+    proxies = TrustedProxies(["127.0.0.0/8", "::1"])
+    assert proxies.client(peer, forwarded) == client
+    assert TrustedProxies().client(peer, forwarded) == peer  # none trusted: the default
+
+
+def test_a_trusted_proxy_that_is_no_address_is_refused() -> None:
+    from tapete.cli.serve import check_proxies
+    from tapete.server.security import TrustedProxies
+
+    with pytest.raises(ValueError, match=r"'proxy\.example' is not an IP address or network"):
+        TrustedProxies(["proxy.example"])
+    assert check_proxies("127.0.0.1, 10.0.0.0/8") is None
+    assert "not an IP address" in (check_proxies("10.0.0.1,nginx") or "")
+
+
 # ---------------------------------------------------------------------- 4. sockets
 
 

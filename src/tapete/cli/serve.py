@@ -8,7 +8,7 @@ from typing import Any
 
 from tapete.cli.common import port_number
 
-__all__ = ["add_parser", "check_db", "check_listen", "run"]
+__all__ = ["add_parser", "check_db", "check_listen", "check_proxies", "run"]
 
 
 def add_parser(sub: Any) -> None:
@@ -33,6 +33,14 @@ def add_parser(sub: Any) -> None:
         help="comma-separated origins (https://club.example) of other sites whose pages "
         "may open the table WebSocket (the server's own always may)",
     )
+    p.add_argument(
+        "--trusted-proxies",
+        default=None,
+        metavar="ADDRESSES",
+        help="comma-separated addresses or networks of reverse proxies whose "
+        "X-Forwarded-For names the client (default: none; the per-address limits then "
+        "count the proxy's address)",
+    )
     p.set_defaults(func=run)
 
 
@@ -45,6 +53,17 @@ def check_db(url: str) -> str | None:
         make_url(url)
     except ArgumentError:
         return f"--db {url!r} is not a database URL (for example sqlite:////home/ana/tapete.db)"
+    return None
+
+
+def check_proxies(text: str | None) -> str | None:
+    """Why ``--trusted-proxies`` cannot work (None: it may): an entry is no address."""
+    from tapete.server.security import TrustedProxies
+
+    try:
+        TrustedProxies(_names(text) or ())
+    except ValueError as exc:
+        return f"--trusted-proxies: {exc}"
     return None
 
 
@@ -73,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
     from tapete.server.app import run_serve
 
     problem = None if args.db is None else check_db(args.db)
+    problem = problem or check_proxies(args.trusted_proxies)
     problem = problem or check_listen(args.host, args.port)
     if problem:
         print(f"error: {problem}", file=sys.stderr)
@@ -84,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
         delay_ms=args.delay_ms,
         trusted_hosts=_names(args.trusted_hosts),
         allowed_origins=_names(args.allowed_origins) or (),
+        trusted_proxies=_names(args.trusted_proxies) or (),
     )
 
 

@@ -36,7 +36,7 @@ from tapete.server.i18n import LANGUAGES
 from tapete.server.limits import Limits, RefusalLog, TokenBuckets, parse_count
 from tapete.server.openapi import openapi_document
 from tapete.server.rules import rules_page
-from tapete.server.security import LOOPBACK_HOSTS, Guard
+from tapete.server.security import LOOPBACK_HOSTS, Guard, TrustedProxies
 from tapete.server.tables import Table, TableError, TableManager
 
 if TYPE_CHECKING:
@@ -629,14 +629,18 @@ def create_app(
     limits: Limits | None = None,
     trusted_hosts: Iterable[str] | None = None,
     allowed_origins: Iterable[str] = (),
+    trusted_proxies: Iterable[str] = (),
 ) -> Starlette:
     """The Tapete server app. ``db_url``: a SQLAlchemy URL (default: SQLite in the user data
     folder); the schema is upgraded to the newest migration here. ``delay_ms``: the pause
     before each computer move (0 in tests). ``limits``: what a client may make the server
     spend (:class:`~tapete.server.limits.Limits`); ``trusted_hosts``: the names in ``Host``
     that the server answers to (None: any); ``allowed_origins``: other sites whose pages
-    may open the table WebSocket (the server's own origin always may)."""
+    may open the table WebSocket (the server's own origin always may); ``trusted_proxies``:
+    the reverse proxies (addresses or networks) whose ``X-Forwarded-For`` names the client
+    that the per-address limits count (none: the peer's address)."""
     limits = limits or Limits()
+    proxies = TrustedProxies(trusted_proxies)
     engine = make_engine(db_url or default_db_url(), busy_timeout_s=limits.busy_timeout_s)
     upgrade(engine)
     manager = TableManager(engine, delay_ms=delay_ms, bot_timeout_s=bot_timeout_s, limits=limits)
@@ -691,6 +695,7 @@ def create_app(
             refusals=refusals,
             trusted_hosts=trusted_hosts,
             allowed_origins=allowed_origins,
+            trusted_proxies=proxies,
         )
     ]
     app = Starlette(
@@ -703,6 +708,7 @@ def create_app(
     app.state.reviews = reviews
     app.state.manager = manager
     app.state.refusals = refusals
+    app.state.trusted_proxies = proxies
     app.state.limits = limits
     return app
 
@@ -744,7 +750,10 @@ def uvicorn_config(app: Starlette, host: str, port: int, limits: Limits, **optio
         app,
         host=host,
         port=port,
-        http=guarded_h11(limits, app.state.refusals),
+        http=guarded_h11(limits, app.state.refusals, app.state.trusted_proxies),
+        # X-Forwarded-For is read by the guard, from --trusted-proxies only (uvicorn's own
+        # default believes it from any loopback peer)
+        proxy_headers=False,
         ws="websockets-sansio",
         ws_max_size=limits.ws_max_size,
         ws_ping_interval=limits.ws_ping_interval_s,
@@ -765,6 +774,7 @@ def run_serve(
     trusted_hosts: Iterable[str] | None = None,
     allowed_origins: Iterable[str] = (),
     limits: Limits | None = None,
+    trusted_proxies: Iterable[str] = (),
 ) -> int:
     """``tapete serve``: print the address and the database, then serve until Ctrl-C.
     ``trusted_hosts`` None: :func:`default_trusted_hosts`."""
@@ -777,7 +787,12 @@ def run_serve(
     limits = limits or Limits()
     hosts = default_trusted_hosts(host) if trusted_hosts is None else tuple(trusted_hosts)
     app = create_app(
-        url, delay_ms, limits=limits, trusted_hosts=hosts, allowed_origins=allowed_origins
+        url,
+        delay_ms,
+        limits=limits,
+        trusted_hosts=hosts,
+        allowed_origins=allowed_origins,
+        trusted_proxies=trusted_proxies,
     )
     if host in ("0.0.0.0", "::", ""):
         print(
