@@ -158,3 +158,28 @@ def test_a_read_after_a_cancelled_write_waits_for_it(
 
         version, seen = client.portal.call(scenario)  # type: ignore[union-attr]
     assert seen == version + 1 == len(stored_actions(app, table_id))
+
+
+def test_a_connection_waiting_for_a_write_keeps_its_table_in_memory(make_app: MakeApp) -> None:
+    """A connection waits for the write under way (the table's lock) before it attaches. When
+    the computer players stop right then (the lock is free, nobody listens yet), the table
+    used to be forgotten: the connection attached to a copy no longer in memory, and the next
+    connection built a second one (two games for one table; the socket limit per table
+    counted each apart). Now the waiting connection puts its table back."""
+    app = make_app()
+    manager = app.state.manager
+    with TestClient(app) as client:
+        table_id, _ = new_table(client, game="mariage", seed=3)
+
+        async def scenario() -> bool:
+            table = await manager.load(table_id)
+            assert table is not None
+            await table.lock.acquire()  # a write under way
+            waiting = asyncio.create_task(manager.settled_in_memory(table))
+            await asyncio.sleep(0.05)
+            table.lock.release()  # the write ends, and the computer players' task stops:
+            manager._maybe_evict(table)  # nobody listens yet, so it is forgotten
+            attached = await waiting
+            return attached is table and manager.tables.get(table_id) is table
+
+        assert client.portal.call(scenario)  # type: ignore[union-attr]

@@ -541,7 +541,7 @@ class Server:
         if conn.seat is not None:
             self.manager.mark_opened(table)
         writer = asyncio.create_task(conn.writer())
-        await self.manager.settled(table)
+        table = await self.manager.settled_in_memory(table)
         self.manager.attach(table, conn)
         self.manager.ensure_bots(table)
         try:

@@ -609,7 +609,12 @@ class TableManager:
             async with table.lock:
                 if not table.broken:
                     record = await loop.run_in_executor(self.bot_pool, self.record, table)
-                    return table, record
+                    done = table, record
+                else:
+                    done = None
+            if done is not None:
+                self._maybe_evict(table)  # (not forgotten while this held its lock)
+                return done
         await self.written(table_id)
         loaded = await loop.run_in_executor(
             self.bot_pool, functools.partial(self.get, table_id, keep=False)
@@ -923,6 +928,24 @@ class TableManager:
         between) is one the database holds."""
         async with table.lock:
             pass
+
+    async def settled_in_memory(self, table: Table) -> Table:
+        """:meth:`settled`, for a connection about to :meth:`attach`: the table that is in
+        memory for ``table.id`` once no write is under way there. While the connection waited
+        for the lock, the table may have been forgotten (its computer players stopped and
+        nobody was listening yet: :meth:`_maybe_evict`); it is put back then, so that no
+        second copy of it is built for the next connection."""
+        while True:
+            await self.settled(table)
+            current = self.tables.get(table.id)
+            if current is table:
+                return table
+            if current is None or current.broken:
+                if table.broken:
+                    return table  # (dropped after a failed write: the caller's next access)
+                self.tables[table.id] = table
+                return table
+            table = current  # another connection loaded it again meanwhile
 
     def attach(self, table: Table, listener: Listener) -> None:
         """Add a listener and send it the current view (with no events)."""
