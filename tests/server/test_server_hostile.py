@@ -442,13 +442,7 @@ def test_a_hint_flood_leaves_the_computer_players_their_moves(
     import tapete.bots
 
     monkeypatch.setattr(tapete.bots, "suggest", blocked)
-    limits = Limits(
-        create_burst=100_000,
-        hint_burst=100_000,
-        hint_processes=0,
-        list_cache_s=0,
-        max_sockets_per_client=100,
-    )
+    limits = dataclasses.replace(TEST_LIMITS, max_sockets_per_client=100)
     app = make_app(hint_timeout_s=30, limits=limits)
     flood = 40
     answers: list[str] = []

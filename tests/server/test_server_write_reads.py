@@ -85,13 +85,12 @@ def during_the_write(client: TestClient, write: SlowWrite, url: str) -> Any:
     return out["r"]
 
 
-def test_a_record_download_never_shows_an_action_the_database_refuses(
-    make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The deal's last action is applied, then its write fails. A record downloaded while the
-    write was under way used to hold that deal as finished (it read the game in memory, one
-    action ahead); now it is built after the write, from the table put back as stored."""
-    app = make_app()
+def during_a_refused_deal_end(
+    app: Starlette, monkeypatch: pytest.MonkeyPatch, path: str
+) -> tuple[Any, str]:
+    """Play a Mariage table to the person's action that ends the deal, play it with a write
+    that waits and then fails, and GET ``path`` (``{id}`` and ``{token}`` filled in) while
+    the write waits; the response, and the error code the person got."""
     with TestClient(app) as client:
         table_id, token = new_table(client, game="mariage", seed=3, max_deals=2)
         with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
@@ -99,10 +98,21 @@ def test_a_record_download_never_shows_an_action_the_database_refuses(
             last = to_the_deal_end(app, table_id, me)
             write = SlowWrite(app, monkeypatch, fail=True)
             me.act(last)
-            r = during_the_write(client, write, f"/api/tables/{table_id}/record?token={token}")
-            assert me.error()["code"] == "not_saved"
-        assert r.status_code == 200, r.text
-        assert r.json()["deals"] == []  # the deal is not over: its last action was refused
+            url = path.format(id=table_id, token=token)
+            return during_the_write(client, write, url), str(me.error()["code"])
+
+
+def test_a_record_download_never_shows_an_action_the_database_refuses(
+    make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The deal's last action is applied, then its write fails. A record downloaded while the
+    write was under way used to hold that deal as finished (it read the game in memory, one
+    action ahead); now it is built after the write, from the table put back as stored."""
+    path = "/api/tables/{id}/record?token={token}"
+    r, code = during_a_refused_deal_end(make_app(), monkeypatch, path)
+    assert code == "not_saved"
+    assert r.status_code == 200, r.text
+    assert r.json()["deals"] == []  # the deal is not over: its last action was refused
 
 
 def test_a_review_never_starts_on_a_deal_end_the_database_refuses(
@@ -111,17 +121,11 @@ def test_a_review_never_starts_on_a_deal_end_the_database_refuses(
     """A review of the deal whose last action is being written waits for the write: when it
     fails, the deal is not over (409), and no review of it is computed or stored."""
     app = make_app(review=ReviewSettings(quick=True, process=False))
-    with TestClient(app) as client:
-        table_id, token = new_table(client, game="mariage", seed=3, max_deals=2)
-        with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
-            me = Session(ws)
-            last = to_the_deal_end(app, table_id, me)
-            write = SlowWrite(app, monkeypatch, fail=True)
-            me.act(last)
-            r = during_the_write(client, write, f"/api/tables/{table_id}/review/0?token={token}")
-            assert me.error()["code"] == "not_saved"
-        assert r.status_code == 409, r.text[:200]
-        assert app.state.reviews.started == 0
+    path = "/api/tables/{id}/review/0?token={token}"
+    r, code = during_a_refused_deal_end(app, monkeypatch, path)
+    assert code == "not_saved"
+    assert r.status_code == 409, r.text[:200]
+    assert app.state.reviews.started == 0
 
 
 def test_a_read_after_a_cancelled_write_waits_for_it(
