@@ -204,7 +204,7 @@ class ReplayService:
     def _compute(self, table_id: int, block: int) -> dict[int, bytes] | None:
         """In the worker thread: the summary (block 0) and the deals of ``block``, encoded;
         None when the table is gone."""
-        loaded = self.manager.record_of(table_id)
+        loaded = self.manager.stored_record(table_id)
         if loaded is None:
             return None
         table, record = loaded

@@ -44,7 +44,7 @@ from tapete.analysis import analyse_deal
 from tapete.game import JSON
 from tapete.replay import iter_replay
 from tapete.server.db import DealReviewRow, ReviewQueueRow, TableRow, utcnow
-from tapete.server.tables import Table, TableManager
+from tapete.server.tables import TableManager
 
 __all__ = [
     "ReviewService",
@@ -268,14 +268,6 @@ class ReviewService:
     def _answer(self, table_id: int, deal: int, review: JSON) -> JSONResponse:
         return JSONResponse({"table": table_id, "deal": deal, **review})
 
-    async def _table_record(self, table_id: int) -> tuple[Table, JSON] | None:
-        """The table and its record: read on the event loop when the table is in memory (a
-        game being played changes only there), else rebuilt from its log in a thread."""
-        table = self.manager.tables.get(table_id)
-        if table is not None and not table.broken:
-            return table, self.manager.record(table)
-        return await asyncio.to_thread(self.manager.record_of, table_id)
-
     async def endpoint(self, request: Request) -> Response:
         """``GET /api/tables/{table_id}/review/{deal}[?token=...]``."""
         raw_id = request.path_params["table_id"]
@@ -303,28 +295,27 @@ class ReviewService:
         key = (table_id, deal)
         task = self.jobs.get(key)
         if task is None:
-            got = await self._table_record(table_id)
-            if got is None:
+            # while playing: the finished deals only; never before a write under way ends
+            loaded = await self.manager.record_of(table_id)
+            if loaded is None:
                 return _error(404, "there is no such table")
-            table, record = got  # while playing: the finished deals only
-            task = self.jobs.get(key)  # (asked for meanwhile by another request?)
+            table, record = loaded
+            count = len(record.get("deals", []))
+            if deal >= count:
+                if table.status != "finished":
+                    return _error(
+                        409,
+                        f"deal {deal} is not over yet: its review opens when the deal ends",
+                    )
+                return _error(404, f"there is no deal {deal}: the game has {count} deal(s), from 0")
+            if len(self.jobs) >= self.settings.max_pending:
+                return _error(
+                    503,
+                    f"{len(self.jobs)} deal reviews are being prepared: ask again in a moment",
+                    self._retry(),
+                )
+            task = self.jobs.get(key)  # (started by another request while this one waited)
             if task is None:
-                count = len(record.get("deals", []))
-                if deal >= count:
-                    if table.status != "finished":
-                        return _error(
-                            409,
-                            f"deal {deal} is not over yet: its review opens when the deal ends",
-                        )
-                    return _error(
-                        404, f"there is no deal {deal}: the game has {count} deal(s), from 0"
-                    )
-                if len(self.jobs) >= self.settings.max_pending:
-                    return _error(
-                        503,
-                        f"{len(self.jobs)} deal reviews are being prepared: ask again in a moment",
-                        self._retry(),
-                    )
                 task = asyncio.get_running_loop().create_task(
                     self._run(key, record), name=f"tapete-review-{table_id}-{deal}"
                 )
@@ -461,7 +452,7 @@ class ReviewService:
         """The finished table's record (kept for the next deal of the same table)."""
         if self._record is not None and self._record[0] == table_id:
             return self._record[1]
-        got = self.manager.record_of(table_id)
+        got = self.manager.stored_record(table_id)
         if got is None:
             return None
         record = got[1]
