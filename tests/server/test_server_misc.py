@@ -111,8 +111,8 @@ def _insert_table(session: DBSession, game: str, profile: str) -> int:
     return row.id
 
 
-def test_ranking_boards_are_apart(tmp_path: Path) -> None:
-    engine = make_engine(f"sqlite:///{tmp_path / 'r.sqlite3'}")
+def test_ranking_boards_are_apart(db_url: str) -> None:
+    engine = make_engine(db_url)
     upgrade(engine)
     upgrade(engine)  # idempotent
     now = datetime.now(UTC)
@@ -189,6 +189,7 @@ def test_a_faulty_bot_never_stalls_the_game(
     assert "playing the first legal action" in caplog.text
 
 
+@pytest.mark.sqlite_only
 def test_rules_pages_index_and_static(make_app: MakeApp, tmp_path: Path) -> None:
     web = tmp_path / "web"
     (web / "rules").mkdir(parents=True)
@@ -217,6 +218,7 @@ def test_rules_pages_index_and_static(make_app: MakeApp, tmp_path: Path) -> None
         assert config["languages"] == ["es", "pt", "en"] and config["default_delay_ms"] == 0
 
 
+@pytest.mark.sqlite_only
 def test_the_oracle_catches_a_leak(app: Starlette, client: TestClient) -> None:
     table_id, _ = new_table(client, game="mil", seed=9)
     oracle = Oracle(app, table_id, 0)
@@ -254,6 +256,7 @@ def test_the_oracle_catches_a_leak(app: Starlette, client: TestClient) -> None:
         check_no_leak(app, table_id, [drawn], 0)
 
 
+@pytest.mark.sqlite_only
 def test_the_real_web_client_is_served(client: TestClient) -> None:
     r = client.get("/")
     assert r.status_code == 200 and "<html" in r.text.lower()
@@ -300,6 +303,7 @@ def test_a_failed_write_changes_nothing(
     assert action_count(app, table_id) == me.version > version
 
 
+@pytest.mark.sqlite_only
 def test_casa_rules_pages_take_their_numbers_from_the_profile(client: TestClient) -> None:
     from dataclasses import replace
 

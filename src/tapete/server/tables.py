@@ -595,6 +595,10 @@ class TableManager:
         table.broken = True  # so that get() rebuilds it from the database
         try:
             fresh = self.get(table.id, keep=False)
+        except Exception as again:  # the database cannot be read either (a PostgreSQL
+            # server that went away): the caller drops the table, the next access rebuilds it
+            log.error("table %s: not rebuilt after a failed write: %s", table.id, again)
+            return False
         finally:
             table.broken = False
         if fresh is None or fresh.version != n:
@@ -772,15 +776,19 @@ class TableManager:
                     "not_saved", "the server could not save this action: try again"
                 ) from None
             # the game in memory is one action ahead of the database: drop it, and close the
-            # connections so that the clients reconnect to the table rebuilt from the log
+            # connections (after saying why) so that the clients reconnect to the table
+            # rebuilt from the log
             table.broken = True
             if self.tables.get(table.id) is table:
                 del self.tables[table.id]
-            for listener in list(table.listeners):
-                listener.close()
-            raise TableError(
+            error = TableError(
                 "stale_version", "the server could not save this action: reconnecting"
-            ) from None
+            )
+            text = json.dumps(error.to_json(table.language), separators=(",", ":"))
+            for listener in list(table.listeners):
+                listener.push(text)
+                listener.close()
+            raise error from None
         table.version = n + 1
         if table.game.over:
             table.status = "finished"
