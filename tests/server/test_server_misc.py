@@ -328,3 +328,34 @@ def test_casa_rules_pages_take_their_numbers_from_the_profile(client: TestClient
         assert "700" in odd and "1000" not in odd
     with pytest.raises(ValueError, match="unknown field"):
         render_rules("{{colour}}", get_profile("casa"), get_profile("casa"))
+
+
+class _Listener:
+    seat: int | None = None
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def push(self, text: str) -> None:
+        self.texts.append(text)
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.sqlite_only
+def test_a_connection_listens_to_the_table_in_memory(app: Starlette, client: TestClient) -> None:
+    """A table that left memory while a connection waited for it (its computer players had
+    just finished and nobody listened yet) is put back when the connection joins it, or the
+    one loaded since is joined instead: the connection hears of every later action."""
+    table_id, _ = new_table(client, game="mariage", seed=3)
+    manager = app.state.manager
+    first = manager.get(table_id)
+    del manager.tables[table_id]  # evicted while the connection waited
+    assert manager.attach(first, _Listener()) is first and manager.tables[table_id] is first
+    del manager.tables[table_id]
+    second = manager.get(table_id)  # loaded by another connection meanwhile
+    assert second is not first
+    listener = _Listener()
+    assert manager.attach(first, listener) is second
+    assert listener in second.listeners and listener not in first.listeners

@@ -543,7 +543,7 @@ class Server:
             self.manager.mark_opened(table)
         writer = asyncio.create_task(conn.writer())
         await self.manager.settled(table)
-        self.manager.attach(table, conn)
+        table = self.manager.attach(table, conn)  # (the one in memory now)
         self.manager.ensure_bots(table)
         try:
             while True:

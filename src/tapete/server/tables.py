@@ -869,11 +869,21 @@ class TableManager:
         async with table.lock:
             pass
 
-    def attach(self, table: Table, listener: Listener) -> None:
-        """Add a listener and send it the current view (with no events)."""
+    def attach(self, table: Table, listener: Listener) -> Table:
+        """Add a listener and send it the current view (with no events); returns the table
+        it listens to. A table that left memory while the connection waited for it (its
+        computer players had just finished, nobody listened yet: ``_maybe_evict``) is put
+        back, or the one loaded since is taken instead: a listener of a table that is not
+        the manager's would never hear of its actions."""
+        current = self.tables.get(table.id)
+        if current is None and not table.broken:
+            self.tables[table.id] = table
+        elif current is not None and current is not table:
+            table = current
         table.listeners.add(listener)
         message = table.view_message(listener.seat)
         listener.push(json.dumps(message, separators=(",", ":")))
+        return table
 
     def detach(self, table: Table, listener: Listener) -> None:
         table.listeners.discard(listener)
