@@ -6,12 +6,13 @@ from __future__ import annotations
 import logging
 import random
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
 from server_helpers import MakeApp, Oracle, Received, Session, check_no_leak, new_table
+from sqlalchemy import select
 from sqlalchemy.orm import Session as DBSession
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
@@ -359,3 +360,26 @@ def test_a_connection_listens_to_the_table_in_memory(app: Starlette, client: Tes
     listener = _Listener()
     assert manager.attach(first, listener) is second
     assert listener in second.listeners and listener not in first.listeners
+
+
+def test_times_are_kept_in_utc_and_read_alike(db_url: str) -> None:
+    """A moment is stored as UTC whatever its time zone (SQLite keeps none; PostgreSQL's
+    ``timestamptz`` answers in the session's), and read back the same on both databases:
+    naive UTC, as the API shows it."""
+    engine = make_engine(db_url)
+    upgrade(engine)
+    lisbon_summer = datetime(2026, 7, 1, 13, 30, tzinfo=timezone(timedelta(hours=1)))
+    with DBSession(engine) as session, session.begin():
+        table_id = _insert_table(session, "mil", "club")
+        row = session.get(TableRow, table_id)
+        assert row is not None
+        row.created_at, row.finished_at = lisbon_summer, datetime(2026, 7, 1, 12, 45)
+    with DBSession(engine) as session:
+        row = session.get(TableRow, table_id)
+        assert row is not None
+        assert row.created_at == datetime(2026, 7, 1, 12, 30) and row.created_at.tzinfo is None
+        assert row.finished_at == datetime(2026, 7, 1, 12, 45)
+        before = datetime(2026, 7, 1, 12, 40, tzinfo=UTC)
+        earlier = session.scalars(select(TableRow.id).where(TableRow.created_at < before))
+        assert list(earlier) == [table_id]
+    engine.dispose()
