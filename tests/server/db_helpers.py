@@ -45,8 +45,8 @@ def admin_connection() -> psycopg.Connection[Any]:
     except psycopg.Error as exc:
         reason = " ".join(str(exc).split())
         pytest.fail(
-            f"the PostgreSQL server for the server tests does not answer at {ADMIN_URL}: "
-            f"{reason}. The server tests run on SQLite and on PostgreSQL: start PostgreSQL "
+            f"the PostgreSQL server for the server tests does not answer at {ADMIN_URL} "
+            f"({reason}). The server tests run on SQLite and on PostgreSQL: start PostgreSQL "
             "there (trust authentication for the user), or set TAPETE_TEST_POSTGRESQL to the "
             "URL of a maintenance database of a server that the tests may create databases on",
             pytrace=False,
@@ -91,7 +91,10 @@ def drop_leftovers(admin: psycopg.Connection[Any]) -> list[str]:
     for (name,) in rows:
         pid = name.removeprefix(PREFIX).split("_")[0]
         if pid.isdigit() and not _alive(int(pid)):
-            drop_database(admin, name)
+            try:
+                drop_database(admin, name)
+            except psycopg.Error:  # (another worker dropping it at the same moment)
+                continue
             dropped.append(name)
     return dropped
 
