@@ -31,6 +31,9 @@ LIMITS = Limits(
     keep_alive_s=1,
 )
 
+# (HTTP limits of the server under uvicorn, before the database: SQLite only)
+pytestmark = pytest.mark.sqlite_only
+
 
 @pytest.fixture
 def port(make_app: MakeApp) -> Iterator[int]:

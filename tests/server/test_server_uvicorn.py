@@ -90,6 +90,7 @@ def test_a_hand_over_a_real_socket(base_url: str) -> None:
             ws.recv(timeout=10)
 
 
+@pytest.mark.sqlite_only
 def test_the_sheet_is_sent_once_then_row_by_row(served: tuple[str, Starlette]) -> None:
     """A 20-deal casa-500 game of random players over a real socket: the first message carries
     the whole sheet, every later one only the rows the client does not hold yet

@@ -16,7 +16,6 @@ from collections.abc import AsyncIterator, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy.exc import OperationalError
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -31,7 +30,7 @@ from tapete.game import JSON, GameKind
 from tapete.games import GAMES, kind, kinds
 from tapete.server import ratings, stats
 from tapete.server.accounts import Accounts, AccountSettings, Identity
-from tapete.server.db import default_db_url, make_engine, upgrade
+from tapete.server.db import BUSY_ERRORS, default_db_url, make_engine, upgrade
 from tapete.server.hints import HintPool
 from tapete.server.i18n import LANGUAGES
 from tapete.server.limits import Limits, RefusalLog, TokenBuckets, parse_count
@@ -545,7 +544,7 @@ class Server:
             self.manager.mark_opened(table)
         writer = asyncio.create_task(conn.writer())
         table = await self.manager.settled_in_memory(table)
-        self.manager.attach(table, conn)
+        table = self.manager.attach(table, conn)  # (the one in memory now)
         self.manager.ensure_bots(table)
         try:
             while True:
@@ -637,7 +636,9 @@ def create_app(
     trusted_proxies: Iterable[str] = (),
 ) -> Starlette:
     """The Tapete server app. ``db_url``: a SQLAlchemy URL (default: SQLite in the user data
-    folder); the schema is upgraded to the newest migration here. ``delay_ms``: the pause
+    folder; or PostgreSQL, docs/server.md "PostgreSQL"); the schema is upgraded to the newest
+    migration here (:class:`~tapete.server.db.DatabaseError` when the database cannot be
+    reached). ``delay_ms``: the pause
     before each computer move (0 in tests). ``limits``: what a client may make the server
     spend (:class:`~tapete.server.limits.Limits`); ``trusted_hosts``: the names in ``Host``
     that the server answers to (None: any); ``allowed_origins``: other sites whose pages
@@ -725,7 +726,7 @@ def create_app(
         routes=routes,
         lifespan=lifespan,
         middleware=middleware,
-        exception_handlers={OperationalError: _database_busy},
+        exception_handlers=dict.fromkeys(BUSY_ERRORS, _database_busy),
     )
     app.state.server = server
     app.state.reviews = reviews
@@ -739,7 +740,8 @@ def create_app(
 
 
 async def _database_busy(request: Request, exc: Exception) -> Response:
-    """The database could not be read or written now (SQLite locked by another program):
+    """The database could not be read or written now (SQLite locked by another program,
+    PostgreSQL unreachable or a lock timeout, no free pooled connection: ``BUSY_ERRORS``):
     503, and the request may be tried again."""
     log.warning("%s %s: the database is busy: %s", request.method, request.url.path, exc)
     return JSONResponse(
@@ -803,13 +805,14 @@ def run_serve(
     trusted_proxies: Iterable[str] = (),
 ) -> int:
     """``tapete serve``: print the address and the database, then serve until Ctrl-C.
-    ``trusted_hosts`` None: :func:`default_trusted_hosts`."""
+    ``trusted_hosts`` None: :func:`default_trusted_hosts`. Raises
+    :class:`~tapete.server.db.DatabaseError` when the database cannot be used."""
     import uvicorn
 
-    from tapete.server.db import default_db_path
+    from tapete.server.db import default_db_path, shown_url
 
     url = db or default_db_url()
-    where = str(default_db_path()) if db is None else db
+    where = str(default_db_path()) if db is None else shown_url(db)
     limits = limits or Limits()
     hosts = default_trusted_hosts(host) if trusted_hosts is None else tuple(trusted_hosts)
     app = create_app(

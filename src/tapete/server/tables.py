@@ -669,6 +669,10 @@ class TableManager:
         table.broken = True  # so that get() rebuilds it from the database
         try:
             fresh = self.get(table.id, keep=False)
+        except Exception as again:  # the database cannot be read either (a PostgreSQL
+            # server that went away): the caller drops the table, the next access rebuilds it
+            log.error("table %s: not rebuilt after a failed write: %s", table.id, again)
+            return False
         finally:
             table.broken = False
         if fresh is None or fresh.version != n:
@@ -847,15 +851,19 @@ class TableManager:
                     "not_saved", "the server could not save this action: try again"
                 ) from None
             # the game in memory is one action ahead of the database: drop it, and close the
-            # connections so that the clients reconnect to the table rebuilt from the log
+            # connections (after saying why) so that the clients reconnect to the table
+            # rebuilt from the log
             table.broken = True
             if self.tables.get(table.id) is table:
                 del self.tables[table.id]
-            for listener in list(table.listeners):
-                listener.close()
-            raise TableError(
+            error = TableError(
                 "stale_version", "the server could not save this action: reconnecting"
-            ) from None
+            )
+            text = json.dumps(error.to_json(table.language), separators=(",", ":"))
+            for listener in list(table.listeners):
+                listener.push(text)
+                listener.close()
+            raise error from None
         finally:
             if pending.done() and self.writing.get(table.id) is pending:
                 del self.writing[table.id]
@@ -961,11 +969,21 @@ class TableManager:
                 return table
             table = current  # another connection loaded it again meanwhile
 
-    def attach(self, table: Table, listener: Listener) -> None:
-        """Add a listener and send it the current view (with no events)."""
+    def attach(self, table: Table, listener: Listener) -> Table:
+        """Add a listener and send it the current view (with no events); returns the table
+        it listens to. A table that left memory while the connection waited for it (its
+        computer players had just finished, nobody listened yet: ``_maybe_evict``) is put
+        back, or the one loaded since is taken instead: a listener of a table that is not
+        the manager's would never hear of its actions."""
+        current = self.tables.get(table.id)
+        if current is None and not table.broken:
+            self.tables[table.id] = table
+        elif current is not None and current is not table:
+            table = current
         table.listeners.add(listener)
         message = table.view_message(listener.seat)
         listener.push(json.dumps(message, separators=(",", ":")))
+        return table
 
     def detach(self, table: Table, listener: Listener) -> None:
         table.listeners.discard(listener)
