@@ -84,6 +84,13 @@ class Limits:
     busy_timeout_s: float = 0.25
     #: the largest ``max_deals`` a table accepts
     max_deals: int = 10_000
+    #: the online room: how many actions' events a table keeps for reconnecting clients
+    #: (older: one whole view), open lobby WebSockets, and chat lines per connection (a
+    #: bucket of ``chat_burst`` that refills one line every ``chat_refill_s`` seconds)
+    history_actions: int = 400
+    max_lobby_sockets: int = 256
+    chat_burst: int = 5
+    chat_refill_s: float = 2.0
 
 
 def parse_count(raw: str | None, what: str, *, low: int, high: int, default: int) -> int:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
 import logging
 import multiprocessing
 from collections.abc import Callable
@@ -238,9 +237,9 @@ class ReviewService:
             row = session.get(TableRow, table_id)
             if row is None:
                 return _error(404, "there is no such table")
-            status, secret = row.status, row.token
+            status = row.status
         token = request.query_params.get("token")
-        seat = 0 if token and hmac.compare_digest(token.encode(), secret.encode()) else None
+        seat = self.manager.token_seat(table_id, token)
         if token and seat is None:
             return _error(403, "this token does not belong to this table")
         if status != "finished" and seat is None:

@@ -97,7 +97,7 @@ class Guard:
         refusals: RefusalLog,
         trusted_hosts: Iterable[str] | None = None,
         allowed_origins: Iterable[str] = (),
-        json_paths: Iterable[str] = ("/api/tables",),
+        json_paths: Iterable[str] = ("/api/tables", "/api/quick"),
     ) -> None:
         self.app = app
         #: the paths that change state: a POST there must be JSON (elsewhere the router
@@ -135,8 +135,10 @@ class Guard:
             return True
         parts = urlsplit(origin)
         host = _header(scope, b"host")
-        return parts.scheme in ("http", "https") and host is not None and (
-            parts.netloc == host.strip().lower()
+        return (
+            parts.scheme in ("http", "https")
+            and host is not None
+            and (parts.netloc == host.strip().lower())
         )
 
     # ------------------------------------------------------------------ ASGI
@@ -215,7 +217,7 @@ class Guard:
                     f"the request body is larger than {limit} bytes ({int(length)} announced)",
                 )
                 return
-        if method == "POST" and scope.get("path") == "/api/tables":
+        if method == "POST" and scope.get("path") in ("/api/tables", "/api/quick"):
             wait = self.creations.take(_client(scope))
             if wait:
                 await self._refuse(
