@@ -127,9 +127,9 @@ def parse_new_table(body: bytes, *, max_deals_limit: int = 10_000) -> dict[str, 
             f"'language' must be one of {', '.join(LANGUAGES)}, got {_shown(data.get('language'))}"
         )
     computers = game_kind.seats - 1
-    room = parse_room_fields(data, game, game_kind.seats)
     if "seats" in data and "levels" in data:
         raise BadRequest("give 'seats' or 'levels', not both")
+    room = parse_room_fields(data, game, game_kind.seats)
     levels = data.get("levels", ["rules"] * computers)
     if (
         not isinstance(levels, list)
