@@ -548,11 +548,13 @@ def test_lobby_lists_public_tables_and_pushes_changes(app: Starlette, client: Te
 
 def test_lobby_sockets_are_bounded(make_app: MakeApp) -> None:
     limits = Limits(create_burst=100_000, hint_processes=0, list_cache_s=0, max_lobby_sockets=1)
-    with TestClient(make_app(limits=limits)) as client:
-        with client.websocket_connect("/ws/lobby") as one:
-            assert one.receive_json()["type"] == "lobby"
-            with client.websocket_connect("/ws/lobby") as two:
-                assert two.receive_json()["code"] == "too_many"
+    with (
+        TestClient(make_app(limits=limits)) as client,
+        client.websocket_connect("/ws/lobby") as one,
+    ):
+        assert one.receive_json()["type"] == "lobby"
+        with client.websocket_connect("/ws/lobby") as two:
+            assert two.receive_json()["code"] == "too_many"
 
 
 class FakeClock:
