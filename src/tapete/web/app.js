@@ -14,6 +14,7 @@ import { fitBoard, renderTable } from "./js/table.js";
 import { defaultChoice, renderNewGame, showNewGame } from "./js/games_window.js";
 import { showRanking, showStats } from "./js/stats.js";
 import { onKey } from "./js/keyboard.js";
+import { renderLobby, showJoin } from "./js/lobby.js";
 
 function renderAll() {
   renderChrome();
@@ -21,6 +22,7 @@ function renderAll() {
   if (dialogOpen("newgame")) renderNewGame();
   if (dialogOpen("stats")) showStats();
   if (dialogOpen("ranking")) showRanking(S.rankingBoard);
+  if (dialogOpen("lobby")) renderLobby();
 }
 
 // a burst of server messages (computers playing at no delay) draws once, at the next frame
@@ -43,6 +45,8 @@ async function main() {
   defaultChoice();
   document.addEventListener("keydown", onKey);
   window.addEventListener("resize", fitBoard);
+  const join = new URLSearchParams(location.search).get("join");
+  if (join !== null) { renderAll(); await showJoin(join); return; } // an invitation: "Sit down"
   const watch = new URLSearchParams(location.search).get("watch");
   if (watch !== null) {
     if (/^[0-9]{1,18}$/.test(watch)) { watchTable(Number(watch)); renderAll(); return; }
@@ -54,6 +58,7 @@ async function main() {
     const res = await api(`/api/tables/${encodeURIComponent(stored.table)}?token=${encodeURIComponent(stored.token)}`).catch(() => ({ ok: false, status: 0 }));
     if (res.ok || res.status === 0 || res.status >= 500) {
       S.session = { ...stored, seat: res.body?.seat ?? stored.seat ?? 0, ranked: res.body?.ranked ?? stored.ranked };
+      S.invite = res.body?.invite ?? null;
       renderAll();
       connect();
       return;

@@ -11,6 +11,7 @@ import { showOver } from "./game_over.js";
 import * as milBoard from "./board_mil.js";
 import * as mariageBoard from "./board_mariage.js";
 import { pausedView } from "./deal_end.js";
+import { renderRoom } from "./room.js";
 
 // each board says which views it draws (fits); the first that fits draws the view
 const BOARDS = [mariageBoard, milBoard];
@@ -84,6 +85,7 @@ function fitHeight() {
 
 export function renderTable() {
   renderChrome();
+  renderRoom();
   const main = document.getElementById("table");
   const focusKey = focusKeyOf(main);
   const wasCard = Boolean(document.activeElement?.dataset?.card);
