@@ -87,8 +87,8 @@ function chatBox() {
       h("button", { type: "button", testid: "chat-send", onclick: submit }, t("send"))),
     names.length ? h("div", { class: "mutes", role: "group", "aria-label": t("mute") }, names.map((n) => h("button", {
       type: "button", class: "small", testid: `mute-${n}`, "aria-pressed": String(muted.has(n)),
-      "aria-label": t(muted.has(n) ? "unmute_name" : "mute_name", { name: n }), onclick: () => toggleMute(n),
-    }, `${muted.has(n) ? "🔇" : "🔈"} ${n}`))) : null);
+      onclick: () => toggleMute(n),
+    }, t("mute_name", { name: n })))) : null);
 }
 
 export function renderRoom() {
@@ -100,13 +100,13 @@ export function renderRoom() {
   const waiting = p.status === "waiting";
   const focused = document.activeElement?.id;
   const typed = document.getElementById("chat-text")?.value ?? "";
-  el.replaceChildren(
+  el.replaceChildren(...[
     h("div", { class: "roomrow" },
       waiting ? h("strong", { class: "waiting", testid: "waiting" }, t("waiting_players")) : null,
       seatsBox(p),
       p.spectators ? h("span", { class: "note", testid: "spectators" }, t("spectators_n", { n: p.spectators })) : null),
     waiting ? inviteBox() : null,
-    chatBox());
+    chatBox()].filter(Boolean)); // (replaceChildren would write a null as text)
   const input = document.getElementById("chat-text");
   if (input) input.value = typed;
   if (focused && document.getElementById(focused)) document.getElementById(focused).focus();

@@ -21,6 +21,7 @@ function turnText() {
   if (!v) return "";
   if (S.pause) return t("deal_over_go_on");
   if (S.offline) return t("offline_wait");
+  if (S.presence?.status === "waiting") return t("waiting_players"); // a seat is still free
   if (v.over) return isNone(v.winner) ? t("game_over") : t("game_over_status", { name: playerName(v.winner) });
   if (isNone(v.turn)) return "";
   if (v.turn !== v.seat) return t("waiting_for", { name: playerName(v.turn) });
