@@ -10,9 +10,7 @@ import time
 from browser_helpers import shot, state, take_turn, tid
 
 
-def test_two_people_play_a_mil_deal_through_an_invitation(
-    new_page, live_server, artifacts
-) -> None:
+def test_two_people_play_a_mil_deal_through_an_invitation(new_page, live_server, artifacts) -> None:
     ana = new_page(locale="en-GB")
     ana.goto(live_server.url)
     ana.wait_for_selector(f"{tid('newgame')}[open]")
@@ -43,7 +41,8 @@ def test_two_people_play_a_mil_deal_through_an_invitation(
         )
     # both see who sits where and that both are connected
     ana.wait_for_function(
-        "() => window.tapete.presence.seats.filter(s => s.kind === 'person' && s.connected).length === 2"
+        "() => window.tapete.presence.seats"
+        ".filter(s => s.kind === 'person' && s.connected).length === 2"
     )
     assert "Bea" in ana.inner_text(tid("seats")) and "Ana" in bea.inner_text(tid("seats"))
     assert ana.locator(tid("waiting")).count() == 0
@@ -54,7 +53,8 @@ def test_two_people_play_a_mil_deal_through_an_invitation(
     ana.click(tid("chat-send"))
     bea.click(f"{tid('chat')} summary")
     bea.wait_for_function(
-        "() => document.querySelector('[data-testid=\"chat-log\"]').textContent.includes('<b>hola</b>')"
+        "() => document.querySelector('[data-testid=\"chat-log\"]')"
+        ".textContent.includes('<b>hola</b>')"
     )
     assert bea.locator(f"{tid('chat-log')} b").count() == 0  # never parsed as HTML
     bea.click(tid("mute-Ana"))

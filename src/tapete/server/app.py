@@ -250,6 +250,17 @@ def user_of(scope: Mapping[str, Any]) -> Any:
     return state.get("user") if isinstance(state, dict) else None
 
 
+def person_of(scope: Mapping[str, Any], data: dict[str, Any]) -> tuple[Any, str]:
+    """Who sits down: the signed-in user and their name, or no user and the body's ``name``
+    (:class:`BadRequest` when a guest gives none or a bad one)."""
+    user = user_of(scope)
+    if user is not None:
+        return user, str(user.name)
+    if "name" not in data:
+        raise BadRequest("'name' is missing (the player's name)")
+    return None, _check_name(data["name"])
+
+
 def kind_json(k: GameKind) -> JSON:
     """What the web client knows of a registered game (``/api/config``'s ``kinds``).
 
@@ -506,13 +517,7 @@ class Server:
         table_id = self._table_id(request)
         try:
             data = parse_json_body(await request.body(), {"name", "invite", "seat"})
-            user = user_of(request.scope)
-            if user is not None:
-                name = str(user.name)
-            elif "name" in data:
-                name = _check_name(data["name"])
-            else:
-                raise BadRequest("'name' is missing (the player's name)")
+            user, name = person_of(request.scope, data)
             invite = data.get("invite")
             if invite is not None and not isinstance(invite, str):
                 raise BadRequest("'invite' must be a string (the invitation code)")
@@ -561,13 +566,7 @@ class Server:
             profile = _choice(data, "profile", game_kind.profiles, game_kind.profiles[0])
             if profile is None:
                 raise BadRequest(f"'profile' must be one of {', '.join(game_kind.profiles)}")
-            user = user_of(request.scope)
-            if user is not None:
-                name = str(user.name)
-            elif "name" in data:
-                name = _check_name(data["name"])
-            else:
-                raise BadRequest("'name' is missing (the player's name)")
+            user, name = person_of(request.scope, data)
             language = _choice(data, "language", LANGUAGES, "es")
             if language is None:
                 raise BadRequest(f"'language' must be one of {', '.join(LANGUAGES)}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["CLIENT", "SERVER", "schema_of"]
+__all__ = ["CLIENT", "LOBBY_TABLE", "SEAT_INFO", "SERVER", "schema_of"]
 
 Schema = dict[str, Any]
 
@@ -58,7 +58,7 @@ CLIENT: dict[str, Schema] = {
     "chat": _message("chat", {"text": {"type": "string", "maxLength": 300}}, ["text"]),
 }
 
-_SEAT_INFO: Schema = {
+SEAT_INFO: Schema = {
     "type": "object",
     "additionalProperties": False,
     "required": ["seat", "kind", "name", "user", "level", "connected"],
@@ -70,6 +70,30 @@ _SEAT_INFO: Schema = {
         "level": {"type": ["string", "null"]},
         "connected": {"type": "integer", "minimum": 0},
     },
+}
+
+#: a table in the lobby (``GET /api/lobby`` and the ``lobby`` message): never a token or an
+#: invitation code
+LOBBY_TABLE: Schema = {
+    "type": "object",
+    "required": ["table", "game", "profile", "target", "taken", "free", "seats", "rated"],
+    "properties": {
+        "table": {"type": "integer"},
+        "game": {"type": "string"},
+        "profile": {"type": "string"},
+        "target": {"type": "integer"},
+        "taken": {"type": "integer"},
+        "free": {"type": "integer"},
+        "seats": {"type": "array", "items": SEAT_INFO},
+        "rated": {"type": "boolean"},
+        "spectators": {"type": "boolean"},
+        "spectator_delay": {"type": "integer"},
+        "listed": {"type": "boolean"},
+        "quick": {"type": "boolean"},
+        "clock": {"type": "null", "description": "the clock setting (not yet)"},
+        "created_at": {"type": "string"},
+    },
+    "not": {"anyOf": [{"required": ["invite"]}, {"required": ["token"]}]},
 }
 
 SERVER: dict[str, Schema] = {
@@ -107,7 +131,7 @@ SERVER: dict[str, Schema] = {
         "presence",
         {
             "status": {"enum": ["waiting", "playing", "finished", "closed"]},
-            "seats": {"type": "array", "items": _SEAT_INFO},
+            "seats": {"type": "array", "items": SEAT_INFO},
             "spectators": {"type": "integer", "minimum": 0},
         },
         ["status", "seats", "spectators"],
@@ -142,36 +166,7 @@ SERVER: dict[str, Schema] = {
         },
         ["code", "message", "detail"],
     ),
-    "lobby": _message(
-        "lobby",
-        {
-            "tables": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "required": ["table", "game", "profile", "target", "taken", "free", "seats"],
-                    "properties": {
-                        "table": {"type": "integer"},
-                        "game": {"type": "string"},
-                        "profile": {"type": "string"},
-                        "target": {"type": "integer"},
-                        "taken": {"type": "integer"},
-                        "free": {"type": "integer"},
-                        "seats": {"type": "array", "items": _SEAT_INFO},
-                        "rated": {"type": "boolean"},
-                        "spectators": {"type": "boolean"},
-                        "spectator_delay": {"type": "integer"},
-                        "listed": {"type": "boolean"},
-                        "quick": {"type": "boolean"},
-                        "clock": {"type": "null"},
-                        "created_at": {"type": "string"},
-                    },
-                    "not": {"anyOf": [{"required": ["invite"]}, {"required": ["token"]}]},
-                },
-            }
-        },
-        ["tables"],
-    ),
+    "lobby": _message("lobby", {"tables": {"type": "array", "items": LOBBY_TABLE}}, ["tables"]),
 }
 
 

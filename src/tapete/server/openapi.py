@@ -14,10 +14,14 @@ from tapete.games import kinds
 from tapete.server import review
 from tapete.server.i18n import LANGUAGES
 from tapete.server.limits import Limits
+from tapete.server.messages import LOBBY_TABLE, SEAT_INFO
 
 __all__ = ["openapi_document"]
 
 JSONDoc = dict[str, Any]
+
+#: the room's fields of a table's description (their schemas are the lobby's)
+_ROOM_KEYS = ("rated", "spectators", "spectator_delay", "listed", "quick", "clock")
 
 _ERROR: JSONDoc = {
     "type": "object",
@@ -169,40 +173,9 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
             "rated": {"type": "boolean"},
         },
     }
-    seat_info = {
-        "type": "object",
-        "required": ["seat", "kind", "name", "connected"],
-        "properties": {
-            "seat": {"type": "integer"},
-            "kind": {"enum": ["person", "open", "invited", "computer"]},
-            "name": {"type": ["string", "null"]},
-            "user": {"type": "boolean", "description": "a signed-in person"},
-            "level": {"type": ["string", "null"]},
-            "connected": {"type": "integer", "minimum": 0},
-        },
-    }
     room_props: JSONDoc = {
-        "seats": {"type": "array", "items": seat_info},
-        "rated": {"type": "boolean"},
-        "spectators": {"type": "boolean"},
-        "spectator_delay": {"type": "integer", "minimum": 0},
-        "listed": {"type": "boolean"},
-        "quick": {"type": "boolean"},
-        "clock": {"type": "null", "description": "the clock setting (not yet)"},
-    }
-    lobby_entry = {
-        "type": "object",
-        "required": ["table", "game", "profile", "target", "taken", "free", "seats", "rated"],
-        "properties": {
-            "table": {"type": "integer"},
-            "game": {"type": "string"},
-            "profile": {"type": "string"},
-            "target": {"type": "integer"},
-            "taken": {"type": "integer"},
-            "free": {"type": "integer"},
-            "created_at": {"type": "string"},
-            **room_props,
-        },
+        "seats": {"type": "array", "items": SEAT_INFO},
+        **{k: LOBBY_TABLE["properties"][k] for k in _ROOM_KEYS},
     }
     quick_body = {
         "type": "object",
@@ -399,7 +372,7 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
         ),
         "/api/lobby": get(
             "the open tables listed in the lobby (waiting for people), oldest first",
-            {"200": _json({"type": "array", "items": lobby_entry})},
+            {"200": _json({"type": "array", "items": LOBBY_TABLE})},
         ),
         "/api/quick": {
             "post": {
