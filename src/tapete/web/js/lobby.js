@@ -21,10 +21,10 @@ const typedName = () => (document.getElementById("lobby-name")?.value || localSt
 // sit down at (or start) a table: this browser keeps the seat's token, as for any table
 export function enterTable(res, meta) {
   storeSession({ table: res.table, token: res.token, seat: res.seat, ranked: res.ranked !== false });
-  S.invite = res.invite ?? null;
   leaveWatchUrl();
   rememberTable({ ...S.session, game: meta.game, profile: meta.profile, name: meta.name, started: Date.now() });
   resetTableState();
+  S.invite = res.invite ?? null;
   hideDialog("lobby"); hideDialog("join");
   screen.table();
   connect();

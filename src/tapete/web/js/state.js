@@ -59,7 +59,7 @@ export function resetTableState() {
   Object.assign(S, {
     view: null, version: null, said: [], proof: null, finalTrick: null, hint: null, error: null,
     pending: false, log: [], overDismissed: false, pause: null, dealTalon: null, rankingBoard: null,
-    presence: null, chat: [],
+    presence: null, chat: [], invite: null,
   });
   Object.assign(S.ui, { bid: null, contract: null, giveCard: null, sing: true, showLast: false });
 }
