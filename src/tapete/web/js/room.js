@@ -7,6 +7,7 @@ import { h } from "./dom.js";
 import { S, STORE_MUTED } from "./state.js";
 import { t, tMaybe } from "./i18n.js";
 import { send } from "./connection.js";
+import { api } from "./session.js";
 
 const CHAT_LINES = 30;
 export const CHAT_MAX = 300;
@@ -25,8 +26,17 @@ function toggleMute(name) {
 
 export function takePresence(msg) {
   S.presence = msg;
+  // a waiting table opened from "your games" or a second tab: its description has the code
+  const sess = S.session;
+  if (msg.status === "waiting" && !S.invite && sess?.token && asked !== sess.table) {
+    asked = sess.table;
+    api(`/api/tables/${encodeURIComponent(sess.table)}?token=${encodeURIComponent(sess.token)}`)
+      .then((res) => { if (res.ok && S.session?.table === sess.table) { S.invite = res.body.invite ?? null; renderRoom(); } })
+      .catch(() => {});
+  }
   renderRoom();
 }
+let asked = null;
 
 export function takeChat(msg) {
   if (S.chat.some((c) => c.version === msg.version && c.seat === msg.seat && c.text === msg.text)) return;
