@@ -115,6 +115,16 @@ class Room:
             actor.act(self.rng.choice(legal))
             done = version
             n += 1
+            # the action's own view, or a refusal (the database busy for a moment: not_saved),
+            # after which the same seat chooses again
+            while True:
+                m = actor.receive()
+                if m["type"] == "view" and m["version"] > version:
+                    break
+                if m["type"] == "error":
+                    assert m["code"] in ("not_saved", "stale_version"), m
+                    done = version - 1
+                    break
 
     def forge(self, seat: int, version: int, legal: list[dict[str, Any]]) -> None:
         """Another seat acting, a stale version, a spectator acting: refused, nothing stored."""
