@@ -646,7 +646,6 @@ class TableManager:
             if not free:
                 raise TableError("bad_invite", "no seat you may take: ask for the invitation")
             seat = free[0]
-        st = table.seats[seat]
         new = Seat("person", name, user_id, secrets.token_urlsafe(24))
         with self.sessions.begin() as session:
             session.execute(
@@ -663,10 +662,10 @@ class TableManager:
             players = list(table.players)
             players[seat] = name
             session.execute(update(TableRow).where(TableRow.id == table.id).values(players=players))
-        del st
         table.seats[seat] = new
         self._rename(table, seat, name)
         self._start_if_full(table)
+        self._maybe_evict(table)  # (nobody connected yet: the next access rebuilds it)
         return table, seat
 
     def _rename(self, table: Table, seat: int, name: str) -> None:
