@@ -104,15 +104,19 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
         "a player's name",
         required=True,
     )
+    #: a new table's game and profile, the person's name and the table's language
+    who_and_what: JSONDoc = {
+        "game": {"enum": games},
+        "profile": {"enum": profiles},
+        "name": {"type": "string", "minLength": 1, "maxLength": 32},
+        "language": {"enum": list(LANGUAGES)},
+    }
     new_table = {
         "type": "object",
         "required": ["game", "name"],
         "additionalProperties": False,
         "properties": {
-            "game": {"enum": games},
-            "profile": {"enum": profiles},
-            "name": {"type": "string", "minLength": 1, "maxLength": 32},
-            "language": {"enum": list(LANGUAGES)},
+            **who_and_what,
             "levels": {
                 "type": "array",
                 "items": {"enum": ["random", "beginner", "rules", "search"]},
@@ -182,10 +186,7 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
         "required": ["game"],
         "additionalProperties": False,
         "properties": {
-            "game": {"enum": games},
-            "profile": {"enum": profiles},
-            "name": {"type": "string", "minLength": 1, "maxLength": 32},
-            "language": {"enum": list(LANGUAGES)},
+            **who_and_what,
             "fill_after_s": {
                 "type": ["number", "null"],
                 "minimum": 0,
