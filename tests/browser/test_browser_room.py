@@ -84,4 +84,18 @@ def test_two_people_play_a_mil_deal_through_an_invitation(new_page, live_server,
     assert logs["ana"] and logs["bea"], logs
     assert all("play" in log for log in logs.values()), logs
     shot(ana, artifacts, "room-deal-over")
+
+    # a lost connection: the page reconnects and asks for what it missed since its version
+    bea.evaluate(
+        """() => { window.__sent = []; const send = WebSocket.prototype.send;
+            WebSocket.prototype.send = function (m) {
+              window.__sent.push(m); return send.call(this, m); };
+            window.tapete.ws.close(); }"""
+    )
+    held = int(state(bea)["version"])
+    bea.wait_for_function("() => window.__sent.some(m => JSON.parse(m).type === 'sync')")
+    syncs = bea.evaluate("() => window.__sent.map(m => JSON.parse(m))")
+    assert {"type": "sync", "since": held} in syncs, syncs
+    bea.wait_for_function("() => document.querySelector('#table').dataset.offline === 'false'")
+    assert int(state(bea)["version"]) >= held
     assert not ana.js_errors and not bea.js_errors
