@@ -28,6 +28,8 @@ __all__ = ["DealSource", "MilGame", "deal_cards", "open_view"]
 DealSource = Callable[[int], tuple[list[list[int]], list[int]]]
 
 _MIL_CARDS = sorted(bits(MIL_DECK))
+
+
 def deal_cards(rng: random.Random) -> tuple[list[list[int]], list[int]]:
     """Shuffle the 24 cards: three hands of 7 and a talon of 3 (a uniform deal)."""
     deck = list(_MIL_CARDS)

@@ -2,7 +2,8 @@
 
 The schema (docs/dev/protocol.md, "Persistence"): ``tables`` (one row a table), ``actions``
 (the append-only log: one row per applied action, in order), ``player_stats`` (one row per
-player name, game and profile), ``ranking`` (one row per won game), ``deal_reviews`` (one
+player name, game and profile), ``table_seats`` (one row per seat of a table made since
+the online room), ``ranking`` (one row per won game), ``deal_reviews`` (one
 row per analysed finished deal of a table, docs/server.md "Deal reviews") and
 ``review_queue`` (one row per finished table: how far its background analysis got).
 
@@ -45,6 +46,7 @@ __all__ = [
     "DealReviewRow",
     "RankingRow",
     "ReviewQueueRow",
+    "SeatRow",
     "SecretRow",
     "StatRow",
     "TableRow",
@@ -93,6 +95,7 @@ class Base(DeclarativeBase):
 
 class TableRow(Base):
     __tablename__ = "tables"
+    __table_args__ = (Index("ix_tables_invite", "invite", unique=True),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     game: Mapped[str] = mapped_column(String(16))
@@ -118,6 +121,40 @@ class TableRow(Base):
     seed_chosen: Mapped[bool] = mapped_column(Boolean, default=False)
     #: when the person first connected (None: never; such tables expire)
     opened_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    #: the invitation code (``/?join=CODE``); None for a table with no seat to take
+    invite: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    #: a rated table: every seat a signed-in person (the ratings helper reads it)
+    rated: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: whether tokenless sockets may watch, and how many actions behind they see the game
+    spectators: Mapped[bool] = mapped_column(Boolean, default=True)
+    spectator_delay: Mapped[int] = mapped_column(Integer, default=0)
+    #: listed in the lobby (a public table); private tables are reached by the invitation only
+    listed: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: made by ``POST /api/quick`` (others may join it from there); computers fill its free
+    #: seats ``fill_after_s`` seconds after it was made (None: never)
+    quick: Mapped[bool] = mapped_column(Boolean, default=False)
+    fill_after_s: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class SeatRow(Base):
+    """One seat of a table: ``kind`` is ``person`` (taken: ``name``, ``token``, perhaps
+    ``user_id``), ``open`` (anyone may take it), ``reserved`` (for an invited person: only with
+    the invitation code) or ``computer`` (``level``). Tables made before these rows existed
+    have none: their seats come from ``tables.levels`` and ``tables.token``."""
+
+    __tablename__ = "table_seats"
+
+    table_id: Mapped[int] = mapped_column(
+        ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    name: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    user_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    #: the seat's secret (compared with ``hmac.compare_digest``; never listed)
+    token: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    level: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    joined_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
 
 class SecretRow(Base):

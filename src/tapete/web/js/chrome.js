@@ -8,6 +8,7 @@ import { askHint } from "./connection.js";
 import { showNewGame } from "./games_window.js";
 import { showRanking, showStats } from "./stats.js";
 import { accountTools } from "./account.js";
+import { showLobby } from "./lobby.js";
 
 export function renderChrome() {
   const v = S.view;
@@ -16,6 +17,7 @@ export function renderChrome() {
     h("h1", { class: "brand" }, "Tapete"),
     h("nav", { class: "tools", "aria-label": t("tools") },
       h("button", { type: "button", testid: "open-newgame", onclick: showNewGame }, t("games")),
+      h("button", { type: "button", testid: "open-lobby", onclick: showLobby }, t("lobby")),
       h("button", { type: "button", testid: "hint", onclick: askHint, disabled: !myTurn() }, t("hint")),
       profile ? h("a", { class: "btnlink", testid: "rules-link", href: `/rules/${encodeURIComponent(profile)}?lang=${S.lang}`, target: "_blank", rel: "noopener" }, t("rules")) : null,
       h("button", { type: "button", testid: "open-stats", onclick: showStats }, t("stats")),
