@@ -39,7 +39,7 @@ from tapete.errors import IllegalActionError, InvalidNotationError
 from tapete.game import JSON, Event, Game
 from tapete.games import kind, kinds
 from tapete.replay import RecordError, replay_actions
-from tapete.server import stats
+from tapete.server import fairness, stats
 from tapete.server.db import ActionRow, SecretRow, TableRow, utcnow
 from tapete.server.i18n import error_text
 from tapete.server.limits import Limits, RefusalLog
@@ -75,14 +75,24 @@ def build_game(
     players: list[str],
     max_deals: int | None,
     start: JSON | None = None,
+    deal_key: bytes | None = None,
 ) -> Game:
     """A table's game: new from ``seed``, or from a position (a record's ``start``, as the
-    game's registry entry reads it). Raises ``ValueError`` for a bad position."""
-    return kind(game).new(profile, seed=seed, players=players, max_deals=max_deals, start=start)
+    game's registry entry reads it); with ``deal_key`` its deals are fair ones
+    (:mod:`tapete.server.fairness`). Raises ``ValueError`` for a bad position."""
+    return kind(game).new(
+        profile,
+        seed=seed,
+        players=players,
+        max_deals=max_deals,
+        start=start,
+        deal_seeds=fairness.deal_seeds(deal_key),
+    )
 
 
-def game_of(row: TableRow) -> Game:
-    """A stored table's game before any action (its seed, players and start position)."""
+def game_of(row: TableRow, deal_key: bytes | None = None) -> Game:
+    """A stored table's game before any action (its seed, players, start position and deal
+    key: :func:`tapete.server.fairness.load_key`)."""
     return build_game(
         row.game,
         row.profile,
@@ -90,6 +100,7 @@ def game_of(row: TableRow) -> Game:
         players=list(row.players),
         max_deals=row.max_deals,
         start=row.start,
+        deal_key=deal_key,
     )
 
 
@@ -343,7 +354,17 @@ class TableManager:
         seed_chosen = seed is not None
         if seed is None:
             seed = secrets.randbits(62)
-        g = build_game(game, profile, seed=seed, players=players, max_deals=max_deals, start=start)
+        # a deal nobody chose is a fair one: secret seeds, committed and revealed (fairness)
+        deal_key = None if seed_chosen else fairness.new_key()
+        g = build_game(
+            game,
+            profile,
+            seed=seed,
+            players=players,
+            max_deals=max_deals,
+            start=start,
+            deal_key=deal_key,
+        )
         token = secrets.token_urlsafe(24)
         seat_levels: list[str | None] = [None, *levels]
         with self.sessions.begin() as session:
@@ -365,6 +386,8 @@ class TableManager:
             session.add(row)
             session.flush()
             table_id = row.id
+            if deal_key is not None:
+                fairness.store_key(session, table_id, deal_key)
         table = self._make_table(table_id, row, g, 0)
         self.tables[table_id] = table
         return table
@@ -412,8 +435,9 @@ class TableManager:
                     .order_by(ActionRow.n)
                 )
             )
+            deal_key = fairness.load_key(session, table_id)
         try:
-            game = game_of(row)
+            game = game_of(row, deal_key)
         except ValueError as exc:
             log.error("table %s: its start position is refused: %s", table_id, exc)
             return None
@@ -431,7 +455,7 @@ class TableManager:
             hand_start = len(actions)
         table = self._make_table(table_id, row, game, len(actions))
         if hand_start < len(actions) and not game.over:
-            table.memory = (game_of(row), actions, hand_start)
+            table.memory = (game_of(row, deal_key), actions, hand_start)
         if keep:
             self.tables[table_id] = table
         return table
