@@ -10,8 +10,9 @@ state. Computer seats play from an asyncio task
 per table, paced by ``delay_ms``; a bot that raises or runs out of time plays the first
 legal action instead, and the fault is logged, so a game never stalls.
 
-A table is rebuilt from its seed and its stored actions (the engine deals only from the
-seed), so a restart resumes every table exactly.
+A table is rebuilt from its seed, its deal key (fair deals: :mod:`tapete.server.fairness`)
+and its stored actions (the engine deals only from them), so a restart resumes every table
+exactly.
 """
 
 from __future__ import annotations
