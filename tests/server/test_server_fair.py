@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 import random
+import urllib.request
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from alembic import command
@@ -17,6 +19,8 @@ from server_helpers import MakeApp, Session, new_table
 from sqlalchemy import select
 from sqlalchemy.orm import Session as DbSession
 from starlette.testclient import TestClient
+from test_server_uvicorn import _post
+from websockets.sync.client import connect
 
 from tapete.cli import main
 from tapete.fair import commitment
@@ -24,16 +28,6 @@ from tapete.games import new_game
 from tapete.replay import replay
 from tapete.server.db import MIGRATIONS_DIR, TableRow, make_engine, utcnow
 from tapete.server.fairness import DealKeyRow, deal_seeds, load_key
-
-
-def spectator_log(ws: Any) -> list[dict[str, Any]]:
-    """Every message a spectator received up to the game's end."""
-    out: list[dict[str, Any]] = []
-    while True:
-        m: dict[str, Any] = ws.receive_json()
-        out.append(m)
-        if m["type"] == "view" and m["view"]["over"]:
-            return out
 
 
 def check_commit_reveal(messages: list[dict[str, Any]], record: dict[str, Any]) -> None:
@@ -59,24 +53,51 @@ def check_commit_reveal(messages: list[dict[str, Any]], record: dict[str, Any]) 
         )
 
 
+class RealSocket:
+    """A real WebSocket client (websockets' sync client) as :class:`Session` drives one."""
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+
+    def receive_json(self) -> Any:
+        return json.loads(self.conn.recv(timeout=30))
+
+    def send_json(self, message: Any) -> None:
+        self.conn.send(json.dumps(message))
+
+
 @pytest.mark.parametrize(
     ("game", "levels", "deals"), [("mil", ["random", "rules"], 3), ("mariage", ["rules"], 3)]
 )
 def test_a_whole_game_commits_before_and_reveals_after_each_deal(
-    app: Any, client: TestClient, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    served: tuple[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str],
     game: str, levels: list[str], deals: int,
 ) -> None:
-    table_id, token = new_table(
-        client, game=game, seed=31, counted=True, levels=levels, max_deals=deals
-    )
+    # under uvicorn over real sockets: one event loop, as a server runs (the test client gives
+    # each WebSocket a loop of its own)
+    base_url, app = served
+    body = {"game": game, "name": "Ana", "levels": levels, "max_deals": deals}
+    # seed 5 and its deal key (as new_table(counted=True)): the person acts first, so no
+    # computer player runs before the connections (a table evicted between a connection's
+    # load and attach is another matter, see the report)
     with (
-        client.websocket_connect(f"/ws/{table_id}") as watch,
-        client.websocket_connect(f"/ws/{table_id}?token={token}") as ws,
+        mock.patch("tapete.server.tables.secrets.randbits", return_value=5),
+        mock.patch("tapete.server.fairness.new_key", return_value=(5).to_bytes(32, "big")),
     ):
-        me = Session(ws, random.Random(4))
-        me.play()
-        seen = spectator_log(watch)
-    record = client.get(f"/api/tables/{table_id}/record").json()
+        created = _post(f"http://{base_url}/api/tables", body)
+    table_id, token = created["table"], created["token"]
+    with connect(f"ws://{base_url}/ws/{table_id}?token={token}") as ws:
+        me = Session(RealSocket(ws), random.Random(4))
+        assert me.receive()["view"]["turn"] == 0
+        with connect(f"ws://{base_url}/ws/{table_id}") as watch:
+            spectator = Session(RealSocket(watch))
+            spectator.receive()
+            me.play()
+            while spectator.version < me.version or not (spectator.view or {}).get("over"):
+                spectator.receive()
+    seen = [r.message for r in spectator.log]
+    with urllib.request.urlopen(f"http://{base_url}/api/tables/{table_id}/record") as r:
+        record = json.loads(r.read())
     assert len(record["deals"]) == deals
     with app.state.manager.sessions() as s:
         key = load_key(s, table_id)
