@@ -8,6 +8,9 @@ the database does not change) runs on SQLite alone.
 
 from __future__ import annotations
 
+import socket
+import threading
+import time
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,6 +18,7 @@ from typing import Any
 
 import psycopg
 import pytest
+import uvicorn
 from starlette.applications import Starlette
 
 with warnings.catch_warnings():
@@ -117,3 +121,25 @@ def app(make_app: MakeApp) -> Starlette:
 def client(app: Starlette) -> Iterator[TestClient]:
     with TestClient(app) as c:
         yield c
+
+
+@pytest.fixture
+def served(make_app: MakeApp) -> Iterator[tuple[str, Starlette]]:
+    """An app under uvicorn on loopback: its ``host:port`` and the app."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    app = make_app()
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="warning", ws_max_size=65536
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.02)
+    yield f"127.0.0.1:{port}", app
+    server.should_exit = True
+    thread.join(timeout=10)

@@ -15,8 +15,9 @@ state. Computer seats play from an asyncio task
 per table, paced by ``delay_ms``; a bot that raises or runs out of time plays the first
 legal action instead, and the fault is logged, so a game never stalls.
 
-A table is rebuilt from its seed and its stored actions (the engine deals only from the
-seed), so a restart resumes every table exactly.
+A table is rebuilt from its seed, its deal key (fair deals: :mod:`tapete.server.fairness`)
+and its stored actions (the engine deals only from them), so a restart resumes every table
+exactly.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from tapete.errors import IllegalActionError, InvalidNotationError
 from tapete.game import JSON, Event, Game
 from tapete.games import kind, kinds
 from tapete.replay import RecordError, replay_actions
-from tapete.server import stats
+from tapete.server import fairness, stats
 from tapete.server.db import ActionRow, SeatRow, SecretRow, TableRow, utcnow
 from tapete.server.i18n import error_text
 from tapete.server.limits import Limits, RefusalLog
@@ -84,16 +85,25 @@ def build_game(
     players: list[str],
     max_deals: int | None,
     start: JSON | None = None,
+    deal_key: bytes | None = None,
 ) -> Game:
     """A table's game: new from ``seed``, or from a position (a record's ``start``, as the
-    game's registry entry reads it). Raises ``ValueError`` for a bad position."""
-    return kind(game).new(profile, seed=seed, players=players, max_deals=max_deals, start=start)
+    game's registry entry reads it); with ``deal_key`` its deals are fair ones
+    (:mod:`tapete.server.fairness`). Raises ``ValueError`` for a bad position."""
+    return kind(game).new(
+        profile,
+        seed=seed,
+        players=players,
+        max_deals=max_deals,
+        start=start,
+        deal_seeds=fairness.deal_seeds(deal_key),
+    )
 
 
-def game_of(row: TableRow, cap: int | None = None) -> Game:
-    """A stored table's game before any action (its seed, players and start position).
-    ``cap``: the deals after which it stops when the table sets no ``max_deals`` of its own
-    (:meth:`TableManager.deal_cap`)."""
+def game_of(row: TableRow, cap: int | None = None, deal_key: bytes | None = None) -> Game:
+    """A stored table's game before any action (its seed, players, start position and deal
+    key: :func:`tapete.server.fairness.load_key`). ``cap``: the deals after which it stops
+    when the table sets no ``max_deals`` of its own (:meth:`TableManager.deal_cap`)."""
     return build_game(
         row.game,
         row.profile,
@@ -101,6 +111,7 @@ def game_of(row: TableRow, cap: int | None = None) -> Game:
         players=list(row.players),
         max_deals=row.max_deals if row.max_deals is not None else cap,
         start=row.start,
+        deal_key=deal_key,
     )
 
 
@@ -189,6 +200,9 @@ class Table:
     memory: tuple[Game, list[JSON], int] | None = None
     #: the person chose the deal (the "game number"): not ranked, no statistics
     seed_chosen: bool = False
+    #: the table's secret key of fair deals (tapete.server.fairness; never sent): None for
+    #: a chosen deal
+    deal_key: bytes | None = field(default=None, repr=False)
     #: the server's secret key for the computer players' random numbers (never sent)
     rng_key: bytes = field(default=b"", repr=False)
     #: per seat: who sits there (``room.Seat``: a person, a free seat, a computer)
@@ -325,6 +339,7 @@ class Table:
                 players=self.players,
                 max_deals=self.max_deals,
                 start=self.start,
+                deal_key=self.deal_key,
             )
             self.spectator_version = 0
         target = self.version if self.game.over else max(0, self.version - self.spectator_delay)
@@ -575,7 +590,17 @@ class TableManager:
         if seed is None:
             seed = secrets.randbits(62)
         deals = max_deals if max_deals is not None else self.deal_cap(game)
-        g = build_game(game, profile, seed=seed, players=players, max_deals=deals, start=start)
+        # a deal nobody chose is a fair one: secret seeds, committed and revealed (fairness)
+        deal_key = None if seed_chosen else fairness.new_key()
+        g = build_game(
+            game,
+            profile,
+            seed=seed,
+            players=players,
+            max_deals=deals,
+            start=start,
+            deal_key=deal_key,
+        )
         token = table_seats[mine[0]].token or ""
         waiting = any(st.free for st in table_seats)
         invite = secrets.token_urlsafe(16) if waiting else None
@@ -607,7 +632,10 @@ class TableManager:
             session.flush()
             table_id = row.id
             session.add_all(_seat_rows(table_id, table_seats))
+            if deal_key is not None:
+                fairness.store_key(session, table_id, deal_key)
         table = self._make_table(table_id, row, g, 0, table_seats)
+        table.deal_key = deal_key
         self.tables[table_id] = table
         if waiting and fill_after_s is not None:
             self.fill_at[table_id] = self.now() + fill_after_s
@@ -971,16 +999,17 @@ class TableManager:
                 )
             )
             seat_rows = list(session.scalars(select(SeatRow).where(SeatRow.table_id == table_id)))
+            deal_key = fairness.load_key(session, table_id)
         cap: int | None = self.deal_cap(row.game)
         try:
             try:
-                game, hand_start, history = self._replay(row, actions, cap)
+                game, hand_start, history = self._replay(row, actions, cap, deal_key)
             except RecordError:
                 if row.max_deals is not None:
                     raise
                 # played past the cap (lowered since the game began): no cap for this one
                 cap = None
-                game, hand_start, history = self._replay(row, actions, cap)
+                game, hand_start, history = self._replay(row, actions, cap, deal_key)
         except RecordError as exc:
             log.error("table %s: the stored actions do not replay: %s", table_id, exc)
             return None
@@ -990,20 +1019,21 @@ class TableManager:
         table = self._make_table(table_id, row, game, len(actions), seats_of(row, seat_rows))
         table.history = history
         table.actions = actions
+        table.deal_key = deal_key
         if hand_start < len(actions) and not game.over:
-            table.memory = (game_of(row, cap), actions, hand_start)
+            table.memory = (game_of(row, cap, deal_key), actions, hand_start)
         if keep:
             self.tables[table_id] = table
         return table
 
     def _replay(
-        self, row: TableRow, actions: list[JSON], cap: int | None
+        self, row: TableRow, actions: list[JSON], cap: int | None, deal_key: bytes | None
     ) -> tuple[Game, int, History]:
         """The table's game after its stored actions, the index of the current hand's first
         action, and the events of the last actions (for reconnecting clients: the game's own,
         as the engine gives them again replaying the log); ``ValueError`` for a refused
         start, ``RecordError`` for actions that do not replay."""
-        game = game_of(row, cap)
+        game = game_of(row, cap, deal_key)
         hand_start = 0
         deal = game.deal_number
         recorder = _Recorder(game)
