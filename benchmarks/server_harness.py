@@ -52,6 +52,7 @@ BENCH_LIMITS: dict[str, Any] = {
     "unopened_ttl_s": 24 * 3600.0,
     "sweep_every_s": 3600.0,
     "chat_burst": 1_000,
+    "hint_processes": 0,  # no hints asked: no worker process to start
 }
 
 
