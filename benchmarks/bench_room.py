@@ -74,6 +74,7 @@ class Settings:
     baseline_seconds: float = 5.0
     seed: int = 1
     progress_every: float = 5.0
+    delay_ms: int = -1  # the computers' pause (solo seating); < 0: computer_delay_ms()
 
 
 @dataclass
@@ -468,6 +469,7 @@ def summarise(run: Run, wall: float, cpu: float, client: float) -> dict[str, Any
         "game": run.s.game,
         "seating": run.seating,
         "people_per_table": run.seats if run.seating == "room" else 1,
+        "computer_delay_ms": run.server.delay_ms if run.seating == "solo" else None,
         "flat_out": run.s.flat_out,
         "window_s": round(wall, 2),
         "actions": st.actions,
@@ -531,12 +533,20 @@ def ratios(main: dict[str, Any], base: dict[str, Any]) -> dict[str, float | None
     }
 
 
-async def measure(settings: Settings, server: ChildServer) -> dict[str, Any]:
-    """The whole benchmark against a running server: the baseline (one table, flat out, no
-    drops), then the run; the summary with targets and ratios."""
+def computer_delay_ms(settings: Settings) -> int:
+    """The server's pause before a computer's move (``solo`` seating only): none flat out,
+    else the middle of the think time, so that a table of one person and two computers
+    goes at the pace of a table of three people."""
+    if settings.delay_ms >= 0:
+        return settings.delay_ms
+    return 0 if settings.flat_out else round(sum(settings.think) / 2 * 1000)
+
+
+def measure(settings: Settings, src: Path | None = None) -> dict[str, Any]:
+    """The whole benchmark: the baseline (one table of the same clients, flat out, no
+    drops, on a server of its own), then the run on a fresh server; the summary with the
+    targets and the ratios to the baseline. ``src``: the server's source folder."""
     seating = settings.seating
-    if seating == "auto":
-        seating = await detect_seating(server)
     out: dict[str, Any] = {"settings": asdict(settings)}
     if settings.baseline_seconds > 0:
         base_settings = Settings(
@@ -550,8 +560,14 @@ async def measure(settings: Settings, server: ChildServer) -> dict[str, Any]:
                 "seed": settings.seed + 7919,
             }
         )
-        out["baseline"] = await phase(base_settings, server, seating, "baseline")
-    out["run"] = await phase(settings, server, seating, "run")
+        with ChildServer(delay_ms=0, src=src) as server:
+            if seating == "auto":
+                seating = asyncio.run(detect_seating(server))
+            out["baseline"] = asyncio.run(phase(base_settings, server, seating, "baseline"))
+    with ChildServer(delay_ms=computer_delay_ms(settings), src=src) as server:
+        if seating == "auto":
+            seating = asyncio.run(detect_seating(server))
+        out["run"] = asyncio.run(phase(settings, server, seating, "run"))
     out["targets"] = targets(out["run"])
     if "baseline" in out:
         out["ratio_to_baseline"] = ratios(out["run"], out["baseline"])
@@ -567,7 +583,9 @@ def report(out: dict[str, Any]) -> str:
     pace = "flat out" if r["flat_out"] else "think {}-{} s".format(*out["settings"]["think"])
     lines.append(
         f"{r['tables']} {r['game']} tables, seating {r['seating']} "
-        f"({r['people_per_table']} person client(s) a table), {out['settings']['spectators']} "
+        f"({r['people_per_table']} person client(s) a table"
+        + (f", computers {r['computer_delay_ms']} ms" if r["computer_delay_ms"] is not None else "")
+        + f"), {out['settings']['spectators']} "
         f"spectator(s) a table, {out['settings']['reconnect']:.0%} of clients dropping, {pace}; "
         f"window {r['window_s']} s"
     )
@@ -638,6 +656,9 @@ def parse_args(argv: list[str] | None = None) -> tuple[Settings, argparse.Namesp
     p.add_argument("--ramp", type=float, default=-1.0, help="seating time (default tables/50 s)")
     p.add_argument("--baseline-seconds", type=float, default=5.0, help="0: no baseline")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument(
+        "--delay-ms", type=int, default=-1, help="computers' pause, solo seating (default: auto)"
+    )
     p.add_argument("--progress-every", type=float, default=5.0, help="0: no progress lines")
     p.add_argument("--json", metavar="FILE", help="also write the summary as JSON (- : stdout)")
     p.add_argument("--server-src", type=Path, help="run the server from this src folder")
@@ -663,14 +684,14 @@ def parse_args(argv: list[str] | None = None) -> tuple[Settings, argparse.Namesp
         baseline_seconds=a.baseline_seconds,
         seed=a.seed,
         progress_every=a.progress_every,
+        delay_ms=a.delay_ms,
     )
     return settings, a
 
 
 def main(argv: list[str] | None = None) -> int:
     settings, a = parse_args(argv)
-    with ChildServer(src=a.server_src) as server:
-        out = asyncio.run(measure(settings, server))
+    out = measure(settings, a.server_src)
     print(report(out))
     if a.json == "-":
         print(json.dumps(out, indent=1))

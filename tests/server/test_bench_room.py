@@ -22,7 +22,7 @@ def test_bench_room_plays_two_tables_and_reports_every_figure(
     finally:
         sys.path.remove(str(BENCHMARKS))
     out_file = tmp_path / "room.json"
-    argv = ["--tables", "2", "--seconds", "3", "--think", "0.05-0.15", "--spectators", "1"]
+    argv = ["--tables", "2", "--seconds", "2", "--think", "0.05-0.15", "--spectators", "1"]
     argv += ["--reconnect", "1", "--drop-every", "0.4-0.8", "--baseline-seconds", "1"]
     argv += ["--progress-every", "1", "--json", str(out_file)]
     assert bench_room.main(argv) == 0
