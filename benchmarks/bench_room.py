@@ -28,13 +28,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import math
+import multiprocessing
+import multiprocessing.process
 import os
+import queue
 import random
 import statistics
 import sys
+import threading
 import time
 from array import array
 from collections import Counter
@@ -75,6 +78,7 @@ class Settings:
     seed: int = 1
     progress_every: float = 5.0
     delay_ms: int = -1  # the computers' pause (solo seating); < 0: computer_delay_ms()
+    clients: int = 1  # client shards: 1 a thread, more processes
 
 
 @dataclass
@@ -96,6 +100,17 @@ class Stats:
     finished: int = 0
     lag: array[float] = field(default_factory=lambda: array("d"))
 
+    def merge(self, other: Stats) -> None:
+        """Add another shard's counters to these."""
+        self.latencies.extend(other.latencies)
+        for c in CATEGORIES:
+            self.sizes[c].extend(other.sizes[c])
+        self.reconnect_latencies.extend(other.reconnect_latencies)
+        self.lag.extend(other.lag)
+        self.errors.update(other.errors)
+        for name in ("actions", "sent", "reconnects", "connections", "seated", "finished"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
 
 @dataclass
 class Client:
@@ -114,20 +129,58 @@ class Table:
     over: bool = False
 
 
-class Run:
-    """One phase: the settings, the server's addresses and the counters."""
+class Board:
+    """Counters the client shards share with the parent (a shared-memory array, so that
+    shards may be processes), and the window's start that the parent sets."""
 
-    def __init__(self, settings: Settings, server: ChildServer, seating: str) -> None:
+    SLOTS = ("seated", "sockets", "actions", "errors", "reconnects", "p50", "p99")
+
+    def __init__(self, shards: int) -> None:
+        self.values = multiprocessing.Array("d", shards * len(self.SLOTS), lock=False)
+        self.start = multiprocessing.Value("d", 0.0, lock=False)
+
+    def put(self, shard: int, **values: float) -> None:
+        for name, value in values.items():
+            self.values[shard * len(self.SLOTS) + self.SLOTS.index(name)] = value
+
+    def column(self, name: str) -> list[float]:
+        n, i = len(self.SLOTS), self.SLOTS.index(name)
+        return [self.values[k] for k in range(i, len(self.values), n)]
+
+    def total(self, name: str) -> float:
+        return sum(self.column(name))
+
+
+class Run:
+    """One shard of a phase: its tables (every ``shards``-th from ``shard``), the server's
+    addresses and the counters."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        base: str,
+        ws_base: str,
+        seating: str,
+        shard: int = 0,
+        shards: int = 1,
+        board: Board | None = None,
+    ) -> None:
         self.s = settings
-        self.server = server
+        self.base, self.ws_base = base, ws_base
         self.seating = seating
+        self.shard, self.shards = shard, shards
+        self.board = board or Board(1)
         self.seats = 3 if settings.game == "mil" else 2
         self.stats = Stats()
-        self.measuring = False
         self.stopping = False
+        self.start = math.inf
         self.deadline = math.inf
-        self.all_seated = asyncio.Event()
+        self.client_cpu = 0.0
         self.http: httpx.AsyncClient | None = None
+
+    @property
+    def measuring(self) -> bool:
+        return self.start <= time.monotonic() < self.deadline
 
     def active(self) -> bool:
         return not self.stopping and time.monotonic() < self.deadline
@@ -146,7 +199,13 @@ class Run:
 
     async def post(self, path: str, body: dict[str, Any]) -> Any:
         assert self.http is not None
-        r = await self.http.post(path, json=body)
+        for attempt in range(3):  # a kept-alive connection the server closed meanwhile
+            try:
+                r = await self.http.post(path, json=body)
+                break
+            except httpx.TransportError:
+                if attempt == 2:
+                    raise
         if r.status_code >= 300:
             raise RuntimeError(f"POST {path}: {r.status_code} {r.text[:200]}")
         return r.json()
@@ -200,7 +259,7 @@ async def player(
     """One person's seat: play until the game is over or the run stops; a dropping client
     closes its socket every ``drop_every`` seconds and comes back with ``since``."""
     st = run.stats
-    url = f"{run.server.ws_base}/ws/{table.id}?token={token}"
+    url = f"{run.ws_base}/ws/{table.id}?token={token}"
     client = Client(seat, rng)
     while not table.over and run.active():
         drop_at = time.monotonic() + rng.uniform(*run.s.drop_every) if drops else math.inf
@@ -309,7 +368,7 @@ async def _play_socket(
 
 async def spectator(run: Run, table: Table) -> None:
     """A watcher of the table: counts what it receives until the game is over."""
-    url = f"{run.server.ws_base}/ws/{table.id}"
+    url = f"{run.ws_base}/ws/{table.id}"
     try:
         async with _connect(url) as ws:
             run.stats.connections += 1
@@ -355,8 +414,6 @@ async def table_driver(run: Run, index: int, ramp: float) -> None:
         if first:
             first = False
             run.stats.seated += 1
-            if run.stats.seated == run.s.tables:
-                run.all_seated.set()
         rng = random.Random(f"{run.s.seed}/{index}/{round_}")
         drops = [rng.random() < run.s.reconnect for _ in table.tokens]
         await asyncio.gather(
@@ -384,55 +441,53 @@ async def lag_probe(run: Run) -> None:
             run.stats.lag.append(time.perf_counter() - before - 0.05)
 
 
-async def progress(run: Run, label: str, started: float) -> None:
-    every = run.s.progress_every
-    if every <= 0:
-        return
-    last_actions, last_n, last_t = 0, 0, time.monotonic()
-    while not run.stopping:
-        await asyncio.sleep(every)
-        st = run.stats
+async def board_sync(run: Run) -> None:
+    """Publish this shard's counters, learn the window from the parent, and stop the shard
+    at the window's end (taking the shard's CPU time over the window)."""
+    st = run.stats
+    last_n, last_p = 0, time.monotonic()
+    cpu0 = 0.0
+    while True:
+        await asyncio.sleep(0.1)
         now = time.monotonic()
-        recent = st.latencies[last_n:]
-        rate = (st.actions - last_actions) / max(1e-9, now - last_t)
-        p50 = statistics.median(recent) * 1000 if recent else 0.0
-        p99 = percentile(recent, 0.99) * 1000
-        phase = "measuring" if run.measuring else "seating"
-        print(
-            f"[{label} {now - started:6.1f} s {phase}] seated {st.seated}/{run.s.tables} "
-            f"sockets {st.open_sockets} actions {st.actions} ({rate:.0f}/s) "
-            f"latency p50 {p50:.1f} ms p99 {p99:.1f} ms errors {sum(st.errors.values())} "
-            f"reconnects {st.reconnects} load {os.getloadavg()[0]:.1f}",
-            file=sys.stderr,
-            flush=True,
-        )
-        last_actions, last_n, last_t = st.actions, len(st.latencies), now
+        if run.start == math.inf and run.board.start.value:
+            run.start = run.board.start.value
+            run.deadline = run.start + run.s.seconds
+        if not cpu0 and now >= run.start:
+            cpu0 = time.process_time()
+        if now >= run.deadline:
+            run.client_cpu = time.process_time() - cpu0
+            run.stopping = True
+            return
+        values: dict[str, float] = {
+            "seated": st.seated,
+            "sockets": st.open_sockets,
+            "actions": st.actions,
+            "errors": sum(st.errors.values()),
+            "reconnects": st.reconnects,
+        }
+        if now - last_p >= max(1.0, run.s.progress_every):
+            recent = st.latencies[last_n:]
+            values["p50"] = statistics.median(recent) * 1000 if recent else 0.0
+            values["p99"] = percentile(recent, 0.99) * 1000
+            last_n, last_p = len(st.latencies), now
+        run.board.put(run.shard, **values)
 
 
-async def phase(
-    settings: Settings, server: ChildServer, seating: str, label: str
-) -> dict[str, Any]:
-    """Play ``settings`` against ``server``; the phase's summary."""
-    run = Run(settings, server, seating)
-    ramp = settings.ramp if settings.ramp >= 0 else settings.tables / 50
-    started = time.monotonic()
+async def play_shard(run: Run) -> None:
+    """Seat and play this shard's tables until the parent's window is over."""
+    ramp = run.s.ramp if run.s.ramp >= 0 else run.s.tables / 50
     async with httpx.AsyncClient(
-        base_url=server.base, timeout=120, limits=httpx.Limits(max_connections=32)
+        base_url=run.base, timeout=120, limits=httpx.Limits(max_connections=16)
     ) as http:
         run.http = http
-        helpers = [asyncio.create_task(progress(run, label, started))]
-        helpers.append(asyncio.create_task(lag_probe(run)))
-        drivers = [asyncio.create_task(table_driver(run, i, ramp)) for i in range(settings.tables)]
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(run.all_seated.wait(), timeout=ramp + 120)
-        run.deadline = time.monotonic() + settings.seconds
-        cpu0, wall0, client0 = server.cpu(), time.monotonic(), time.process_time()
-        run.measuring = True
-        await asyncio.sleep(max(0.0, run.deadline - time.monotonic()))
-        run.measuring = False
-        wall = time.monotonic() - wall0
-        cpu, client = server.cpu() - cpu0, time.process_time() - client0
-        run.stopping = True
+        helpers = [asyncio.create_task(lag_probe(run))]
+        sync = asyncio.create_task(board_sync(run))
+        drivers = [
+            asyncio.create_task(table_driver(run, i, ramp))
+            for i in range(run.shard, run.s.tables, run.shards)
+        ]
+        await sync
         results = await asyncio.gather(*drivers, return_exceptions=True)
         for h in helpers:
             h.cancel()
@@ -440,7 +495,93 @@ async def phase(
     for r in results:
         if isinstance(r, BaseException):
             run.error(f"client crashed: {type(r).__name__}: {r}")
-    return summarise(run, wall, cpu, client)
+
+
+def shard_main(run: Run, results: Any) -> None:
+    """A shard's thread or process: play, then hand the counters back."""
+    try:
+        asyncio.run(play_shard(run))
+    except BaseException as exc:  # the parent reports it
+        run.error(f"shard crashed: {type(exc).__name__}: {exc}")
+    results.put((run.shard, run.stats, run.client_cpu))
+
+
+def phase(settings: Settings, server: ChildServer, seating: str, label: str) -> dict[str, Any]:
+    """Play ``settings`` against ``server`` with ``settings.clients`` client shards (one:
+    a thread of this process; more: processes); the phase's summary. The window starts
+    once every table is seated (or 120 s after the ramp) and lasts ``settings.seconds``."""
+    shards = max(1, min(settings.clients, settings.tables))
+    board = Board(shards)
+    results: Any
+    workers: list[threading.Thread | multiprocessing.process.BaseProcess]
+    runs = [
+        Run(settings, server.base, server.ws_base, seating, k, shards, board) for k in range(shards)
+    ]
+    if shards == 1:
+        results = queue.Queue()
+        workers = [threading.Thread(target=shard_main, args=(runs[0], results), daemon=True)]
+    else:
+        context = multiprocessing.get_context("fork")
+        results = context.Queue()
+        workers = [context.Process(target=shard_main, args=(r, results)) for r in runs]
+    for w in workers:
+        w.start()
+    ramp = settings.ramp if settings.ramp >= 0 else settings.tables / 50
+    started = time.monotonic()
+    ticker = Ticker(settings, board, label, started)
+    while board.total("seated") < settings.tables and time.monotonic() - started < ramp + 120:
+        time.sleep(0.1)
+        ticker.tick(False)
+    seated = int(board.total("seated"))
+    start = time.monotonic() + 0.2
+    board.start.value = start
+    time.sleep(max(0.0, start - time.monotonic()))
+    cpu0 = server.cpu()
+    while time.monotonic() < start + settings.seconds:
+        time.sleep(min(0.1, max(0.0, start + settings.seconds - time.monotonic())))
+        ticker.tick(True)
+    cpu = server.cpu() - cpu0
+    wall = time.monotonic() - start
+    stats, client_cpu = Stats(), 0.0
+    for _ in workers:
+        _, part, part_cpu = results.get(timeout=300)
+        stats.merge(part)
+        client_cpu += part_cpu
+    for w in workers:
+        w.join(timeout=30)
+    summary = summarise(runs[0], stats, wall, cpu, client_cpu)
+    summary["seated_at_start"] = seated
+    summary["client_shards"] = shards
+    summary["computer_delay_ms"] = server.delay_ms if seating == "solo" else None
+    return summary
+
+
+class Ticker:
+    """The progress lines, every ``progress_every`` seconds, from the shards' counters."""
+
+    def __init__(self, settings: Settings, board: Board, label: str, started: float) -> None:
+        self.s, self.board, self.label, self.started = settings, board, label, started
+        self.last_t, self.last_actions = started, 0.0
+
+    def tick(self, measuring: bool) -> None:
+        now = time.monotonic()
+        if self.s.progress_every <= 0 or now - self.last_t < self.s.progress_every:
+            return
+        b = self.board
+        actions = b.total("actions")
+        rate = (actions - self.last_actions) / (now - self.last_t)
+        p50s = [x for x in b.column("p50") if x]
+        print(
+            f"[{self.label} {now - self.started:6.1f} s {'measuring' if measuring else 'seating'}]"
+            f" seated {b.total('seated'):.0f}/{self.s.tables} sockets {b.total('sockets'):.0f}"
+            f" actions {actions:.0f} ({rate:.0f}/s) latency p50"
+            f" {statistics.median(p50s) if p50s else 0:.1f} ms p99 {max(b.column('p99')):.1f} ms"
+            f" errors {b.total('errors'):.0f} reconnects {b.total('reconnects'):.0f}"
+            f" load {os.getloadavg()[0]:.1f}",
+            file=sys.stderr,
+            flush=True,
+        )
+        self.last_t, self.last_actions = now, actions
 
 
 def _ms(values: array[float]) -> dict[str, Any]:
@@ -461,15 +602,13 @@ def _bytes(values: list[int] | array[int]) -> dict[str, Any]:
     }
 
 
-def summarise(run: Run, wall: float, cpu: float, client: float) -> dict[str, Any]:
-    st = run.stats
+def summarise(run: Run, st: Stats, wall: float, cpu: float, client: float) -> dict[str, Any]:
     everything = [n for c in CATEGORIES for n in st.sizes[c]]
     return {
         "tables": run.s.tables,
         "game": run.s.game,
         "seating": run.seating,
         "people_per_table": run.seats if run.seating == "room" else 1,
-        "computer_delay_ms": run.server.delay_ms if run.seating == "solo" else None,
         "flat_out": run.s.flat_out,
         "window_s": round(wall, 2),
         "actions": st.actions,
@@ -563,11 +702,11 @@ def measure(settings: Settings, src: Path | None = None) -> dict[str, Any]:
         with ChildServer(delay_ms=0, src=src) as server:
             if seating == "auto":
                 seating = asyncio.run(detect_seating(server))
-            out["baseline"] = asyncio.run(phase(base_settings, server, seating, "baseline"))
+            out["baseline"] = phase(base_settings, server, seating, "baseline")
     with ChildServer(delay_ms=computer_delay_ms(settings), src=src) as server:
         if seating == "auto":
             seating = asyncio.run(detect_seating(server))
-        out["run"] = asyncio.run(phase(settings, server, seating, "run"))
+        out["run"] = phase(settings, server, seating, "run")
     out["targets"] = targets(out["run"])
     if "baseline" in out:
         out["ratio_to_baseline"] = ratios(out["run"], out["baseline"])
@@ -587,7 +726,8 @@ def report(out: dict[str, Any]) -> str:
         + (f", computers {r['computer_delay_ms']} ms" if r["computer_delay_ms"] is not None else "")
         + f"), {out['settings']['spectators']} "
         f"spectator(s) a table, {out['settings']['reconnect']:.0%} of clients dropping, {pace}; "
-        f"window {r['window_s']} s"
+        f"window {r['window_s']} s from {r['seated_at_start']} tables seated; "
+        f"{r['client_shards']} client process(es)"
     )
 
     def figures(name: str, x: dict[str, Any]) -> str:
@@ -660,6 +800,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Settings, argparse.Namesp
         "--delay-ms", type=int, default=-1, help="computers' pause, solo seating (default: auto)"
     )
     p.add_argument("--progress-every", type=float, default=5.0, help="0: no progress lines")
+    p.add_argument("--clients", type=int, default=1, help="client processes (1: in-process)")
     p.add_argument("--json", metavar="FILE", help="also write the summary as JSON (- : stdout)")
     p.add_argument("--server-src", type=Path, help="run the server from this src folder")
     a = p.parse_args(argv)
@@ -685,6 +826,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Settings, argparse.Namesp
         seed=a.seed,
         progress_every=a.progress_every,
         delay_ms=a.delay_ms,
+        clients=a.clients,
     )
     return settings, a
 

@@ -47,6 +47,7 @@ BENCH_LIMITS: dict[str, Any] = {
     "max_connections": 19_000,
     "max_sockets_per_client": 100_000,
     "request_timeout_s": 60.0,
+    "keep_alive_s": 120,
     "ws_ping_interval_s": 60.0,
     "ws_ping_timeout_s": 60.0,
     "unopened_ttl_s": 24 * 3600.0,

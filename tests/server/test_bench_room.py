@@ -24,7 +24,7 @@ def test_bench_room_plays_two_tables_and_reports_every_figure(
     out_file = tmp_path / "room.json"
     argv = ["--tables", "2", "--seconds", "2", "--think", "0.05-0.15", "--spectators", "1"]
     argv += ["--reconnect", "1", "--drop-every", "0.4-0.8", "--baseline-seconds", "1"]
-    argv += ["--progress-every", "1", "--json", str(out_file)]
+    argv += ["--clients", "2", "--progress-every", "1", "--json", str(out_file)]
     assert bench_room.main(argv) == 0
     printed = capsys.readouterr()
     assert "measuring] seated 2/2" in printed.err  # progress lines
@@ -32,6 +32,7 @@ def test_bench_room_plays_two_tables_and_reports_every_figure(
     out = json.loads(out_file.read_text())
     run, base = out["run"], out["baseline"]
     assert run["tables"] == 2 and base["tables"] == 1
+    assert run["client_shards"] == 2 and run["seated_at_start"] == 2
     assert run["seating"] in ("room", "solo")
     assert run["error_count"] == 0, run["errors"]
     assert base["error_count"] == 0, base["errors"]
