@@ -79,6 +79,7 @@ class Settings:
     progress_every: float = 5.0
     delay_ms: int = -1  # the computers' pause (solo seating); < 0: computer_delay_ms()
     clients: int = 1  # client shards: 1 a thread, more processes
+    seat_timeout: float = 120.0  # the window starts at the latest this long after the ramp
 
 
 @dataclass
@@ -509,7 +510,8 @@ def shard_main(run: Run, results: Any) -> None:
 def phase(settings: Settings, server: ChildServer, seating: str, label: str) -> dict[str, Any]:
     """Play ``settings`` against ``server`` with ``settings.clients`` client shards (one:
     a thread of this process; more: processes); the phase's summary. The window starts
-    once every table is seated (or 120 s after the ramp) and lasts ``settings.seconds``."""
+    once every table is seated (or ``seat_timeout`` after the ramp) and lasts
+    ``settings.seconds``."""
     shards = max(1, min(settings.clients, settings.tables))
     board = Board(shards)
     results: Any
@@ -529,7 +531,10 @@ def phase(settings: Settings, server: ChildServer, seating: str, label: str) -> 
     ramp = settings.ramp if settings.ramp >= 0 else settings.tables / 50
     started = time.monotonic()
     ticker = Ticker(settings, board, label, started)
-    while board.total("seated") < settings.tables and time.monotonic() - started < ramp + 120:
+    while (
+        board.total("seated") < settings.tables
+        and time.monotonic() - started < ramp + settings.seat_timeout
+    ):
         time.sleep(0.1)
         ticker.tick(False)
     seated = int(board.total("seated"))
@@ -801,6 +806,9 @@ def parse_args(argv: list[str] | None = None) -> tuple[Settings, argparse.Namesp
     )
     p.add_argument("--progress-every", type=float, default=5.0, help="0: no progress lines")
     p.add_argument("--clients", type=int, default=1, help="client processes (1: in-process)")
+    p.add_argument(
+        "--seat-timeout", type=float, default=120.0, help="longest wait for seating after the ramp"
+    )
     p.add_argument("--json", metavar="FILE", help="also write the summary as JSON (- : stdout)")
     p.add_argument("--server-src", type=Path, help="run the server from this src folder")
     a = p.parse_args(argv)
@@ -827,6 +835,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Settings, argparse.Namesp
         progress_every=a.progress_every,
         delay_ms=a.delay_ms,
         clients=a.clients,
+        seat_timeout=a.seat_timeout,
     )
     return settings, a
 
