@@ -210,6 +210,41 @@ def test_a_spectator_sees_no_legal_actions_after_stop(name: str) -> None:
     assert game.view(None)["legal"] == []
 
 
+@pytest.mark.parametrize("name", list(KINDS))
+def test_the_open_view_shows_every_card_and_hides_none(name: str) -> None:
+    """``kind.open_view(game.state)``: every seat's hand as its own view shows it, and the
+    ``hidden`` cards are in no hand and in nobody's view; hands, hidden and face-up cards and
+    the cards played so far are the whole deck, at every step of random play."""
+    k = KINDS[name]
+    assert k.open_view is not None
+    rng = random.Random(7)
+    for seed in range(4):
+        game = k.new(seed=seed)
+        st, played, steps, dealt = game.state, [], 0, None
+        while not game.over and steps < 120:
+            if game.state is not st or dealt is None:  # a new deal
+                st, played, dealt = game.state, [], None
+            ov = k.open_view(st)
+            views = [game.view(s) for s in range(k.seats)]
+            assert ov["hands"] == [v["hand"] for v in views]
+            hidden = set(ov["hidden"])
+            assert len(hidden) == len(ov["hidden"])
+            assert not hidden & cards_in(views) and not hidden & cards_in(ov["hands"])
+            held = [c for hand in ov["hands"] for c in hand] + ov["hidden"]
+            face_up = [ov["indicator"]] if ov.get("indicator") else []
+            if dealt is None:  # every card is in a hand, hidden or face up at the deal's start
+                dealt = sorted(held + face_up)
+                assert len(dealt) == len(set(dealt)) == bin(k.reader.deck).count("1")
+            assert sorted(held + played + face_up) == dealt
+            action = rng.choice(game.legal_actions())
+            data = action.to_json()
+            game.apply(action)
+            if data["type"] == "play" and game.state is st:
+                played.append(data["card"])
+            steps += 1
+    assert steps
+
+
 def test_the_leak_check_catches_a_leak() -> None:
     # the knowledge built from the raw facts does not contain another seat's hand
     game: Any = KINDS["mil"].new(seed=1)

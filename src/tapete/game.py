@@ -99,6 +99,8 @@ class Game(Protocol):
     profile_name: str
     players: list[str]
     seed: int | None
+    #: the current deal's state (full information; Mil: None once the game is over)
+    state: Any
 
     @property
     def over(self) -> bool: ...
@@ -235,6 +237,10 @@ class GameKind:
     point_share: bool = False
     #: the game's hooks for the shared record reader (:mod:`tapete.replay` finds them here)
     reader: RecordReader[Any] | None = None
+    #: ``state`` (a deal's ``Game.state``) -> that deal with every card face up: its
+    #: spectator's view plus ``hands`` (every seat's) and ``hidden`` (the face-down cards in
+    #: no hand: a talon, a stock). Only for finished games (the server's replay viewer)
+    open_view: Callable[[Any], JSON] | None = None
 
     def new(
         self,

@@ -28,15 +28,6 @@ from tapete.solver.command import position_from_state
 HERE = Path(__file__).parent
 CRAFTED = load(HERE / "crafted.jsonl")
 NOTES = json.loads((HERE / "crafted.json").read_text())
-#: the reference records: beside the repository, or the session's shared folder
-REFERENCE = next(
-    (
-        p
-        for p in (HERE.parents[2].parent / "shared" / "records", Path("/work/shared/records"))
-        if p.is_dir()
-    ),
-    HERE,
-)
 
 
 def _decision(report: dict[str, Any], index: int) -> dict[str, Any]:
@@ -164,13 +155,11 @@ def test_mil_open_loss_is_the_solvers_on_every_card_of_random_deals(profile: str
 
 
 def test_the_curve_starts_at_the_value_tapete_solve_gives(
-    capsys: pytest.CaptureFixture[str],
+    capsys: pytest.CaptureFixture[str], shared_records: Path
 ) -> None:
     from tapete.cli import main
 
-    ref = REFERENCE / "mil-club.jsonl"
-    if not ref.exists():
-        pytest.skip("the reference records are not beside this checkout")
+    ref = shared_records / "mil-club.jsonl"  # (the fixture fails when the records are missing)
     record = load(ref)[0]
     checked = 0
     for report in analyse_record(record, list(range(6)), quick=True):
@@ -309,10 +298,8 @@ def test_a_live_tables_record_gives_its_finished_deals_only() -> None:
         analyse_deal(record, 1, quick=True)
 
 
-def test_a_conceded_and_an_annulled_deal_have_no_curve() -> None:
-    ref = REFERENCE / "mil-club.jsonl"
-    if not ref.exists():
-        pytest.skip("the reference records are not beside this checkout")
+def test_a_conceded_and_an_annulled_deal_have_no_curve(shared_records: Path) -> None:
+    ref = shared_records / "mil-club.jsonl"
     record = load(ref)[0]
     conceded, annulled = (analyse_deal(record, k, quick=True) for k in (6, 9))
     assert conceded["rospis"] and conceded["open_values"] == []

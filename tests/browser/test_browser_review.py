@@ -8,17 +8,28 @@ worker process: the panel does not depend on how the losses were judged."""
 from __future__ import annotations
 
 import functools
+import importlib.util
 import random
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_helpers import LOCALES, play_until_deal_ends, shot, start_game, state, tid, view
+from browser_helpers import (
+    LOCALES,
+    TABLE,
+    play_until_deal_ends,
+    shot,
+    start_game,
+    state,
+    tid,
+    view,
+)
 from browser_server import LiveServer
 
 import tapete.server.app as app_module
 from tapete.server.db import make_engine
-from tapete.server.review import ReviewSettings
+from tapete.server.review import ReviewSettings, compute_review
 from tapete.server.tables import TableManager
 
 TITLE = {"es": "Revisión de la mano {n}", "pt": "Revisão da mão {n}", "en": "Review of deal {n}"}
@@ -34,6 +45,8 @@ LABELS = {
     "pt": {"inaccuracy": "imprecisão", "mistake": "erro", "blunder": "erro grave"},
     "en": {"inaccuracy": "inaccuracy", "mistake": "mistake", "blunder": "blunder"},
 }
+#: how long the end of a deal waits when it goes on by itself (deal_end.js AUTO_NEXT_MS)
+AUTO_NEXT_MS = 4000
 STEP = {"es": "Paso {n} de {total}", "pt": "Passo {n} de {total}", "en": "Step {n} of {total}"}
 
 
@@ -60,7 +73,7 @@ def _open_table(page: Any, url: str, table_id: int, token: str) -> None:
 
 def _open_review(page: Any, button: str = "review-deal") -> dict[str, Any]:
     page.click(tid(button))
-    page.wait_for_selector(f"{tid('review')}[open] {tid('review-curve')}", timeout=40_000)
+    page.wait_for_selector(f"{tid('review')}[open] {tid('review-curve')}", timeout=120_000)
     return page.evaluate(
         """async () => { const s = window.tapete.session;
             const r = await fetch(`/api/tables/${s.table}/review/0?token=${s.token || ''}`);
@@ -150,7 +163,7 @@ def test_review_a_mil_deal_in_three_languages(new_page, review_server, artifacts
     page.click(tid("open-stats"))
     page.wait_for_selector(tid("stats-body"))
     body = page.inner_text(tid("stats-body"))
-    assert "Reviewed deals" in body and "Average loss per deal" in body
+    assert "Analysed deals" in body and "Average loss per deal" in body
 
 
 def test_review_a_finished_game_from_the_game_over_window(
@@ -186,4 +199,64 @@ def test_review_a_finished_game_from_the_game_over_window(
     assert page.locator(f"{tid('review-curve')} circle").count() == len(known)
     assert page.inner_text(tid("review-head"))  # who won the hand and why
     shot(page, artifacts, "review-mariage-pt")
+    assert page.js_errors == []
+
+
+def _flat_curve_record() -> dict[str, Any]:
+    """The record of tests/analysis/test_flat_curve.py (a 120 contract nothing could make)."""
+    path = Path(__file__).parents[1] / "analysis" / "test_flat_curve.py"
+    spec = importlib.util.spec_from_file_location("flat_curve", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return dict(module._seed_36_deal()[1])
+
+
+def test_review_this_deal_from_the_end_of_deal_moment(new_page, review_server, artifacts) -> None:  # type: ignore[no-untyped-def]
+    """The moment at the end of a deal offers its review: a named button, reached and pressed
+    from the keyboard, in es, pt and en; the review opens on the deal just over, and while it
+    is open the moment does not go on by itself."""
+    page = new_page(locale=LOCALES["es"])
+    start_game(page, review_server.url, "mil-club", seed=38)
+    play_until_deal_ends(page, random.Random(38), [])
+    page.wait_for_selector(f"{TABLE}[data-paused='true'] {tid('deal-end')}")
+    for lang in ("es", "pt", "en"):
+        page.click(tid(f"lang-{lang}"))
+        button = page.locator(f"{tid('deal-end')} {tid('deal-end-review')}")
+        assert button.inner_text() == BUTTON[lang]
+        assert page.get_by_role("button", name=BUTTON[lang]).count() >= 1
+        if lang == "en":
+            shot(page, artifacts, "deal-end-review-button-en")
+        # from the keyboard: Tab from "Next deal" reaches it, Enter opens the review
+        page.focus(tid("next-deal"))
+        page.keyboard.press("Tab")
+        assert page.evaluate("() => document.activeElement.dataset.testid") == "deal-end-review"
+        page.keyboard.press("Enter")
+        page.wait_for_selector(f"{tid('review')}[open] {tid('review-curve')}", timeout=120_000)
+        assert page.inner_text(f"{tid('review')} #review-title") == TITLE[lang].format(n=1)
+        if lang == "en":
+            shot(page, artifacts, "review-from-deal-end-en")
+        page.keyboard.press("Escape")
+        assert page.locator(f"{tid('review')}[open]").count() == 0
+        assert state(page)["paused"] == "true"  # still the end of deal 1
+    # a review with nothing makeable says so beside its flat curve (the seed-36 deal of
+    # tests/analysis/test_flat_curve.py, served in place of this deal's review)
+    body = {"table": 0, "deal": 0, **compute_review(_flat_curve_record(), 0, True, 0.5, 0)}
+    page.route("**/api/tables/*/review/0*", lambda route: route.fulfill(json=body))
+    page.click(tid("deal-end-review"))
+    page.wait_for_selector(f"{tid('review')}[open] {tid('review-curve')}", timeout=120_000)
+    assert page.inner_text(f"{tid('review')} {tid('review-best-contract')}") == (
+        "With every card open no contract could be made: against the best defence the "
+        "declarer takes 0 points at most."
+    )
+    page.click(tid("review-close"))
+    # with "go on by itself" chosen, opening the review stops the countdown
+    page.click(tid("auto-next"))
+    page.click(tid("deal-end-review"))
+    page.wait_for_selector(f"{tid('review')}[open] {tid('review-curve')}", timeout=120_000)
+    page.wait_for_timeout(AUTO_NEXT_MS + 800)
+    assert state(page)["paused"] == "true"
+    page.click(tid("review-close"))
+    page.click(tid("next-deal"))
+    page.wait_for_selector(f"{TABLE}[data-paused='false']")
     assert page.js_errors == []

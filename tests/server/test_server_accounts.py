@@ -360,7 +360,7 @@ def test_player_page_lists_finished_games_with_links(client: TestClient) -> None
     page = client.get("/api/players/Lia").json()
     (game,) = page["games"]
     assert game["table"] == table_id and game["record"] == f"/api/tables/{table_id}/record"
-    assert game["watch"] == f"/?watch={table_id}"
+    assert game["replay"] == f"/?replay={table_id}"
     assert client.get(game["record"]).json()["format"].startswith("tapete")
     assert page["stats"][0]["games"] == 1
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import random
 import sqlite3
@@ -138,6 +139,38 @@ def test_every_answer_has_the_security_headers(client: TestClient, path: str) ->
     assert r.headers["x-content-type-options"] == "nosniff"
     assert r.headers["referrer-policy"] == "no-referrer"
     assert r.headers["x-frame-options"] == "DENY"
+
+
+@pytest.mark.parametrize(
+    ("peer", "forwarded", "client"),
+    [
+        ("127.0.0.1", "10.0.0.1", "10.0.0.1"),
+        ("127.0.0.1", "6.6.6.6, 10.0.0.1", "10.0.0.1"),  # the left entry is the client's
+        ("127.0.0.1", "10.0.0.1, 127.0.0.2", "10.0.0.1"),  # two proxies in a row
+        ("127.0.0.1", "127.0.0.3", "127.0.0.3"),  # only proxies: the first of them
+        ("127.0.0.1", "10.0.0.1, not-an-ip", "127.0.0.1"),  # no address: the last proxy
+        ("127.0.0.1", "", "127.0.0.1"),
+        ("10.0.0.9", "6.6.6.6", "10.0.0.9"),  # no trusted proxy: the header names nobody
+        ("testclient", "6.6.6.6", "testclient"),
+        ("::1", "2001:db8::1", "2001:db8::1"),
+    ],
+)
+def test_the_client_behind_trusted_proxies(peer: str, forwarded: str, client: str) -> None:
+    from tapete.server.security import TrustedProxies
+
+    proxies = TrustedProxies(["127.0.0.0/8", "::1"])
+    assert proxies.client(peer, forwarded) == client
+    assert TrustedProxies().client(peer, forwarded) == peer  # none trusted: the default
+
+
+def test_a_trusted_proxy_that_is_no_address_is_refused() -> None:
+    from tapete.cli.serve import check_proxies
+    from tapete.server.security import TrustedProxies
+
+    with pytest.raises(ValueError, match=r"'proxy\.example' is not an IP address or network"):
+        TrustedProxies(["proxy.example"])
+    assert check_proxies("127.0.0.1, 10.0.0.0/8") is None
+    assert "not an IP address" in (check_proxies("10.0.0.1,nginx") or "")
 
 
 # ---------------------------------------------------------------------- 4. sockets
@@ -391,43 +424,64 @@ def test_hints_are_budgeted_per_seat(make_app: MakeApp) -> None:
     assert answers == ["hint"] * 3 + ["rate_limited"] * 3
 
 
-def test_a_hint_flood_does_not_stop_the_computer_players(
+def test_a_hint_flood_leaves_the_computer_players_their_moves(
     make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Hints stuck in their worker threads (more than the machine's default thread pool
-    holds) leave the computer players' own pool free."""
+    """The finding: 40 sockets asking for hints slowed every other table's computer moves.
+    Here every hint hangs (a worker that blocks, so the test does not depend on how fast
+    the machine is): the hints fill their own bounded pool and queue, the ones past the
+    queue are refused at once, and another table's computer players go on making their
+    moves, counted as moves served (before the fix hints and computer moves shared one
+    thread pool, so the blocked hints left the computers no thread: 0 moves)."""
     release = threading.Event()
 
-    def stuck(*args: Any, **kwargs: Any) -> Any:
+    def blocked(*args: Any, **kwargs: Any) -> Any:
         release.wait(30)
         raise RuntimeError("released")
 
     import tapete.bots
 
-    monkeypatch.setattr(tapete.bots, "suggest", stuck)
-    app = make_app(hint_timeout_s=30)
-    try:
-        with TestClient(app) as client:
-            sockets = []
-            for _ in range(10):
-                tid, tok = new_table(client, game="mariage", seed=3, levels=["rules"])
+    monkeypatch.setattr(tapete.bots, "suggest", blocked)
+    limits = dataclasses.replace(TEST_LIMITS, max_sockets_per_client=100)
+    app = make_app(hint_timeout_s=30, limits=limits)
+    flood = 40
+    answers: list[str] = []
+    with TestClient(app) as client:
+        sockets = []
+        try:
+            for _ in range(flood):
+                tid, tok = new_table(client, game="mariage", seed=3, levels=["random"])
                 ws = client.websocket_connect(f"/ws/{tid}?token={tok}").__enter__()
+                sockets.append(ws)
                 Session(ws).wait_turn()
                 ws.send_json({"type": "hint"})
-                sockets.append(ws)
             time.sleep(0.3)
-            # another table with a thinking computer player still gets its moves
+            # another table: the person plays at once when it is their turn; the computer
+            # players (rules, in their worker threads) must keep making their moves
             table_id, token = new_table(client, game="mil", seed=1, levels=["rules", "rules"])
+            mine = 0
             with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
+                me = Session(ws, random.Random(2))
                 started = time.monotonic()
-                view = Session(ws).wait_turn()
-                assert view["turn"] == 0
-                assert time.monotonic() - started < 5
+                while me.version - mine < 12 and time.monotonic() - started < 10:
+                    v = me.wait_turn()
+                    if v["over"]:
+                        break
+                    me.act(me.rng.choice(v["legal"]))
+                    mine += 1
+                computer_moves = me.version - mine
+            release.set()
+            for ws in sockets:
+                while (m := ws.receive_json())["type"] not in ("hint", "error"):
+                    pass
+                answers.append(m.get("code", "hint"))
+        finally:
             release.set()
             for ws in sockets:
                 ws.__exit__(None, None, None)
-    finally:
-        release.set()
+    assert computer_moves >= 12, f"{computer_moves} computer moves in 10 s"
+    # the hints past the bounded queue were refused at once, not queued without limit
+    assert answers.count("rate_limited") >= flood - limits.max_pending_hints, answers
 
 
 # ---------------------------------------------------------------------- 11. idle games
@@ -449,6 +503,44 @@ def test_computers_wait_for_the_person_when_nobody_is_connected(
     version = client.get(f"/api/tables/{table_id}").json()["version"]
     time.sleep(0.3)
     assert client.get(f"/api/tables/{table_id}").json()["version"] == version
+
+
+def test_a_game_nobody_plays_to_the_end_stops_at_the_cap_on_deals(make_app: MakeApp) -> None:
+    """Random play in casa-500 reached 180 deals: with no ``max_deals`` of its own a table
+    stops after the cap (``Limits.max_game_deals``, else the game's ``GameKind.max_deals``)
+    with no winner, and is closed as abandoned: no statistics, no Ranking, also after a
+    restart."""
+    limits = dataclasses.replace(TEST_LIMITS, max_game_deals=2)
+    with TestClient(make_app(limits=limits)) as client:
+        table_id, token = new_table(client, game="mil", profile="casa-500", seed=5, counted=True)
+        with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
+            last = Session(ws, random.Random(1)).play(max_actions=300)  # (2 deals: about 20)
+        assert last["over"] and last["winner"] is None and len(last["sheet"]) == 2
+        info = client.get(f"/api/tables/{table_id}").json()
+        assert info["status"] == "abandoned" and info["winner"] is None, info
+        assert client.get("/api/stats", params={"name": "Ana"}).json() == []
+        # a table that sets its own max_deals plays them, and finishes
+        other, other_token = new_table(client, game="mil", seed=5, max_deals=3, counted=True)
+        assert len(_play_out(client, other, other_token)["sheet"]) == 3
+        assert client.get(f"/api/tables/{other}").json()["status"] == "finished"
+    with TestClient(make_app(limits=limits)) as client:  # restarted: still over, abandoned
+        table = client.app.state.manager.get(table_id)  # type: ignore[attr-defined]
+        assert table.game.over and table.status == "abandoned" and table.capped
+
+
+def test_a_table_played_past_a_lowered_cap_still_opens(make_app: MakeApp) -> None:
+    """A table with more deals than the cap (lowered since it began) is rebuilt without it."""
+    with TestClient(make_app()) as client:
+        table_id, token = new_table(client, game="mil", seed=5)
+        with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
+            me = Session(ws, random.Random(1))
+            while len(me.wait_turn()["sheet"]) < 3:
+                me.act(me.rng.choice(me.wait_turn()["legal"]))
+            version = me.version
+    limits = dataclasses.replace(TEST_LIMITS, max_game_deals=2)
+    with TestClient(make_app(limits=limits)) as client:
+        table = client.app.state.manager.get(table_id)  # type: ignore[attr-defined]
+        assert table is not None and table.version == version and not table.game.over
 
 
 def test_hints_run_in_a_worker_process(make_app: MakeApp) -> None:

@@ -4,11 +4,15 @@ Every test failed on the server before the fix."""
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import http.client
 import json
 import socket
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import uvicorn
@@ -30,20 +34,29 @@ LIMITS = Limits(
 
 @pytest.fixture
 def port(make_app: MakeApp) -> Iterator[int]:
+    with serving(make_app, LIMITS) as free:
+        yield free
+
+
+@contextlib.contextmanager
+def serving(make_app: MakeApp, limits: Limits, **options: Any) -> Iterator[int]:
+    """The app under uvicorn as ``tapete serve`` runs it, on a free port of 127.0.0.1."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         free = int(s.getsockname()[1])
-    app = make_app(limits=LIMITS)
-    server = uvicorn.Server(uvicorn_config(app, "127.0.0.1", free, LIMITS, log_level="warning"))
+    app = make_app(limits=limits, **options)
+    server = uvicorn.Server(uvicorn_config(app, "127.0.0.1", free, limits, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
     while not server.started:
         assert time.monotonic() < deadline, "uvicorn did not start"
         time.sleep(0.02)
-    yield free
-    server.should_exit = True
-    thread.join(timeout=10)
+    try:
+        yield free
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
 
 
 def _sock(port: int, source: str = "127.0.0.1") -> socket.socket:
@@ -149,3 +162,59 @@ def test_connections_per_client_are_bounded(port: int) -> None:
     finally:
         for s in flood:
             s.close()
+
+
+# ---------------------------------------------------------------------- behind a proxy
+
+#: two new tables per client address, then none for ten minutes
+FEW_TABLES = dataclasses.replace(LIMITS, create_burst=2, create_refill_s=600)
+
+
+def _create(port: int, source: str, forwarded: str | None = None) -> int:
+    """POST a new table from ``source`` (with that ``X-Forwarded-For``); the status."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=(source, 0))
+    headers = {"content-type": "application/json"}
+    if forwarded is not None:
+        headers["x-forwarded-for"] = forwarded
+    try:
+        body = json.dumps({"game": "mariage", "name": "Ana", "levels": ["random"]})
+        conn.request("POST", "/api/tables", body=body, headers=headers)
+        response = conn.getresponse()
+        response.read()
+        return response.status
+    finally:
+        conn.close()
+
+
+def test_a_forwarded_for_header_from_a_client_is_ignored(make_app: MakeApp) -> None:
+    """No trusted proxy (the default): a client that names another address in
+    ``X-Forwarded-For`` at every request still has one bucket of new tables. Before,
+    uvicorn believed the header from any loopback peer: every made-up address got a fresh
+    bucket, and the limit was no limit."""
+    with serving(make_app, FEW_TABLES) as port:
+        statuses = [_create(port, "127.0.0.1", f"10.0.0.{i}") for i in range(4)]
+    assert statuses == [201, 201, 429, 429]
+
+
+def test_behind_a_trusted_proxy_each_client_has_its_own_limits(make_app: MakeApp) -> None:
+    """``trusted_proxies=["127.0.0.1"]``: the proxy's ``X-Forwarded-For`` names the client.
+    The right-most address not a proxy counts (what a client writes on the left is not
+    believed); another peer's header is ignored; the proxy's own connections are not
+    capped per address (each carries many clients)."""
+    with serving(make_app, FEW_TABLES, trusted_proxies=["127.0.0.1"]) as port:
+        first = [_create(port, "127.0.0.1", "10.0.0.1") for _ in range(3)]
+        assert first == [201, 201, 429]
+        assert _create(port, "127.0.0.1", "10.0.0.2") == 201  # another client
+        # a client of the proxy that puts another address first is still 10.0.0.1
+        assert _create(port, "127.0.0.1", "10.9.9.9, 10.0.0.1") == 429
+        # a peer that is no trusted proxy: its header names nobody
+        untrusted = [_create(port, "127.0.0.2", f"10.1.0.{i}") for i in range(3)]
+        assert untrusted == [201, 201, 429]
+        held = [_sock(port) for _ in range(FEW_TABLES.max_connections_per_client + 2)]
+        try:
+            with _sock(port) as s:
+                s.sendall(b"GET /api/config HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                assert _response(s)[0] == 200
+        finally:
+            for s in held:
+                s.close()

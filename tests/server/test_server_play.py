@@ -87,8 +87,9 @@ def test_mariage_match_no_leaks_stats_and_ranking(app: Starlette, client: TestCl
             "contracts_made": 0,
             "contracts_failed": 0,
             "barrel_visits": 0,
-            "reviewed_deals": 0,
+            "analysed_deals": 0,
             "average_loss": None,
+            "games_waiting_analysis": games,  # (this app analyses nothing in the background)
         }
     ]
     assert abs(stats[0]["average_points"] - total / games) < 0.01

@@ -4,6 +4,7 @@ statistics' average loss, and the real worker process."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 import warnings
@@ -18,7 +19,8 @@ with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message=".*httpx2.*")
     from starlette.testclient import TestClient
 
-QUICK = ReviewSettings(quick=True, process=False)
+#: reviews on request only (the background tests below turn it on)
+QUICK = ReviewSettings(quick=True, process=False, background=False)
 
 
 def play_until(client: TestClient, table_id: int, token: str, deals: int) -> dict[str, Any]:
@@ -95,7 +97,7 @@ def test_a_review_is_analysed_once_and_stored(make_app: MakeApp) -> None:
         assert review(client, table_id, -1).status_code == 400
         assert client.get("/api/tables/999/review/0").status_code == 404
         stats = client.get("/api/stats?name=Ana").json()
-        assert [(r["game"], r["reviewed_deals"]) for r in stats] == [("mil", 1)]
+        assert [(r["game"], r["analysed_deals"]) for r in stats] == [("mil", 1)]
         loss = first.json()["report"]["seats"][0]["open_loss"]
         assert stats[0]["average_loss"] == (int(loss) if float(loss).is_integer() else loss)
     # a restarted server reads the stored review and analyses nothing
@@ -107,7 +109,9 @@ def test_a_review_is_analysed_once_and_stored(make_app: MakeApp) -> None:
 
 
 def test_a_full_queue_answers_503_and_a_slow_analysis_202(make_app: MakeApp) -> None:
-    settings = ReviewSettings(quick=True, process=False, max_pending=1, wait_s=0.2)
+    settings = ReviewSettings(
+        quick=True, process=False, max_pending=1, wait_s=0.2, background=False
+    )
     app = make_app(review=settings)
     release = threading.Event()
     calls: list[int] = []
@@ -143,7 +147,7 @@ def test_a_full_queue_answers_503_and_a_slow_analysis_202(make_app: MakeApp) -> 
 
 
 def test_the_worker_process_reviews_a_mariage_hand(make_app: MakeApp) -> None:
-    app = make_app(review=ReviewSettings(quick=True, wait_s=60))
+    app = make_app(review=ReviewSettings(quick=True, wait_s=60, background=False))
     with TestClient(app) as client:
         table_id, token = new_table(client, game="mariage", seed=3, max_deals=1)
         assert play_until(client, table_id, token, 1)["over"]
@@ -154,6 +158,10 @@ def test_the_worker_process_reviews_a_mariage_hand(make_app: MakeApp) -> None:
         assert body["steps"] and all(len(s["hands"]) == 2 for s in body["steps"])
         assert len(body["report"]["open_values"]) >= 2
         assert app.state.reviews.started == 1
+        # the worker runs at a lower priority than the server (ReviewSettings.nice, 10)
+        (pid,) = app.state.reviews._executor._processes
+        mine = os.getpriority(os.PRIO_PROCESS, 0)
+        assert os.getpriority(os.PRIO_PROCESS, pid) == min(19, mine + 10)
 
 
 def test_the_openapi_path_names_every_answer() -> None:

@@ -605,10 +605,17 @@ def headline(report: JSON) -> list[str]:
         )
     best = report["best_contract"]
     makeable = "makeable" if report["bid_makeable"] else "not makeable"
-    out.append(
-        f"  talon {talon}; with all cards open the best contract was "
-        f"{best if best is not None else 'none'} (the bid was {makeable})"
-    )
+    top = report.get("open_best_value")
+    if best is None and top is not None:  # e.g. a flat curve at 0: the defence keeps every trick
+        best_words = (
+            "no contract could be made: against the best defence the declarer takes at "
+            f"most {top} points"
+        )
+    elif best is None:
+        best_words = "no contract could be made"
+    else:
+        best_words = f"the best contract was {best}"
+    out.append(f"  talon {talon}; with all cards open {best_words} (the bid was {makeable})")
     curve = report["open_values"]
     if curve:
         out.append("  open-hand value by trick: " + " ".join(str(v) for v in curve))

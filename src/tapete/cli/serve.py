@@ -8,7 +8,7 @@ from typing import Any
 
 from tapete.cli.common import port_number
 
-__all__ = ["add_parser", "check_db", "check_listen", "run"]
+__all__ = ["add_parser", "check_db", "check_listen", "check_proxies", "run"]
 
 
 def add_parser(sub: Any) -> None:
@@ -37,7 +37,15 @@ def add_parser(sub: Any) -> None:
         "--secure-cookies",
         action="store_true",
         help="mark the session cookie Secure even when requests arrive over plain http "
-        "(behind an https proxy that does not pass the scheme on)",
+        "(behind an https proxy)",
+    )
+    p.add_argument(
+        "--trusted-proxies",
+        default=None,
+        metavar="ADDRESSES",
+        help="comma-separated addresses or networks of reverse proxies whose "
+        "X-Forwarded-For names the client (default: none; the per-address limits then "
+        "count the proxy's address)",
     )
     p.set_defaults(func=run)
 
@@ -51,6 +59,17 @@ def check_db(url: str) -> str | None:
         make_url(url)
     except ArgumentError:
         return f"--db {url!r} is not a database URL (for example sqlite:////home/ana/tapete.db)"
+    return None
+
+
+def check_proxies(text: str | None) -> str | None:
+    """Why ``--trusted-proxies`` cannot work (None: it may): an entry is no address."""
+    from tapete.server.security import TrustedProxies
+
+    try:
+        TrustedProxies(_names(text) or ())
+    except ValueError as exc:
+        return f"--trusted-proxies: {exc}"
     return None
 
 
@@ -79,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
     from tapete.server.app import run_serve
 
     problem = None if args.db is None else check_db(args.db)
+    problem = problem or check_proxies(args.trusted_proxies)
     problem = problem or check_listen(args.host, args.port)
     if problem:
         print(f"error: {problem}", file=sys.stderr)
@@ -91,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
         trusted_hosts=_names(args.trusted_hosts),
         allowed_origins=_names(args.allowed_origins) or (),
         secure_cookies=args.secure_cookies,
+        trusted_proxies=_names(args.trusted_proxies) or (),
     )
 
 

@@ -23,7 +23,14 @@ from tapete.game import JSON, DealSummary, Event
 from tapete.mariage.actions import Action, Close, Decline, Exchange, Marriage, action_from_json
 from tapete.mariage.state import STOCK_SIZE, WIN_POINTS, State, deal_cards
 
-__all__ = ["DEFAULT_PLAYERS", "TARGET", "DealSpec", "MariageGame", "draw_first_dealer"]
+__all__ = [
+    "DEFAULT_PLAYERS",
+    "TARGET",
+    "DealSpec",
+    "MariageGame",
+    "draw_first_dealer",
+    "open_view",
+]
 
 #: Game points that win the match.
 TARGET: Final = 7
@@ -339,6 +346,25 @@ class MariageGame:
             f"<MariageGame seed={self.seed} match={self.match} hand={self.deal_number} "
             f"{self.phase}>"
         )
+
+
+def open_view(state: State) -> JSON:
+    """Hand ``state`` with every card face up, for the replay of a finished match (never for
+    a table in play): the spectator's view of the hand (``state.view(None)``) with ``hands``
+    (each seat's cards, in the order of its own view), ``turn`` None once the hand is over,
+    and ``hidden``: the cards in no hand that lie face down, the stock in the order it is
+    drawn (the indicator last while the stock is closed; while it lies face up it is the
+    view's ``indicator``).
+    :data:`tapete.mariage.kind.KIND` offers it as ``open_view``."""
+    v = state.view(None)
+    if state.done:  # nobody is to act in a finished deal
+        v["turn"] = None
+    v["hands"] = [state.view(s)["hand"] for s in (0, 1)]
+    left = state.stock[STOCK_SIZE - state.stock_count :]
+    if state.indicator is not None:
+        left = left[:-1]
+    v["hidden"] = [CARD_NAMES[c] for c in left]
+    return v
 
 
 def _draw_event(state: State, pos: int, winner: int) -> Event:

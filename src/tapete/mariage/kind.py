@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tapete.game import JSON, GameKind
 from tapete.mariage.actions import action_from_json
-from tapete.mariage.game import DEFAULT_PLAYERS, TARGET, MariageGame
+from tapete.mariage.game import DEFAULT_PLAYERS, TARGET, MariageGame, open_view
 from tapete.mariage.record import READER, replay_mariage
 
 __all__ = ["KIND"]
@@ -39,4 +39,5 @@ KIND = GameKind(
     terminal="tapete.terminal.mariage",
     analysis="tapete.analysis.mariage",
     reader=READER,
+    open_view=open_view,
 )

@@ -22,7 +22,7 @@ from tapete.mil.scoring import BARREL_ATTEMPTS, DealResult, Standing, settle
 from tapete.mil.state import MARRIAGE_VALUES, State, contract_made, hand_order
 from tapete.scores import score_json
 
-__all__ = ["DealSource", "MilGame", "deal_cards"]
+__all__ = ["DealSource", "MilGame", "deal_cards", "open_view"]
 
 #: (dealer) -> (three hands of 7 cards, talon of 3), in dealt order
 DealSource = Callable[[int], tuple[list[list[int]], list[int]]]
@@ -322,6 +322,24 @@ class MilGame:
         if self.over:  # stopped in the middle of a deal: nobody acts any more
             v.update(legal=[], redeal_reasons=[], redeal_cards={})
         return v
+
+
+def open_view(st: State) -> dict[str, Any]:
+    """Deal ``st`` with every card face up, for the replay of a finished game (never for a
+    table in play): the spectator's view of the deal (``st.view(None)``) with ``hands``
+    (each seat's hand, in the order of its own view), the gives with their cards, ``turn``
+    None once the deal is over, and ``hidden``: the cards in no hand that nobody has seen
+    (the talon while it lies face down). :data:`tapete.mil.kind.KIND` offers it as
+    ``open_view``."""
+    v = st.view(None)
+    if st.done:  # nobody is to act in a finished deal
+        v["turn"] = None
+    v["hands"] = [st.view(s)["hand"] for s in range(3)]
+    v["given"] = [{"from": st.declarer, "to": to, "card": CARD_NAMES[c]} for c, to in st.gives]
+    face_down = st.declarer < 0  # the declarer takes the talon face up
+    talon = sorted(bits(st.talon), key=hand_order) if face_down else []
+    v["hidden"] = [CARD_NAMES[c] for c in talon]
+    return v
 
 
 def _action_event(st: State, seat: int, action: MilAction) -> Event:

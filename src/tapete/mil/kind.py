@@ -6,7 +6,7 @@ from typing import Any
 
 from tapete.game import JSON, GameKind
 from tapete.mil.actions import action_from_json
-from tapete.mil.game import MilGame
+from tapete.mil.game import MilGame, open_view
 from tapete.mil.profiles import PROFILES
 from tapete.mil.record import READER, replay_mil, standing_from_start
 
@@ -58,4 +58,5 @@ KIND = GameKind(
     terminal="tapete.terminal.mil",
     analysis="tapete.analysis.mil",
     reader=READER,
+    open_view=open_view,
 )

@@ -37,8 +37,9 @@ from tapete.server.i18n import LANGUAGES
 from tapete.server.limits import Limits, RefusalLog, TokenBuckets, parse_count
 from tapete.server.openapi import openapi_document
 from tapete.server.players import PlayerPages
+from tapete.server.replay_view import ReplayService, ReplaySettings
 from tapete.server.rules import rules_page
-from tapete.server.security import LOOPBACK_HOSTS, Guard
+from tapete.server.security import LOOPBACK_HOSTS, Guard, TrustedProxies
 from tapete.server.tables import Table, TableError, TableManager
 
 if TYPE_CHECKING:
@@ -387,10 +388,8 @@ class Server:
         if table_id is None:
             return _error(404, "there is no such table")
         token = request.query_params.get("token")
-        # rebuilding a table from its log is work: a worker thread does it, not the loop
-        loaded = await asyncio.get_running_loop().run_in_executor(
-            self.manager.bot_pool, self.manager.record_of, table_id
-        )
+        # built in a worker thread once no action of the table is being written
+        loaded = await self.manager.record_of(table_id)
         if loaded is None:
             return _error(404, "there is no such table")
         table, record = loaded
@@ -545,7 +544,7 @@ class Server:
         if conn.seat is not None:
             self.manager.mark_opened(table)
         writer = asyncio.create_task(conn.writer())
-        await self.manager.settled(table)
+        table = await self.manager.settled_in_memory(table)
         self.manager.attach(table, conn)
         self.manager.ensure_bots(table)
         try:
@@ -629,20 +628,25 @@ def create_app(
     hint_timeout_s: float = 15.0,
     rate_limit: int = 20,
     review: ReviewSettings | None = None,
+    replay: ReplaySettings | None = None,
     web_dir: str | Path | None = None,
     limits: Limits | None = None,
     trusted_hosts: Iterable[str] | None = None,
     allowed_origins: Iterable[str] = (),
     secure_cookies: bool = False,
+    trusted_proxies: Iterable[str] = (),
 ) -> Starlette:
     """The Tapete server app. ``db_url``: a SQLAlchemy URL (default: SQLite in the user data
     folder); the schema is upgraded to the newest migration here. ``delay_ms``: the pause
     before each computer move (0 in tests). ``limits``: what a client may make the server
     spend (:class:`~tapete.server.limits.Limits`); ``trusted_hosts``: the names in ``Host``
     that the server answers to (None: any); ``allowed_origins``: other sites whose pages
-    may open the table WebSocket (the server's own origin always may); ``secure_cookies``:
+    may open the table WebSocket (the server's own origin always may); ``trusted_proxies``:
+    the reverse proxies (addresses or networks) whose ``X-Forwarded-For`` names the client
+    that the per-address limits count (none: the peer's address); ``secure_cookies``:
     the session cookie always carries ``Secure`` (behind an https proxy)."""
     limits = limits or Limits()
+    proxies = TrustedProxies(trusted_proxies)
     engine = make_engine(db_url or default_db_url(), busy_timeout_s=limits.busy_timeout_s)
     upgrade(engine)
     manager = TableManager(engine, delay_ms=delay_ms, bot_timeout_s=bot_timeout_s, limits=limits)
@@ -667,17 +671,21 @@ def create_app(
     from tapete.server.review import ReviewService
 
     reviews = ReviewService(manager, review)  # deal reviews (``review``: their settings)
+    # the replays of finished games (``replay``: their settings; replay_view.py)
+    replays = ReplayService(manager, replay)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         # the unfinished tables are rebuilt in the background, one at a time, in a worker
         # thread: the server answers at once (a table someone opens is rebuilt on the spot)
         manager.start_background()
+        reviews.start_background()  # every finished deal analysed, when the tables are quiet
         server.hint_pool.warm()
         try:
             yield
         finally:
             await reviews.close()
+            await replays.close()
             await manager.close()
             server.hint_pool.shutdown()  # (made again on the next hint)
             engine.dispose()
@@ -692,6 +700,9 @@ def create_app(
         Route("/api/tables/{table_id}", server.table_info),
         Route("/api/tables/{table_id}/record", server.table_record),
         Route("/api/tables/{table_id}/review/{deal}", reviews.endpoint),
+        # the replay of a finished game (every hand face up): replay_view.py
+        Route("/api/tables/{table_id}/replay", replays.summary_endpoint),
+        Route("/api/tables/{table_id}/replay/{deal}", replays.deal_endpoint),
         Route("/api/stats", server.player_stats),
         Route("/api/ranking", server.ranking),
         *account_routes,
@@ -706,6 +717,7 @@ def create_app(
             refusals=refusals,
             trusted_hosts=trusted_hosts,
             allowed_origins=allowed_origins,
+            trusted_proxies=proxies,
         ),
         Middleware(Identity, accounts=accounts),  # sets scope["state"]["user"]; CSRF checks
     ]
@@ -717,8 +729,10 @@ def create_app(
     )
     app.state.server = server
     app.state.reviews = reviews
+    app.state.replays = replays
     app.state.manager = manager
     app.state.refusals = refusals
+    app.state.trusted_proxies = proxies
     app.state.limits = limits
     app.state.accounts = accounts
     return app
@@ -761,7 +775,10 @@ def uvicorn_config(app: Starlette, host: str, port: int, limits: Limits, **optio
         app,
         host=host,
         port=port,
-        http=guarded_h11(limits, app.state.refusals),
+        http=guarded_h11(limits, app.state.refusals, app.state.trusted_proxies),
+        # X-Forwarded-For is read by the guard, from --trusted-proxies only (uvicorn's own
+        # default believes it from any loopback peer)
+        proxy_headers=False,
         ws="websockets-sansio",
         ws_max_size=limits.ws_max_size,
         ws_ping_interval=limits.ws_ping_interval_s,
@@ -783,6 +800,7 @@ def run_serve(
     allowed_origins: Iterable[str] = (),
     limits: Limits | None = None,
     secure_cookies: bool = False,
+    trusted_proxies: Iterable[str] = (),
 ) -> int:
     """``tapete serve``: print the address and the database, then serve until Ctrl-C.
     ``trusted_hosts`` None: :func:`default_trusted_hosts`."""
@@ -801,6 +819,7 @@ def run_serve(
         trusted_hosts=hosts,
         allowed_origins=allowed_origins,
         secure_cookies=secure_cookies,
+        trusted_proxies=trusted_proxies,
     )
     if host in ("0.0.0.0", "::", ""):
         print(

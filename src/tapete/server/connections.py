@@ -15,12 +15,18 @@ from typing import Any
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from tapete.server.limits import Limits, OnceFilter, RefusalLog
+from tapete.server.security import TrustedProxies
 
 __all__ = ["guarded_h11", "quiet_accept_errors", "raise_file_limit"]
 
 
-def guarded_h11(limits: Limits, refusals: RefusalLog) -> type[H11Protocol]:
-    """An ``H11Protocol`` that counts connections per client address and closes slow ones."""
+def guarded_h11(
+    limits: Limits, refusals: RefusalLog, trusted_proxies: TrustedProxies | None = None
+) -> type[H11Protocol]:
+    """An ``H11Protocol`` that counts connections per client address and closes slow ones.
+    A trusted proxy's connections are not counted (each carries the requests of many
+    clients; the guard counts those by the address the proxy names)."""
+    proxies = trusted_proxies or TrustedProxies()
     #: client address -> its open transports
     open_by_client: dict[str, set[asyncio.BaseTransport]] = {}
 
@@ -31,6 +37,9 @@ def guarded_h11(limits: Limits, refusals: RefusalLog) -> type[H11Protocol]:
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
             ip = self.client[0] if self.client else "unknown"
+            if proxies.trusts(ip):
+                self._arm(None)
+                return
             mine = open_by_client.setdefault(ip, set())
             for other in [t for t in mine if t.is_closing()]:
                 mine.discard(other)

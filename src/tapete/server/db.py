@@ -2,8 +2,9 @@
 
 The schema (docs/dev/protocol.md, "Persistence"): ``tables`` (one row a table), ``actions``
 (the append-only log: one row per applied action, in order), ``player_stats`` (one row per
-player name, game and profile), ``ranking`` (one row per won game) and ``deal_reviews`` (one
-row per analysed finished deal of a table, docs/server.md "Deal reviews").
+player name, game and profile), ``ranking`` (one row per won game), ``deal_reviews`` (one
+row per analysed finished deal of a table, docs/server.md "Deal reviews") and
+``review_queue`` (one row per finished table: how far its background analysis got).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ __all__ = [
     "Base",
     "DealReviewRow",
     "RankingRow",
+    "ReviewQueueRow",
     "SecretRow",
     "StatRow",
     "TableRow",
@@ -153,6 +155,31 @@ class DealReviewRow(Base):
     #: what ``GET /api/tables/{id}/review/{deal}`` answers: the report and the deal's steps
     review: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class ReviewQueueRow(Base):
+    """How far the background analysis of one finished table's deals got
+    (``tapete.server.review``): a row is added when the server first sees the table finished,
+    and ``next_deal`` moves on as its deals are analysed and stored in ``deal_reviews``."""
+
+    __tablename__ = "review_queue"
+
+    table_id: Mapped[int] = mapped_column(
+        ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True
+    )
+    #: the number of the table's deals (None: not counted yet, the record is read first)
+    deals: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    #: the first deal not analysed yet
+    next_deal: Mapped[int] = mapped_column(Integer, default=0)
+    #: failed analyses of ``next_deal`` in a row (past a few, the deal is skipped)
+    failures: Mapped[int] = mapped_column(Integer, default=0)
+    #: deals given up after failing again and again (logged)
+    skipped: Mapped[int] = mapped_column(Integer, default=0)
+    added_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    #: when the last deal was done (None: still waiting)
+    done_at: Mapped[datetime | None] = mapped_column(
+        DateTime(timezone=True), nullable=True, index=True
+    )
 
 
 def default_db_path() -> Path:

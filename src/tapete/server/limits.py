@@ -84,6 +84,10 @@ class Limits:
     busy_timeout_s: float = 0.25
     #: the largest ``max_deals`` a table accepts
     max_deals: int = 10_000
+    #: a game nobody plays to the end (random or unattended play) stops after this many
+    #: deals when the table sets no ``max_deals``: the table is then ``abandoned`` (no
+    #: winner, no statistics). None: the game's ``GameKind.max_deals`` (Mil 80, Mariage 60)
+    max_game_deals: int | None = None
 
 
 def parse_count(raw: str | None, what: str, *, low: int, high: int, default: int) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from tapete.games import kinds
-from tapete.server import accounts, players, review
+from tapete.server import accounts, players, replay_view, review
 from tapete.server.i18n import LANGUAGES
 from tapete.server.limits import Limits
 
@@ -269,6 +269,7 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
             [table_id, token],
         ),
         "/api/tables/{table_id}/review/{deal}": _with_common(review.openapi_path()),
+        **replay_view.openapi_paths(_COMMON, table_id),
         "/api/stats": get(
             "a player's statistics per game and profile",
             {"200": _json({"type": "array", "items": stat})},

@@ -3,7 +3,7 @@
 
 A player page holds, for any name (an account's or a guest's): the statistics per game and
 profile (:func:`tapete.server.stats.player_stats`, the figures ``/api/stats`` gives), the
-finished games (newest first, each with a link to watch it again and one to download its
+finished games (newest first, each with a link to its replay and one to download its
 tapete/1 record), and the abandonments; for an account also its rating in each pool with
 the history (the rating after each rated game).
 
@@ -43,7 +43,7 @@ def _table_json(row: TableRow) -> dict[str, Any]:
         "finished_at": row.finished_at.isoformat() if row.finished_at else None,
         "winner": row.winner,
         "scores": row.final_scores,
-        "watch": f"/?watch={row.id}",
+        "replay": f"/?replay={row.id}",
         "record": f"/api/tables/{row.id}/record",
     }
 
@@ -188,7 +188,7 @@ def openapi_paths(max_page: int) -> dict[str, Any]:
     }
     game = {
         "type": "object",
-        "required": ["table", "game", "profile", "players", "finished_at", "watch", "record"],
+        "required": ["table", "game", "profile", "players", "finished_at", "replay", "record"],
         "properties": {
             "table": {"type": "integer"},
             "game": {"type": "string"},
@@ -197,7 +197,7 @@ def openapi_paths(max_page: int) -> dict[str, Any]:
             "finished_at": {"type": ["string", "null"]},
             "winner": {"type": ["integer", "null"]},
             "scores": {"type": ["array", "null"]},
-            "watch": {"type": "string", "description": "the page that shows the game again"},
+            "replay": {"type": "string", "description": "the game's replay (every hand face up)"},
             "record": {"type": "string", "description": "the tapete/1 record to download"},
         },
     }

@@ -8,14 +8,17 @@ must not watch or play a person's tables); a state-changing request must say
 refused: browsers send those cross-site without asking); its body must fit the limit (by
 ``Content-Length`` before anything is read, and a chunked body is cut off as it grows past
 it); table creation takes a token from the client's bucket (429 with ``Retry-After``);
-one client may hold only so many WebSockets. Every HTTP answer carries the security
-headers (a Content-Security-Policy the web client satisfies, no framing, no sniffing, no
-referrer). Each refusal is a JSON ``{"error": sentence}`` and is logged once per kind
-(:class:`~tapete.server.limits.RefusalLog`).
+one client may hold only so many WebSockets. The client is the peer's address, or behind a
+trusted reverse proxy (``--trusted-proxies``) the address that proxy says it received the
+request from (:class:`TrustedProxies`); every per-address limit counts that. Every HTTP
+answer carries the security headers (a Content-Security-Policy the web client satisfies, no
+framing, no sniffing, no referrer). Each refusal is a JSON ``{"error": sentence}`` and is
+logged once per kind (:class:`~tapete.server.limits.RefusalLog`).
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
@@ -28,6 +31,7 @@ __all__ = [
     "SECURITY_HEADERS",
     "BodyTooLarge",
     "Guard",
+    "TrustedProxies",
     "host_name",
     "origin_allowed",
 ]
@@ -80,6 +84,56 @@ def host_name(host: str) -> str:
     return host
 
 
+class TrustedProxies:
+    """The reverse proxies whose ``X-Forwarded-For`` is believed (addresses or networks:
+    ``127.0.0.1``, ``10.0.0.0/8``, ``::1``). None by default: then every client is the
+    peer's own address, and a header a client writes itself changes nothing."""
+
+    def __init__(self, entries: Iterable[str] = ()) -> None:
+        networks = []
+        for entry in entries:
+            try:
+                networks.append(ipaddress.ip_network(entry.strip(), strict=False))
+            except ValueError:
+                raise ValueError(
+                    f"trusted proxy {entry!r} is not an IP address or network "
+                    "(for example 127.0.0.1 or 10.0.0.0/8)"
+                ) from None
+        self.networks = tuple(networks)
+
+    def __bool__(self) -> bool:
+        return bool(self.networks)
+
+    def trusts(self, address: str) -> bool:
+        if not self.networks:
+            return False
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return False
+        return any(ip in net for net in self.networks if net.version == ip.version)
+
+    def client(self, peer: str, forwarded: str | None) -> str:
+        """The client's address: ``peer``, unless it is a trusted proxy; then the right-most
+        address of ``X-Forwarded-For`` that is not a trusted proxy. Each proxy appends the
+        address it received the request from, so the entries on the left are the client's
+        own writing and are never believed; an entry that is no IP address stops the walk
+        (the last trusted hop is the client then)."""
+        if not forwarded or not self.trusts(peer):
+            return peer
+        client = peer
+        for entry in reversed(forwarded.split(",")):
+            entry = entry.strip()
+            try:
+                ipaddress.ip_address(entry)
+            except ValueError:
+                break
+            client = entry
+            if not self.trusts(entry):
+                break
+        return client
+
+
 def _client(scope: Scope) -> str:
     client = scope.get("client")
     return str(client[0]) if client else "unknown"
@@ -115,8 +169,10 @@ class Guard:
         trusted_hosts: Iterable[str] | None = None,
         allowed_origins: Iterable[str] = (),
         json_paths: Iterable[str] = ("/api/tables",),
+        trusted_proxies: TrustedProxies | None = None,
     ) -> None:
         self.app = app
+        self.proxies = trusted_proxies or TrustedProxies()
         #: the paths that change state: a POST there must be JSON (elsewhere the router
         #: answers 405)
         self.json_paths = frozenset(json_paths)
@@ -150,6 +206,16 @@ class Guard:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
+        if self.proxies and kind in ("http", "websocket"):
+            peer = _client(scope)
+            forwarded = ",".join(
+                bytes(v).decode("latin-1")
+                for k, v in scope.get("headers", ())
+                if k == b"x-forwarded-for"
+            )
+            client = self.proxies.client(peer, forwarded)
+            if client != peer:  # the app, its limits and its log see the client
+                scope = {**scope, "client": (client, 0)}
         if kind == "http":
             await self._http(scope, receive, send)
         elif kind == "websocket":

@@ -8,9 +8,11 @@ score = the player's final points (the record's ``GameKind.score_key``); one boa
 and target (``GameKind.target(profile)``: Mil to 1000 for ``club`` and ``casa``, Mil to 500
 for ``casa-500``, Mariage to 7).
 
-With the statistics come the player's reviewed deals (``deal_reviews``, analysed on request:
-``tapete.server.review``): how many of their deals were reviewed and their average loss per
-reviewed deal (the expected loss; the open loss of a quick review), per game and profile.
+With the statistics come the player's analysed deals (``deal_reviews``: every deal of a
+finished game is analysed in the background, and a deal of a game still on when someone asks
+for its review; ``tapete.server.review``): per game and profile, how many of their deals
+were analysed, their average loss per analysed deal (the expected loss; the open loss of a
+quick analysis), and how many of their finished games still wait for the background.
 """
 
 from __future__ import annotations
@@ -151,7 +153,7 @@ def _number(x: float) -> int | float:
 
 
 def review_losses(session: Session, name: str) -> dict[tuple[str, str], tuple[int, float]]:
-    """Per (game, profile): the number of reviewed deals of ``name``'s tables and the total of
+    """Per (game, profile): the number of analysed deals of ``name``'s tables and the total of
     their seat's losses (tables begun from a position are left out, as in the statistics)."""
     from tapete.server.db import DealReviewRow, TableRow
 
@@ -176,8 +178,26 @@ def review_losses(session: Session, name: str) -> dict[tuple[str, str], tuple[in
     return out
 
 
+def games_waiting(session: Session, name: str) -> dict[tuple[str, str], int]:
+    """Per (game, profile): ``name``'s finished games whose deals the background has not all
+    analysed yet (in its queue and not done, or not in it yet)."""
+    from tapete.server.db import ReviewQueueRow, TableRow
+
+    out: dict[tuple[str, str], int] = {}
+    rows = session.execute(
+        select(TableRow.game, TableRow.profile, TableRow.start, ReviewQueueRow.done_at)
+        .outerjoin(ReviewQueueRow, ReviewQueueRow.table_id == TableRow.id)
+        .where(TableRow.owner == name, TableRow.status == "finished")
+    )
+    for game, profile, start, done_at in rows:
+        if start is None and done_at is None:
+            out[(game, profile)] = out.get((game, profile), 0) + 1
+    return out
+
+
 def player_stats(session: Session, name: str) -> list[dict[str, Any]]:
     reviewed = review_losses(session, name)
+    waiting = games_waiting(session, name)
     out: list[dict[str, Any]] = [
         {
             "game": r.game,
@@ -209,8 +229,9 @@ def player_stats(session: Session, name: str) -> list[dict[str, Any]]:
         )
     for r in out:
         count, total = reviewed.get((r["game"], r["profile"]), (0, 0.0))
-        r["reviewed_deals"] = count
+        r["analysed_deals"] = count
         r["average_loss"] = _number(total / count) if count else None
+        r["games_waiting_analysis"] = waiting.get((r["game"], r["profile"]), 0)
     return out
 
 

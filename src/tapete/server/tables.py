@@ -26,7 +26,7 @@ import logging
 import random
 import secrets
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
@@ -81,14 +81,16 @@ def build_game(
     return kind(game).new(profile, seed=seed, players=players, max_deals=max_deals, start=start)
 
 
-def game_of(row: TableRow) -> Game:
-    """A stored table's game before any action (its seed, players and start position)."""
+def game_of(row: TableRow, cap: int | None = None) -> Game:
+    """A stored table's game before any action (its seed, players and start position).
+    ``cap``: the deals after which it stops when the table sets no ``max_deals`` of its own
+    (:meth:`TableManager.deal_cap`)."""
     return build_game(
         row.game,
         row.profile,
         seed=row.seed,
         players=list(row.players),
-        max_deals=row.max_deals,
+        max_deals=row.max_deals if row.max_deals is not None else cap,
         start=row.start,
     )
 
@@ -182,6 +184,12 @@ class Table:
         """Whether the finished game adds to the players' statistics: not when it began
         from a position or the person chose its deal."""
         return self.start is None and not self.seed_chosen
+
+    @property
+    def capped(self) -> bool:
+        """Whether the game stopped at the server's cap on deals with no winner (nobody
+        played it to the end): the table is then ``abandoned``, not ``finished``."""
+        return self.game.over and self.game.winner is None and self.max_deals is None
 
     @property
     def ranked(self) -> bool:
@@ -298,8 +306,14 @@ class TableManager:
         #: the one thread that writes the actions (off the event loop, so that a database
         #: another program has locked holds up no other table; one thread: writes in order)
         self.write_pool = ThreadPoolExecutor(1, thread_name_prefix="tapete-write")
+        #: table id -> its latest write (done or under way): a read of that table from the
+        #: database waits for it (:meth:`written`)
+        self.writing: dict[int, Future[None]] = {}
         #: the tables whose person has opened them (no need to write it again)
         self.opened: set[int] = set()
+        #: actions applied at any table since start (the background analysis of finished
+        #: games waits while this moves: tapete.server.review)
+        self.actions_applied = 0
         self.background: list[asyncio.Task[None]] = []
         self.failed_writes = RefusalLog()
         self._secret: bytes | None = None
@@ -317,6 +331,12 @@ class TableManager:
                 raise RuntimeError("the database has no bot_rng secret: run its migrations")
             self._secret = bytes.fromhex(value)
         return self._secret
+
+    def deal_cap(self, game: str) -> int:
+        """The deals after which a game nobody plays to the end stops (a table without its own
+        ``max_deals``): ``Limits.max_game_deals``, else the game's ``GameKind.max_deals``."""
+        cap = self.limits.max_game_deals
+        return cap if cap is not None else kind(game).max_deals
 
     # ------------------------------------------------------------------ creation, loading
 
@@ -343,7 +363,8 @@ class TableManager:
         seed_chosen = seed is not None
         if seed is None:
             seed = secrets.randbits(62)
-        g = build_game(game, profile, seed=seed, players=players, max_deals=max_deals, start=start)
+        deals = max_deals if max_deals is not None else self.deal_cap(game)
+        g = build_game(game, profile, seed=seed, players=players, max_deals=deals, start=start)
         token = secrets.token_urlsafe(24)
         seat_levels: list[str | None] = [None, *levels]
         with self.sessions.begin() as session:
@@ -412,29 +433,44 @@ class TableManager:
                     .order_by(ActionRow.n)
                 )
             )
+        cap: int | None = self.deal_cap(row.game)
         try:
-            game = game_of(row)
-        except ValueError as exc:
-            log.error("table %s: its start position is refused: %s", table_id, exc)
-            return None
-        hand_start = 0
-        deal = game.deal_number
-        try:
-            for n, _ in enumerate(replay_actions(game, actions)):
-                if game.deal_number != deal:  # action n - 1 began a new hand
-                    deal = game.deal_number
-                    hand_start = n
+            try:
+                game, hand_start = self._replay(row, actions, cap)
+            except RecordError:
+                if row.max_deals is not None:
+                    raise
+                # played past the cap (lowered since the game began): no cap for this one
+                cap = None
+                game, hand_start = self._replay(row, actions, cap)
         except RecordError as exc:
             log.error("table %s: the stored actions do not replay: %s", table_id, exc)
             return None
-        if game.deal_number != deal:
-            hand_start = len(actions)
+        except ValueError as exc:
+            log.error("table %s: its start position is refused: %s", table_id, exc)
+            return None
         table = self._make_table(table_id, row, game, len(actions))
         if hand_start < len(actions) and not game.over:
-            table.memory = (game_of(row), actions, hand_start)
+            table.memory = (game_of(row, cap), actions, hand_start)
         if keep:
             self.tables[table_id] = table
         return table
+
+    @staticmethod
+    def _replay(row: TableRow, actions: list[JSON], cap: int | None) -> tuple[Game, int]:
+        """The table's game after its stored actions, and the index of the current hand's
+        first action; ``ValueError`` for a refused start, ``RecordError`` for actions that do
+        not replay."""
+        game = game_of(row, cap)
+        hand_start = 0
+        deal = game.deal_number
+        for n, _ in enumerate(replay_actions(game, actions)):
+            if game.deal_number != deal:  # action n - 1 began a new hand
+                deal = game.deal_number
+                hand_start = n
+        if game.deal_number != deal:
+            hand_start = len(actions)
+        return game, hand_start
 
     def _maybe_evict(self, table: Table) -> None:
         """Forget a table nobody watches and no computer player is thinking at: the next
@@ -550,6 +586,7 @@ class TableManager:
         if table is not None and not table.broken:
             return table
         loop = asyncio.get_running_loop()
+        await self.written(table_id)
         loaded = await loop.run_in_executor(
             self.bot_pool, functools.partial(self.get, table_id, keep=False)
         )
@@ -561,15 +598,52 @@ class TableManager:
         self.tables[table_id] = loaded
         return loaded
 
-    def record_of(self, table_id: int) -> tuple[Table, JSON] | None:
-        """The table and its :meth:`record` (rebuilt from the database if it is not in
-        memory; safe in a worker thread: it changes no shared state)."""
-        table = self.tables.get(table_id)
-        if table is None or table.broken:
-            table = self.get(table_id, keep=False)
+    def stored_record(self, table_id: int) -> tuple[Table, JSON] | None:
+        """The table and its :meth:`record`, read at once (for worker threads that read a
+        finished game, whose last write has ended with its status: the replay viewer, the
+        background analysis); None if there is no such table. Anything that may read a game
+        still being played uses :meth:`record_of`, which waits for a write under way."""
+        table = self.get(table_id, keep=False)
         if table is None:
             return None
         return table, self.record(table)
+
+    async def record_of(self, table_id: int) -> tuple[Table, JSON] | None:
+        """The table and its :meth:`record` as the database holds it, None if there is no
+        such table. Never while an action of that table is being written: between the engine
+        applying it and the write's end the game in memory is one action ahead of the
+        database (an action the database may yet refuse), and the database one action behind
+        it. The record is built in a worker thread: a table in memory holds its lock
+        meanwhile (no action is applied there), one not in memory is rebuilt from the
+        database once its last write has ended."""
+        loop = asyncio.get_running_loop()
+        table = self.tables.get(table_id)
+        if table is not None and not table.broken:
+            async with table.lock:
+                if not table.broken:
+                    record = await loop.run_in_executor(self.bot_pool, self.record, table)
+                    done = table, record
+                else:
+                    done = None
+            if done is not None:
+                self._maybe_evict(table)  # (not forgotten while this held its lock)
+                return done
+        await self.written(table_id)
+        loaded = await loop.run_in_executor(
+            self.bot_pool, functools.partial(self.get, table_id, keep=False)
+        )
+        if loaded is None:
+            return None
+        return loaded, await loop.run_in_executor(self.bot_pool, self.record, loaded)
+
+    async def written(self, table_id: int) -> None:
+        """Wait until no write of ``table_id`` is under way (one whose table was dropped from
+        memory meanwhile, e.g. a write cancelled while the server stops, still ends in the
+        write thread: the database holds its action only then)."""
+        pending = self.writing.get(table_id)
+        if pending is not None and not pending.done():
+            with contextlib.suppress(Exception):
+                await asyncio.shield(asyncio.wrap_future(pending))
 
     def mark_opened(self, table: Table) -> None:
         """The person connected to the table: it does not expire unopened."""
@@ -757,8 +831,9 @@ class TableManager:
         # what the write needs of the game is read here, on the event loop
         finished = (table.game.to_record(), table.game.winner) if table.game.over else None
         write = functools.partial(self._write, table, n, seat, data, finished)
+        pending = self.writing[table.id] = self.write_pool.submit(write)
         try:
-            await asyncio.get_running_loop().run_in_executor(self.write_pool, write)
+            await asyncio.wrap_future(pending)
         except asyncio.CancelledError:
             # (the server is stopping) the write may still happen: the game in memory can no
             # longer be trusted, the next access rebuilds it from the database
@@ -781,9 +856,13 @@ class TableManager:
             raise TableError(
                 "stale_version", "the server could not save this action: reconnecting"
             ) from None
+        finally:
+            if pending.done() and self.writing.get(table.id) is pending:
+                del self.writing[table.id]
         table.version = n + 1
+        self.actions_applied += 1
         if table.game.over:
-            table.status = "finished"
+            table.status = "abandoned" if table.capped else "finished"
         self._broadcast(table, events)
 
     def _write(
@@ -810,18 +889,21 @@ class TableManager:
     def _finish(self, session: Session, table: Table, record: JSON, winner: Any) -> None:
         scores = record.get(kind(table.game_name).score_key)
         now = utcnow()
+        capped = winner is None and table.max_deals is None  # (Table.capped)
         session.execute(
             update(TableRow)
             .where(TableRow.id == table.id)
             .values(
-                status="finished",
+                status="abandoned" if capped else "finished",
                 finished_at=now,
                 winner=winner,
                 final_scores=scores,
             )
         )
-        if not table.counts_in_stats:
-            return  # begun from a position or on a chosen deal: no statistics, no Ranking
+        if capped or not table.counts_in_stats:
+            # stopped at the cap on deals: nobody played it to the end; begun from a position
+            # or on a chosen deal: no statistics, no Ranking
+            return
         for seat, level in enumerate(table.levels):
             if level is None:
                 stats.record_game(
@@ -860,6 +942,24 @@ class TableManager:
         between) is one the database holds."""
         async with table.lock:
             pass
+
+    async def settled_in_memory(self, table: Table) -> Table:
+        """:meth:`settled`, for a connection about to :meth:`attach`: the table that is in
+        memory for ``table.id`` once no write is under way there. While the connection waited
+        for the lock, the table may have been forgotten (its computer players stopped and
+        nobody was listening yet: :meth:`_maybe_evict`); it is put back then, so that no
+        second copy of it is built for the next connection."""
+        while True:
+            await self.settled(table)
+            current = self.tables.get(table.id)
+            if current is table:
+                return table
+            if current is None or current.broken:
+                if table.broken:
+                    return table  # (dropped after a failed write: the caller's next access)
+                self.tables[table.id] = table
+                return table
+            table = current  # another connection loaded it again meanwhile
 
     def attach(self, table: Table, listener: Listener) -> None:
         """Add a listener and send it the current view (with no events)."""

@@ -15,6 +15,7 @@ import { defaultChoice, renderNewGame, showNewGame } from "./js/games_window.js"
 import { showRanking, showStats } from "./js/stats.js";
 import { showPlayer } from "./js/player.js";
 import { onKey } from "./js/keyboard.js";
+import { openReplay } from "./js/replay.js";
 
 function renderAll() {
   renderChrome();
@@ -45,6 +46,13 @@ async function main() {
   defaultChoice();
   document.addEventListener("keydown", onKey);
   window.addEventListener("resize", fitBoard);
+  // a link to a finished game's replay (/?replay=ID): the replay opens over whatever the page
+  // shows (the game this browser plays, else the Games window once the replay is closed)
+  const replay = new URLSearchParams(location.search).get("replay");
+  if (replay !== null) {
+    if (/^[0-9]{1,18}$/.test(replay)) openReplay(Number(replay));
+    else leaveWatchUrl();
+  }
   const watch = new URLSearchParams(location.search).get("watch");
   if (watch !== null) {
     if (/^[0-9]{1,18}$/.test(watch)) { watchTable(Number(watch)); renderAll(); return; }
@@ -63,7 +71,7 @@ async function main() {
     storeSession(null);
   }
   renderAll();
-  showNewGame();
+  if (replay === null) showNewGame();
 }
 
 window.tapete = S; // for debugging in the console and for the browser tests

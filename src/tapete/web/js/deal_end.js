@@ -1,12 +1,14 @@
 // The moment at the end of a deal: the client holds the finished deal on the table (its result,
 // its last trick and its talon, also when a declarer conceded) until the player presses
-// "Next deal", or for a few seconds when they chose so. The server keeps playing meanwhile;
+// "Next deal", or for a few seconds when they chose so ("Review this deal" opens its review
+// and stops the countdown). The server keeps playing meanwhile;
 // when the player goes on, the table shows the newest view. Purely a matter of display.
 
 import { h } from "./dom.js";
 import { S, STORE_AUTO_NEXT, playerName, screen } from "./state.js";
 import { t, tMaybe } from "./i18n.js";
 import { shownCard } from "./cards.js";
+import { dealEndReview } from "./review.js";
 
 export const AUTO_NEXT_MS = 4000;
 let timer = null;
@@ -40,6 +42,12 @@ export function noteTalon(view, events) {
 function schedule() {
   clearTimeout(timer);
   timer = S.pause && S.ui.autoNext ? setTimeout(goOn, AUTO_NEXT_MS) : null;
+}
+
+// the player looks at something (the deal's review): no going on by itself meanwhile
+function holdOn() {
+  clearTimeout(timer);
+  timer = null;
 }
 
 export function goOn() {
@@ -83,6 +91,8 @@ export function pausePanel(result) {
       h("div", { class: "cards", testid: "deal-end-talon" }, p.talon.map((c) => labelled(c, tMaybe(`talon_${p.view.profile}`) ?? t("talon"))))) : null,
     h("div", { class: "row" },
       h("button", { type: "button", class: "primary", testid: "next-deal", onclick: goOn }, t("next_deal")),
+      // the review of the deal just over; while it is open the moment waits for "Next deal"
+      dealEndReview(p.deal, holdOn),
       h("button", { type: "button", class: "small toggle", testid: "auto-next", "aria-pressed": String(S.ui.autoNext),
         onclick: () => {
           S.ui.autoNext = !S.ui.autoNext;

@@ -1,8 +1,9 @@
 // The window at the end of a game: the winner, the final standing (the kind's score_key),
-// the record to download, and a new game.
+// the record to download, the reviews and the replay of the game, and a new game.
 
 import { dialog, fmt, h, hideDialog, isNone } from "./dom.js";
 import { reviewButton } from "./review.js";
+import { replayButton } from "./replay.js";
 import { S, playerName, screen } from "./state.js";
 import { t } from "./i18n.js";
 import { kindOf, standingOf } from "./kinds.js";
@@ -20,6 +21,7 @@ export function showOver() {
     scoreChart(v, kindOf(v.game)?.score_key ?? "scores"),
     h("div", { class: "dlgbuttons" },
       (v.sheet || []).length ? reviewButton(0, { label: t("review_game"), testid: "over-review", before: () => hideDialog("over") }) : null,
+      (v.sheet || []).length ? replayButton(S.session.table, { testid: "over-replay", before: () => hideDialog("over") }) : null,
       h("a", { class: "btnlink", testid: "download-record", href: rec, download: `tapete-${S.session.table}.json` }, t("download_record")),
       h("button", { type: "button", testid: "over-close", onclick: () => hideDialog("over") }, t("see_table")),
       h("button", { type: "button", class: "primary", testid: "over-newgame", onclick: () => { hideDialog("over"); screen.newGame(); } }, t("new_game"))));

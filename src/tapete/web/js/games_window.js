@@ -1,4 +1,5 @@
-// The Games window (Juegos, Jogos): your games in this browser, a new game (game and profile,
+// The Games window (Juegos, Jogos): your games in this browser (a finished one has its
+// replay), a new game (game and profile,
 // the computer players' levels, your name, the language, a game number), and the tables
 // anyone may watch. Games, profiles and seats come from /api/config (kinds.js).
 
@@ -8,6 +9,7 @@ import { langButtons, t, tMaybe } from "./i18n.js";
 import { choiceId, computerSeatLabels, gameChoices, kindOf, kinds, profileLabel } from "./kinds.js";
 import { resumeTable, startTable } from "./connection.js";
 import { api, forgetTable, savedTables, watchUrl } from "./session.js";
+import { replayButton } from "./replay.js";
 
 export function showNewGame() {
   renderNewGame();
@@ -35,7 +37,11 @@ function savedGamesBox() {
     list.append(li);
     api(`/api/tables/${encodeURIComponent(e.table)}?token=${encodeURIComponent(e.token)}`).then((res) => {
       if (res.status === 404 || res.status === 403) { forgetTable(e.table); li.remove(); return; }
-      if (res.ok) status.textContent = res.body.status === "finished" ? t("finished") : t("in_progress");
+      if (!res.ok) return;
+      const finished = res.body.status === "finished";
+      status.textContent = finished ? t("finished") : t("in_progress");
+      // a finished game can be replayed with every hand face up
+      if (finished) li.append(" ", replayButton(e.table, { label: t("replay_btn"), testid: `replay-${e.table}`, before: () => hideDialog("newgame") }));
     }).catch(() => {});
   }
   return h("fieldset", {}, h("legend", {}, t("your_games")), list);

@@ -9,9 +9,10 @@ import { cardName } from "./cards.js";
 
 const LOG_LINES = 8;
 
-// who: "ev" (someone did it) or "do" (a suggestion to you, a button's label)
-export function actionText(action, seat, who) {
-  const p = { name: isNone(seat) ? "" : playerName(seat) };
+// who: "ev" (someone did it) or "do" (a suggestion to you, a button's label); nameOf names
+// the players (the table's, unless a replay names its own)
+export function actionText(action, seat, who, nameOf = playerName) {
+  const p = { name: isNone(seat) ? "" : nameOf(seat) };
   const a = action || {};
   switch (a.type) {
     case "bid": return t(`${who}_bid`, { ...p, value: a.value });
@@ -19,7 +20,7 @@ export function actionText(action, seat, who) {
     case "redeal": return t(`${who}_redeal`, { ...p, reason: t(`reason_${a.reason}`) });
     case "keep": return t(`${who}_keep`, p);
     case "rospis": return t(`${who}_rospis`, p);
-    case "give": return t(`${who}_give`, { ...p, card: a.card ? cardName(a.card) : t("a_card"), to: playerName(a.to) });
+    case "give": return t(`${who}_give`, { ...p, card: a.card ? cardName(a.card) : t("a_card"), to: nameOf(a.to) });
     case "contract": return t(`${who}_contract`, { ...p, value: a.value });
     case "play": return t(a.marriage ? `${who}_play_marriage` : `${who}_play`, { ...p, card: cardName(a.card) });
     case "exchange": return t(`${who}_exchange`, p);
@@ -32,14 +33,14 @@ export function actionText(action, seat, who) {
 }
 
 // a finished deal in words, from its sheet row: a hand won for game points, or the new scores
-export function dealEndText(row) {
+export function dealEndText(row, nameOf = playerName) {
   const r = row || {};
   if ("game_points" in r) {
     if (isNone(r.winner)) return t("ev_hand_tie");
-    return t("ev_hand_won", { name: playerName(r.winner), points: r.game_points, reason: t(`why_${r.reason}`) });
+    return t("ev_hand_won", { name: nameOf(r.winner), points: r.game_points, reason: t(`why_${r.reason}`) });
   }
   if (r.annulled) return t("ev_annulled");
-  const scores = (r.scores || []).map((s, i) => `${playerName(i)} ${fmt(s)}`).join(" · ");
+  const scores = (r.scores || []).map((s, i) => `${nameOf(i)} ${fmt(s)}`).join(" · ");
   return `${t("ev_deal_end")} ${scores}`;
 }
 

@@ -63,7 +63,7 @@ function gamesBox(games) {
     `${g.finished_at ? localDate(g.finished_at) : "—"} · ${profileLabel(g.profile, g.game)} · ${(g.players || []).join(", ")}`,
     typeof g.winner === "number" && g.players?.[g.winner] ? ` · ${t("won_by", { name: g.players[g.winner] })}` : "",
     " ",
-    h("a", { class: "btnlink", href: g.watch, testid: `player-watch-${g.table}` }, t("see_again")),
+    h("a", { class: "btnlink", href: g.replay, testid: `player-replay-${g.table}` }, t("see_again")),
     " ",
     h("a", { class: "btnlink", href: g.record, download: `tapete-${g.table}.json`, testid: `player-record-${g.table}` }, t("download_record")))));
 }

@@ -3,7 +3,7 @@
 // cards they played with the better choice beside them, and shows the talon and the best
 // contract. Everything comes from GET /api/tables/{id}/review/{deal} (the server's analysis,
 // docs/analysis.md): the client computes no rule. reviewBar(view) is the side panel's button,
-// reviewButton(...) any other; ←/→ (Home/End) step through the deal inside the window.
+// dealEndReview(deal) the end-of-deal moment's, reviewButton(...) any other; ←/→ (Home/End) step through the deal inside the window.
 
 import { fmt, h, hideDialog, isNone, openDialog } from "./dom.js";
 import { S, watching } from "./state.js";
@@ -37,6 +37,13 @@ const allowed = () => Boolean(S.session && S.view && (S.view.over || (S.session.
 export function reviewBar(v) {
   if (!(v?.sheet || []).length || !allowed()) return null;
   return h("div", { class: "reviewbar" }, reviewButton(v.sheet.length - 1, { label: t("review_this_deal"), testid: "review-deal" }));
+}
+
+// "Review this deal" inside the end-of-deal moment (deal_end.js): the deal just over, with
+// `before` run first (the moment then waits for "Next deal"); null when it may not be reviewed
+export function dealEndReview(deal, before) {
+  if (!allowed()) return null;
+  return reviewButton(deal, { label: t("review_this_deal"), testid: "deal-end-review", before });
 }
 
 export function reviewButton(deal, { label = t("review_this_deal"), testid = "review-open", before = null } = {}) {
@@ -142,6 +149,8 @@ function headline(rep) {
     if (!isNone(rep.best_contract)) {
       parts.push(h("p", { testid: "review-best-contract" }, t("review_best_contract", { value: rep.best_contract }),
         " ", isNone(rep.bid_makeable) ? "" : t(rep.bid_makeable ? "review_bid_makeable" : "review_bid_not_makeable")));
+    } else if (!isNone(rep.open_best_value)) { // nothing makeable (a flat curve at 0: no trick at all)
+      parts.push(h("p", { testid: "review-best-contract" }, t("review_no_contract", { value: fmt(rep.open_best_value) })));
     }
   } else if (rep.result) {
     const r = rep.result;

@@ -63,6 +63,8 @@ export function forgetTable(table) {
 }
 
 export const watchUrl = (table) => `${location.origin}/?watch=${encodeURIComponent(table)}`;
+// the link to a finished game's replay (every hand face up)
+export const replayUrl = (table) => `${location.origin}/?replay=${encodeURIComponent(table)}`;
 export function leaveWatchUrl() {
   if (location.search) history.replaceState(null, "", location.pathname);
 }

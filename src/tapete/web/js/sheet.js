@@ -16,16 +16,25 @@ export function scoreSheet(v) {
   const side = h("aside", { class: "side" });
   side.append(h("h2", {}, t("sheet")));
   side.append(reviewBar(v) ?? "");
+  side.append(sheetScroll(scoreTable(v)));
+  side.append(h("p", { class: "legend", testid: "sheet-legend" }, legend(v)));
+  side.append(logBox());
+  return side;
+}
+
+// the table of a score sheet: `rows` (the view's sheet, or the first rows of it in a replay),
+// the players named by `nameOf`
+export function scoreTable(v, rows = v.sheet || [], nameOf = playerName, testid = "sheet") {
   const names = v.players;
-  const table = h("table", { class: "sheet", testid: "sheet" },
+  const table = h("table", { class: "sheet", testid },
     h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, t("contract")),
       names.map((n) => h("th", { scope: "col", title: n }, n)))));
   const body = h("tbody");
-  (v.sheet || []).forEach((r, i) => {
+  rows.forEach((r, i) => {
     let what;
     if (r.annulled) what = t("annulled");
-    else if (r.rospis) what = `${playerName(r.declarer)} ${r.bid} · ${t("rospis")}`;
-    else what = `${playerName(r.declarer)} ${r.contract}`;
+    else if (r.rospis) what = `${nameOf(r.declarer)} ${r.bid} · ${t("rospis")}`;
+    else what = `${nameOf(r.declarer)} ${r.contract}`;
     const scores = r.scores || [];
     body.append(h("tr", { testid: "sheet-row" },
       h("td", {}, String(i + 1)), h("td", {}, what),
@@ -41,10 +50,7 @@ export function scoreSheet(v) {
       })));
   });
   table.append(body);
-  side.append(sheetScroll(table));
-  side.append(h("p", { class: "legend", testid: "sheet-legend" }, legend(v)));
-  side.append(logBox());
-  return side;
+  return table;
 }
 
 // the legend says only the marks this game can show: attempts where the profile counts them
@@ -63,17 +69,22 @@ export function matchSheet(v) {
   side.append(h("h2", {}, t("match_to", { n: v.target })));
   side.append(h("div", { class: "matchscore", testid: "match" }, `${playerName(0)} ${v.match?.[0] ?? 0} – ${v.match?.[1] ?? 0} ${playerName(1)}`));
   side.append(reviewBar(v) ?? "");
-  const table = h("table", { class: "sheet", testid: "sheet" },
+  side.append(sheetScroll(matchTable(v)), logBox());
+  return side;
+}
+
+// the table of a match's hands (rows with `game_points`), as scoreTable
+export function matchTable(v, rows = v.sheet || [], nameOf = playerName, testid = "sheet") {
+  const table = h("table", { class: "sheet", testid },
     h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, t("hand_winner")),
       h("th", { scope: "col" }, t("game_points")), h("th", { scope: "col" }, t("card_points")))));
   const body = h("tbody");
-  (v.sheet || []).forEach((r, i) => {
+  rows.forEach((r, i) => {
     body.append(h("tr", { testid: "sheet-row" }, h("td", {}, String(i + 1)),
-      h("td", {}, isNone(r.winner) ? t("tie") : `${playerName(r.winner)} · ${t(`why_${r.reason}`)}`),
+      h("td", {}, isNone(r.winner) ? t("tie") : `${nameOf(r.winner)} · ${t(`why_${r.reason}`)}`),
       h("td", {}, `+${r.game_points ?? 0} (${(r.match || []).join("–")})`),
       h("td", {}, (r.points || []).join("–"))));
   });
   table.append(body);
-  side.append(sheetScroll(table), logBox());
-  return side;
+  return table;
 }

@@ -1,0 +1,235 @@
+"""The replay of a finished game in the page: reached from the end window of a game played
+by clicking, from the Games window's finished games and by its link (``/?replay=ID``); every
+hand face up, stepped with the keyboard (←/→, Home/End, PageUp/PageDown), the moves with the
+current one marked, the score sheet up to the deal and the end-of-game chart; refused with a
+message while the game is on."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from browser_helpers import LOCALES, card_label, play_until_deal_ends, shot, state, tid, view
+
+from tapete.games import kind
+from tapete.server.db import make_engine
+from tapete.server.tables import TableManager
+
+REPLAY = tid("replay")
+STEP = {"es": "Paso {n} de {total}", "pt": "Passo {n} de {total}", "en": "Step {n} of {total}"}
+DEAL = {"es": "Mano {n} de {total}", "en": "Deal {n} of {total}"}
+
+
+def finished_table(db_path: Path, game: str, seed: int, max_deals: int) -> tuple[int, str]:
+    """A table played to its end by random choices, made by a second manager on the live
+    server's database (as an administrator would; the live server reads it from there)."""
+
+    async def play() -> tuple[int, str]:
+        engine = make_engine(f"sqlite:///{db_path}")
+        manager = TableManager(engine, delay_ms=0)
+        try:
+            table = manager.create(
+                game=game,
+                profile=kind(game).profiles[0],
+                name="Ana",
+                language="en",
+                levels=["random"] * (kind(game).seats - 1),
+                seed=seed,
+                max_deals=max_deals,
+            )
+            rng = random.Random(seed)
+            while not table.game.over:
+                await manager.settled(table)
+                if table.game.turn == 0:
+                    action = rng.choice(table.game.legal_actions()).to_json()
+                    await manager.act(table, 0, table.version, action)
+                else:
+                    manager.ensure_bots(table)
+                    await asyncio.sleep(0.005)
+            await manager.settled(table)
+            return table.id, table.token
+        finally:
+            await manager.close()
+            engine.dispose()
+
+    # (Playwright's sync API holds an event loop in this thread: the play gets its own)
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, play()).result(timeout=120)
+
+
+def frame_no(page: Any) -> int:
+    return int(page.get_attribute(tid("replay-position"), "data-frame"))
+
+
+def press(page: Any, key: str, frame: int) -> None:
+    page.keyboard.press(key)
+    page.wait_for_selector(f'{tid("replay-position")}[data-frame="{frame}"]')
+
+
+def check_frame(page: Any, frames: list[dict[str, Any]], n: int, lang: str) -> None:
+    """What the window shows at frame ``n``: every hand face up (cards named in the
+    language), the step count, and the frame's move marked in the list."""
+    pos = frames[n]["position"]
+    assert page.inner_text(tid("replay-step")) == STEP[lang].format(n=n + 1, total=len(frames))
+    for seat, hand in enumerate(pos["hands"]):
+        cards = page.locator(f"{REPLAY} {tid(f'replay-hand-{seat}')} .card")
+        assert cards.evaluate_all("els => els.map(e => e.dataset.card)") == hand
+        if hand:
+            assert cards.first.get_attribute("aria-label") == card_label(hand[0], lang)
+    hidden = page.locator(f"{REPLAY} {tid('replay-hidden')} .card")
+    assert hidden.evaluate_all("els => els.map(e => e.dataset.card)") == pos["hidden"]
+    current = page.locator(f'{REPLAY} {tid("replay-move")}[aria-current="step"]')
+    assert current.count() == 1
+    moves = page.locator(f"{REPLAY} {tid('replay-move')}")
+    assert moves.count() == len(frames)
+    assert moves.nth(n).get_attribute("aria-current") == "step"
+
+
+def test_the_replay_from_the_end_window_steps_with_the_keyboard(
+    new_page, live_server, artifacts
+) -> None:  # type: ignore[no-untyped-def]
+    # a Mariage match at 6–6: the next hand, played by clicking, decides it
+    engine = make_engine(f"sqlite:///{live_server.db_path}")
+    try:
+        table = TableManager(engine).create(
+            game="mariage",
+            profile="mariage",
+            name="Ana",
+            language="en",
+            levels=["rules"],
+            seed=8,
+            start={"game_points": [6, 6]},
+        )
+    finally:
+        engine.dispose()
+    page = new_page(locale=LOCALES["en"])
+    page.goto(live_server.url)
+    page.evaluate(
+        "(b) => localStorage.setItem('tapete.table', JSON.stringify(b))",
+        {"table": table.id, "token": table.token, "seat": 0},
+    )
+    page.reload()
+    page.wait_for_selector("#table[data-version]")
+    log: list[str] = []
+    rng = random.Random(8)
+    for _ in range(4):
+        play_until_deal_ends(page, rng, log, bid_more=False)
+        if state(page)["over"] == "true":
+            break
+    assert view(page)["over"], log
+    page.wait_for_selector(f"{tid('over')}[open]")
+    page.click(tid("over-replay"))
+    page.wait_for_selector(f"{REPLAY}[open] {tid('replay-position')}")
+    assert not page.is_visible(f"{tid('over')}[open]")
+    record = page.request.get(f"{live_server.url}/api/tables/{table.id}/record").json()
+    body = page.request.get(f"{live_server.url}/api/tables/{table.id}/replay/0").json()
+    frames = body["frames"]
+    assert len(frames) == len(record["deals"][0]["actions"]) + 1
+    # the deal as dealt: both hands face up, the stock's cards too, nothing played yet
+    check_frame(page, frames, 0, "en")
+    assert [len(h) for h in frames[0]["position"]["hands"]] == [6, 6]
+    assert page.locator(f"{REPLAY} {tid('replay-indicator')} .card").count() == 1
+    assert page.locator(f"{REPLAY} {tid('replay-sheet')} {tid('sheet-row')}").count() == 0
+    # the end-of-game chart, one point per hand after the start
+    chart = page.locator(f"{REPLAY} {tid('score-chart')}")
+    assert chart.count() == 1
+    assert chart.locator(tid("chart-line-0")).get_attribute("data-points") == str(
+        len(record["deals"]) + 1
+    )
+    page.focus(tid("replay-step"))
+    press(page, "ArrowRight", 1)
+    check_frame(page, frames, 1, "en")
+    played = frames[1]["action"]
+    if played["type"] == "play":  # the card left the hand of the seat that played it
+        seat = frames[1]["seat"]
+        hand = page.locator(f"{REPLAY} {tid(f'replay-hand-{seat}')} .card")
+        assert played["card"] not in hand.evaluate_all("els => els.map(e => e.dataset.card)")
+    press(page, "ArrowLeft", 0)
+    press(page, "End", len(frames) - 1)
+    check_frame(page, frames, len(frames) - 1, "en")
+    # at the end of the hand: its result, and its row in the sheet
+    assert page.locator(f"{REPLAY} {tid('replay-result')}").count() == 1
+    assert page.locator(f"{REPLAY} {tid('replay-sheet')} {tid('sheet-row')}").count() == 1
+    press(page, "Home", 0)
+    page.click(f"{REPLAY} {tid('replay-move')} >> nth=2")
+    page.wait_for_selector(f'{tid("replay-position")}[data-frame="2"]')
+    shot(page, artifacts, "replay-mariage-en")
+    page.keyboard.press("Escape")
+    page.wait_for_selector(f"{REPLAY}:not([open])", state="attached")
+    assert page.js_errors == []
+
+
+def test_the_replay_by_its_link_and_from_the_games_window(new_page, live_server, artifacts) -> None:  # type: ignore[no-untyped-def]
+    table_id, token = finished_table(live_server.db_path, "mil", seed=21, max_deals=2)
+    record = live_record(new_page, live_server, table_id)
+    assert len(record["deals"]) == 2
+    page = new_page(locale=LOCALES["es"])
+    page.goto(f"{live_server.url}/?replay={table_id}")
+    page.wait_for_selector(f"{REPLAY}[open] {tid('replay-position')}")
+    assert page.inner_text(tid("replay-deal-no")) == DEAL["es"].format(n=1, total=2)
+    deal0 = page.request.get(f"{live_server.url}/api/tables/{table_id}/replay/0").json()
+    check_frame(page, deal0["frames"], 0, "es")
+    # the talon lies face down, shown face up in the replay
+    assert page.locator(f"{REPLAY} {tid('replay-hidden')} .card").count() == 3
+    page.focus(tid("replay-step"))
+    press(page, "End", len(deal0["frames"]) - 1)
+    assert page.locator(f"{REPLAY} {tid('replay-sheet')} {tid('sheet-row')}").count() == 1
+    page.keyboard.press("PageDown")
+    page.wait_for_selector(f'{tid("replay-position")}[data-deal="1"][data-frame="0"]')
+    assert page.inner_text(tid("replay-deal-no")) == DEAL["es"].format(n=2, total=2)
+    deal1 = page.request.get(f"{live_server.url}/api/tables/{table_id}/replay/1").json()
+    assert len(deal1["frames"]) == len(record["deals"][1]["actions"]) + 1
+    check_frame(page, deal1["frames"], 0, "es")
+    assert page.locator(f"{REPLAY} {tid('replay-sheet')} {tid('sheet-row')}").count() == 1
+    page.keyboard.press("PageUp")
+    page.wait_for_selector(f'{tid("replay-position")}[data-deal="0"][data-frame="0"]')
+    assert page.locator(f"{REPLAY} {tid('score-chart')}").count() == 1
+    shot(page, artifacts, "replay-mil-es")
+    # closing leaves the replay's address and, with no game of this browser's, opens Juegos
+    page.click(tid("replay-close"))
+    page.wait_for_selector(f"{tid('newgame')}[open]")
+    assert "replay" not in page.url
+    assert page.js_errors == []
+
+    # the Games window (on a phone): this browser's finished game has its Replay button
+    page = new_page(locale=LOCALES["en"], width=390, height=844)
+    page.goto(live_server.url)
+    entry = {"table": table_id, "token": token, "seat": 0, "game": "mil", "profile": "club"}
+    page.evaluate("(e) => localStorage.setItem('tapete.tables', JSON.stringify([e]))", entry)
+    page.reload()
+    page.click(tid(f"replay-{table_id}"))
+    page.wait_for_selector(f"{REPLAY}[open] {tid('replay-position')}")
+    assert not page.is_visible(f"{tid('newgame')}[open]")
+    assert page.inner_text(tid("replay-deal-no")) == DEAL["en"].format(n=1, total=2)
+    # the window fits the phone's width: nothing to scroll sideways
+    assert page.evaluate("() => document.getElementById('replay').scrollWidth") <= 390
+    shot(page, artifacts, "replay-mil-phone")
+    assert page.js_errors == []
+
+
+def test_an_unfinished_game_is_not_replayed(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
+    engine = make_engine(f"sqlite:///{live_server.db_path}")
+    try:
+        table = TableManager(engine).create(
+            game="mil", profile="club", name="Ana", language="pt", levels=["random"] * 2, seed=4
+        )
+    finally:
+        engine.dispose()
+    page = new_page(locale=LOCALES["pt"])
+    page.goto(f"{live_server.url}/?replay={table.id}")
+    page.wait_for_selector(f"{REPLAY}[open] {tid('replay-error')}")
+    assert page.inner_text(tid("replay-error")) == (
+        "A repetição abre quando o jogo acaba: mostra todas as mãos."
+    )
+    assert page.locator(f"{REPLAY} .card").count() == 0
+    assert page.js_errors == []
+
+
+def live_record(new_page, live_server, table_id: int) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    page = new_page()
+    res = page.request.get(f"{live_server.url}/api/tables/{table_id}/record")
+    assert res.status == 200
+    return dict(res.json())
