@@ -686,10 +686,13 @@ def computer_delay_ms(settings: Settings) -> int:
     return 0 if settings.flat_out else round(sum(settings.think) / 2 * 1000)
 
 
-def measure(settings: Settings, src: Path | None = None) -> dict[str, Any]:
+def measure(
+    settings: Settings, src: Path | None = None, profile: Path | None = None
+) -> dict[str, Any]:
     """The whole benchmark: the baseline (one table of the same clients, flat out, no
     drops, on a server of its own), then the run on a fresh server; the summary with the
-    targets and the ratios to the baseline. ``src``: the server's source folder."""
+    targets and the ratios to the baseline. ``src``: the server's source folder;
+    ``profile``: where the run's server writes a cProfile of its event loop."""
     seating = settings.seating
     out: dict[str, Any] = {"settings": asdict(settings)}
     if settings.baseline_seconds > 0:
@@ -708,7 +711,7 @@ def measure(settings: Settings, src: Path | None = None) -> dict[str, Any]:
             if seating == "auto":
                 seating = asyncio.run(detect_seating(server))
             out["baseline"] = phase(base_settings, server, seating, "baseline")
-    with ChildServer(delay_ms=computer_delay_ms(settings), src=src) as server:
+    with ChildServer(delay_ms=computer_delay_ms(settings), src=src, profile=profile) as server:
         if seating == "auto":
             seating = asyncio.run(detect_seating(server))
         out["run"] = phase(settings, server, seating, "run")
@@ -811,6 +814,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Settings, argparse.Namesp
     )
     p.add_argument("--json", metavar="FILE", help="also write the summary as JSON (- : stdout)")
     p.add_argument("--server-src", type=Path, help="run the server from this src folder")
+    p.add_argument("--profile-server", type=Path, help="cProfile of the run's server, to FILE")
     a = p.parse_args(argv)
     if not 1 <= a.tables <= 5000:
         p.error("--tables must be from 1 to 5000")
@@ -842,7 +846,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Settings, argparse.Namesp
 
 def main(argv: list[str] | None = None) -> int:
     settings, a = parse_args(argv)
-    out = measure(settings, a.server_src)
+    out = measure(settings, a.server_src, a.profile_server)
     print(report(out))
     if a.json == "-":
         print(json.dumps(out, indent=1))

@@ -35,7 +35,18 @@ port, delay, rate = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 known = {f.name for f in dataclasses.fields(Limits)}
 limits = Limits(**{k: v for k, v in json.loads(raw).items() if k in known})
 app = create_app(url, delay, rate_limit=rate, limits=limits)
-uvicorn.Server(uvicorn_config(app, "127.0.0.1", port, limits, log_level="warning")).run()
+server = uvicorn.Server(uvicorn_config(app, "127.0.0.1", port, limits, log_level="warning"))
+if len(sys.argv) > 6:  # a cProfile of the event loop's thread, written when it stops
+    import cProfile, signal
+    # uvicorn raises the signal again after its shutdown: exit through Python then
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    profile = cProfile.Profile()
+    try:
+        profile.runcall(server.run)
+    finally:
+        profile.dump_stats(sys.argv[6])
+else:
+    server.run()
 """
 
 #: a benchmark is one client address with many tables: the per-address bounds are lifted
@@ -90,7 +101,8 @@ class ChildServer:
     ``base`` (http://...), ``ws_base`` (ws://...) and ``cpu()``, its CPU seconds so far.
 
     ``src``: the ``src`` folder to run (default this checkout's); ``limits``: ``Limits``
-    fields over :data:`BENCH_LIMITS`."""
+    fields over :data:`BENCH_LIMITS`; ``profile``: write a cProfile of the server's event
+    loop thread there when it stops."""
 
     def __init__(
         self,
@@ -100,6 +112,7 @@ class ChildServer:
         limits: dict[str, Any] | None = None,
         src: Path | None = None,
         quiet: bool = False,
+        profile: Path | None = None,
     ) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
@@ -109,6 +122,7 @@ class ChildServer:
         self.limits = {**BENCH_LIMITS, **(limits or {})}
         self.src = src or ROOT / "src"
         self.quiet = quiet
+        self.profile = profile
         self.tmp: tempfile.TemporaryDirectory[str] | None = None
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -127,6 +141,7 @@ class ChildServer:
         env["PYTHONPATH"] = str(self.src) + os.pathsep + env.get("PYTHONPATH", "")
         argv = [sys.executable, "-c", SERVER_CODE, url, str(self.port), str(self.delay_ms)]
         argv += [str(self.rate_limit), json.dumps(self.limits)]
+        argv += [str(self.profile)] if self.profile else []
         out = subprocess.DEVNULL if self.quiet else None
         self.process = subprocess.Popen(argv, env=env, stdout=out, stderr=out)
         for _ in range(600):
