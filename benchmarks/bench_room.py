@@ -17,10 +17,12 @@ OpenAPI document has the seats route.
 Measured over a window of ``--seconds`` that starts once every table is seated: action
 latency (a client's send -> the message of that action received by that client), actions
 applied per second, the server's CPU time per action (from /proc), bytes per message (the
-first message of each connection, later ``view`` messages, ``sync`` answers), errors;
-before it, a baseline: the same clients at one table, flat out, on the same server.
+first message of each connection, later ``view`` messages, ``sync`` answers: the length of
+the JSON text, before the wire's permessage-deflate), errors; before it, a baseline: the
+same clients at one table, flat out, on a server of its own. Figures and commands:
+docs/benchmarks.md, "Online room load".
 
-    PYTHONPATH=src .venv/bin/python benchmarks/bench_room.py --tables 200 --seconds 60
+    PYTHONPATH=src .venv/bin/python benchmarks/bench_room.py --tables 200 --seconds 60 --clients 2
     PYTHONPATH=src .venv/bin/python benchmarks/bench_room.py --tables 100 --flat-out --json out.json
 """
 
