@@ -314,7 +314,8 @@ def test_serve_refuses_a_database_that_is_not_a_url(capsys: pytest.CaptureFixtur
     assert main(["serve", "--db", "games.db"]) == 2
     err = capsys.readouterr().err
     assert err == (
-        "error: --db 'games.db' is not a database URL (for example sqlite:////home/ana/tapete.db)\n"
+        "error: --db 'games.db' is not a database URL (for example sqlite:////home/ana/tapete.db"
+        " or postgresql+psycopg://tapete@localhost/tapete)\n"
     )
 
 

@@ -175,9 +175,11 @@ class RecordReader(Generic[G]):
     final_fields: tuple[str, ...]
     #: whether the last deal may stop before its end (a match in progress, without result)
     in_progress: bool
-    #: ``(record, deals) -> game``: the game before the first action, dealing ``deals`` in
-    #: order (the header and the deals are already checked)
-    start: Callable[[JSON, list[DealCards]], G]
+    #: ``(record, deals, seeds) -> game``: the game before the first action, dealing
+    #: ``deals`` in order (the header and the deals are already checked); ``seeds[k]`` is
+    #: deal k's revealed fair seed (already checked against its cards) or None, for the game
+    #: to write back
+    start: Callable[[JSON, list[DealCards], list[bytes | None]], G]
     #: the seat that deals the current deal
     dealer: Callable[[G], int]
     parse_action: Callable[[JSON], Any]
@@ -193,10 +195,14 @@ class RecordReader(Generic[G]):
     result: Callable[[G, int], JSON]
     #: ``game`` -> the values of ``final_fields`` after the last deal
     final: Callable[[G], JSON]
+    #: ``seed -> (hands, rest)``: the fair deal of a seed (tapete.fair), which the reader
+    #: compares with a deal's recorded cards
+    deal_seeded: Callable[[bytes], DealCards]
 
 
-#: ``(profile, *, seed, players, max_deals, start) -> Game``: a new game, or one begun from a
-#: record's ``start`` position (``ValueError``/``RecordError`` for a bad one)
+#: ``(profile, *, seed, players, max_deals, start[, deal_seeds]) -> Game``: a new game, or one
+#: begun from a record's ``start`` position (``ValueError``/``RecordError`` for a bad one);
+#: ``deal_seeds`` (deal index -> a :mod:`tapete.fair` seed or None) deals fair deals
 GameFactory = Callable[..., Game]
 
 
@@ -250,15 +256,28 @@ class GameKind:
         players: list[str] | None = None,
         max_deals: int | None = None,
         start: JSON | None = None,
+        deal_seeds: Callable[[int], bytes | None] | None = None,
     ) -> Game:
-        """A new game of this kind (``profile`` None: the default one)."""
+        """A new game of this kind (``profile`` None: the default one); ``deal_seeds`` (deal
+        index -> seed) deals fair deals (:mod:`tapete.fair`), the others come from ``seed``."""
         profile = profile or self.profiles[0]
         if profile not in self.profiles:
             raise ValueError(
                 f"unknown profile {profile!r} for {self.name} "
                 f"(expected one of: {', '.join(self.profiles)})"
             )
-        return self.build(profile, seed=seed, players=players, max_deals=max_deals, start=start)
+        if deal_seeds is None:  # (a factory need not know fair deals to be a game)
+            return self.build(
+                profile, seed=seed, players=players, max_deals=max_deals, start=start
+            )
+        return self.build(
+            profile,
+            seed=seed,
+            players=players,
+            max_deals=max_deals,
+            start=start,
+            deal_seeds=deal_seeds,
+        )
 
     def target(self, profile: str | None = None) -> int:
         return self.targets[profile or self.profiles[0]]

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from tapete.errors import RecordError
@@ -47,9 +48,13 @@ def new_game(
     players: list[str] | None = None,
     max_deals: int | None = None,
     start: JSON | None = None,
+    deal_seeds: Callable[[int], bytes | None] | None = None,
 ) -> Game:
-    """A new game of ``game`` dealt from ``seed`` (or begun from a record's ``start``)."""
-    return kind(game).new(profile, seed=seed, players=players, max_deals=max_deals, start=start)
+    """A new game of ``game`` dealt from ``seed`` (or begun from a record's ``start``);
+    ``deal_seeds`` (deal index -> seed): fair deals (:mod:`tapete.fair`)."""
+    return kind(game).new(
+        profile, seed=seed, players=players, max_deals=max_deals, start=start, deal_seeds=deal_seeds
+    )
 
 
 def game_from_record(record: JSON, *, check_results: bool = True) -> Game:

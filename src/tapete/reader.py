@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from tapete.cards import CARD_NAMES, Card, InvalidNotationError, parse_card
 from tapete.errors import IllegalActionError, RecordError
+from tapete.fair import read_fair
 from tapete.game import JSON, DealCards, Game, RecordReader
 from tapete.records import FORMAT, check_depth
 
@@ -162,6 +163,28 @@ def _deal(reader: RecordReader[Any], deal: object, k: int) -> DealCards:
     return held, rest
 
 
+def _fair(reader: RecordReader[Any], deal: JSON, cards: DealCards, k: int) -> bytes | None:
+    """A deal's optional ``fair`` field, checked: the seed matches its commitment and deals
+    exactly the recorded cards. Its seed, or None for a deal without one."""
+    if "fair" not in deal:
+        return None
+    try:
+        fair = read_fair(deal["fair"])
+    except RecordError as exc:
+        raise RecordError(exc.reason, deal=k) from None
+    hands, rest = reader.deal_seeded(fair.seed)
+    places = [*((f"seat {s}'s hand", h) for s, h in enumerate(hands)), (f"the {reader.rest}", rest)]
+    for (place, dealt), recorded in zip(places, [*cards[0], cards[1]], strict=True):
+        if dealt != recorded:
+            raise RecordError(
+                f"the cards are not the fair deal of the revealed seed: {place} is "
+                f"{' '.join(CARD_NAMES[c] for c in recorded)}, the seed deals "
+                f"{' '.join(CARD_NAMES[c] for c in dealt)}",
+                deal=k,
+            )
+    return fair.seed
+
+
 def _action(reader: RecordReader[Any], entry: object, k: int, j: int) -> tuple[int, Any]:
     if not isinstance(entry, dict):
         raise RecordError(f"an action must be an object, got {short(entry)}", deal=k, action=j)
@@ -218,12 +241,16 @@ def _compare(recorded: JSON, computed: JSON, what: str, k: int | None) -> None:
 def read_record(reader: RecordReader[G], record: object, *, check_results: bool = True) -> Steps[G]:
     """Replay ``record`` step by step: yields ``(game, action)`` with the game in the position
     before each engine action (the ones the format leaves out too), applies the action when
-    resumed, and returns the game holding the whole record. With ``check_results`` every
-    deal's ``result`` and the final fields must equal what the engine computes. The first
-    problem raises :class:`RecordError` with the deal and action index."""
+    resumed, and returns the game holding the whole record. A deal's ``fair`` field is
+    checked first: its seed must match its commitment and deal exactly the recorded cards.
+    With ``check_results`` every deal's ``result`` and the final fields must equal what the
+    engine computes. The first problem raises :class:`RecordError` with the deal and action
+    index."""
     rec = _header(reader, record)
     raw_deals: list[Any] = rec["deals"]
-    game = reader.start(rec, [_deal(reader, d, k) for k, d in enumerate(raw_deals)])
+    cards = [_deal(reader, d, k) for k, d in enumerate(raw_deals)]
+    seeds = [_fair(reader, d, c, k) for k, (d, c) in enumerate(zip(raw_deals, cards, strict=True))]
+    game = reader.start(rec, cards, seeds)
     for k, deal in enumerate(raw_deals):
         if game.over:
             raise RecordError("the game was already over before this deal", deal=k)

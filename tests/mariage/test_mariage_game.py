@@ -28,6 +28,7 @@ VIEW_KEYS = {
     "hand_counts", "deal_number", "dealer", "match", "target", "trump", "indicator",
     "stock_count", "closed", "closed_by", "trick", "leader", "last_trick", "points",
     "tricks_won", "marriages", "pending_marriage", "sheet", "pair_cards", "claim_points",
+    "commitment",
 }  # fmt: skip
 
 

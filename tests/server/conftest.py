@@ -1,13 +1,24 @@
-"""Fixtures for the server tests: an app on a temporary SQLite file, with no bot delay."""
+"""Fixtures for the server tests: an app on a temporary database, with no bot delay.
+
+Every test that uses the database (``db_url``, and so ``make_app``, ``app``, ``client``) runs
+twice: on a SQLite file (``[sqlite]``) and on a PostgreSQL database of its own
+(``[postgresql]``, db_helpers.py). A test marked ``sqlite_only`` (HTTP and message checks that
+the database does not change) runs on SQLite alone.
+"""
 
 from __future__ import annotations
 
+import socket
+import threading
+import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
+import uvicorn
 from starlette.applications import Starlette
 
 with warnings.catch_warnings():
@@ -15,6 +26,7 @@ with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message=".*httpx2.*")
     from starlette.testclient import TestClient
 
+from db_helpers import Databases, admin_connection, drop_leftovers
 from server_helpers import MakeApp, set_secret
 
 from tapete.server.app import create_app
@@ -25,8 +37,59 @@ from tapete.server.review import ReviewSettings
 TEST_LIMITS = Limits(create_burst=100_000, hint_burst=100_000, hint_processes=0, list_cache_s=0)
 
 
+DATABASES = ("sqlite", "postgresql")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Run every test that uses ``db_url`` on each database (the ``sqlite_only`` ones on
+    SQLite only)."""
+    if "db_url" not in metafunc.fixturenames:
+        return
+    only = metafunc.definition.get_closest_marker("sqlite_only") is not None
+    metafunc.parametrize("db_url", ["sqlite"] if only else DATABASES, indirect=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_admin() -> Iterator[psycopg.Connection[Any]]:
+    """A connection to the PostgreSQL server's maintenance database (the test fails when the
+    server does not answer); the databases of killed runs are dropped first."""
+    admin = admin_connection()
+    drop_leftovers(admin)
+    yield admin
+    admin.close()
+
+
 @pytest.fixture
-def db_url(tmp_path: Path) -> str:
+def postgres_databases(postgres_admin: psycopg.Connection[Any]) -> Iterator[Databases]:
+    """``postgres_databases.new()``: the URL of a new empty PostgreSQL database, dropped at
+    the end of the test."""
+    databases = Databases(postgres_admin)
+    yield databases
+    databases.drop_all()
+
+
+@pytest.fixture
+def new_db_url(db_url: str, request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[], str]:
+    """``new_db_url()``: the URL of another new empty database of the test's kind (besides
+    ``db_url``)."""
+    count = iter(range(1_000_000))
+
+    def new() -> str:
+        if db_url.startswith("postgresql"):
+            databases: Databases = request.getfixturevalue("postgres_databases")
+            return databases.new()
+        return f"sqlite:///{tmp_path / f'tapete-{next(count)}.sqlite3'}"
+
+    return new
+
+
+@pytest.fixture
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The URL of the test's empty database: a SQLite file, or (``[postgresql]``) a
+    PostgreSQL database of the test's own."""
+    if request.param == "postgresql":
+        databases: Databases = request.getfixturevalue("postgres_databases")
+        return databases.new()
     return f"sqlite:///{tmp_path / 'tapete.sqlite3'}"
 
 
@@ -58,3 +121,25 @@ def app(make_app: MakeApp) -> Starlette:
 def client(app: Starlette) -> Iterator[TestClient]:
     with TestClient(app) as c:
         yield c
+
+
+@pytest.fixture
+def served(make_app: MakeApp) -> Iterator[tuple[str, Starlette]]:
+    """An app under uvicorn on loopback: its ``host:port`` and the app."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    app = make_app()
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="warning", ws_max_size=65536
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.02)
+    yield f"127.0.0.1:{port}", app
+    server.should_exit = True
+    thread.join(timeout=10)

@@ -17,6 +17,7 @@ from starlette.applications import Starlette
 from tapete.bots.reasons import Reason
 from tapete.cards import CARD_NAMES, bits, mask_of, mask_points, parse_card
 from tapete.server.db import ActionRow, SecretRow, TableRow
+from tapete.server.fairness import load_key
 from tapete.server.tables import game_of
 
 if TYPE_CHECKING:
@@ -38,7 +39,12 @@ def new_table(client: TestClient, *, counted: bool = False, **body: Any) -> tupl
         data["levels"] = ["random"] * (2 if data["game"] == "mil" else 1)
     if counted:
         seed = data.pop("seed")
-        with mock.patch("tapete.server.tables.secrets.randbits", return_value=seed):
+        # (and a deal key of its own: the fair deals are the same at every run)
+        key = seed.to_bytes(32, "big")
+        with (
+            mock.patch("tapete.server.tables.secrets.randbits", return_value=seed),
+            mock.patch("tapete.server.fairness.new_key", return_value=key),
+        ):
             r = client.post("/api/tables", json=data)
     else:
         r = client.post("/api/tables", json=data)
@@ -206,7 +212,7 @@ class Oracle:
         with app.state.manager.sessions() as s:
             row = s.get(TableRow, table_id)
             assert row is not None
-            self.game = game_of(row)
+            self.game = game_of(row, load_key(s, table_id))
         self.actions = stored_actions(app, table_id)
         self.seat = seat
         self.version = 0

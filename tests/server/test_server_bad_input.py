@@ -15,6 +15,9 @@ from starlette.testclient import TestClient
 
 NEVER_LEGAL = {"type": "bid", "value": 395}  # above any Mil bid limit
 
+# (messages the server refuses before the database: SQLite only)
+pytestmark = pytest.mark.sqlite_only
+
 
 class Seated:
     def __init__(self, app: Starlette, client: TestClient, table_id: int, token: str) -> None:

@@ -6,13 +6,13 @@ from __future__ import annotations
 import dataclasses
 import logging
 import random
-import sqlite3
 import threading
 import time
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
+from db_helpers import write_lock
 from server_helpers import MakeApp, Session, new_table
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
@@ -37,6 +37,7 @@ TEST_LIMITS = Limits(create_burst=100_000, hint_burst=100_000, hint_processes=0,
         ("language", {"es": 1}, "'language' must be one of"),
     ],
 )
+@pytest.mark.sqlite_only
 def test_odd_fields_get_a_400_that_names_them(
     client: TestClient, field: str, value: Any, words: str
 ) -> None:
@@ -46,6 +47,7 @@ def test_odd_fields_get_a_400_that_names_them(
     assert words in r.json()["error"]
 
 
+@pytest.mark.sqlite_only
 @pytest.mark.parametrize("raw", ["²", "١", "1²", "٣", "𝟏", "１"])
 def test_a_table_id_is_ascii_digits_only(client: TestClient, raw: str) -> None:
     new_table(client)  # table 1 exists: a Unicode digit one must not alias it
@@ -54,12 +56,14 @@ def test_a_table_id_is_ascii_digits_only(client: TestClient, raw: str) -> None:
         assert r.status_code == 404 and r.json() == {"error": "there is no such table"}, path
 
 
+@pytest.mark.sqlite_only
 @pytest.mark.parametrize("raw", ["²", "١", "-1", "0", "101", "1e3", ""])
 def test_ranking_limit_must_be_ascii_in_range(client: TestClient, raw: str) -> None:
     r = client.get("/api/ranking", params={"limit": raw})
     assert r.status_code == 400 and "'limit' must be a whole number" in r.json()["error"]
 
 
+@pytest.mark.sqlite_only
 @pytest.mark.parametrize("raw", ["²", "١", "x"])
 def test_a_websocket_to_no_table_is_closed_with_a_code(client: TestClient, raw: str) -> None:
     new_table(client)
@@ -73,6 +77,7 @@ def test_a_websocket_to_no_table_is_closed_with_a_code(client: TestClient, raw: 
 # ---------------------------------------------------------------------- 9. cross-site
 
 
+@pytest.mark.sqlite_only
 def test_a_websocket_from_another_site_is_refused(client: TestClient) -> None:
     table_id, _ = new_table(client)
     with (
@@ -87,6 +92,7 @@ def test_a_websocket_from_another_site_is_refused(client: TestClient) -> None:
             assert ws.receive_json()["type"] == "view"
 
 
+@pytest.mark.sqlite_only
 def test_an_allowed_origin_may_connect(make_app: MakeApp) -> None:
     app = make_app(allowed_origins=["https://club.example"])
     with TestClient(app) as client:
@@ -100,6 +106,7 @@ def test_an_allowed_origin_may_connect(make_app: MakeApp) -> None:
 @pytest.mark.parametrize(
     "ctype", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data", None]
 )
+@pytest.mark.sqlite_only
 def test_a_post_must_be_json(client: TestClient, ctype: str | None) -> None:
     body = b'{"game": "mil", "name": "Ana"}'
     headers = {} if ctype is None else {"content-type": ctype}
@@ -108,6 +115,7 @@ def test_a_post_must_be_json(client: TestClient, ctype: str | None) -> None:
     assert client.get("/api/tables/live").json() == []
 
 
+@pytest.mark.sqlite_only
 def test_the_host_header_is_checked(make_app: MakeApp) -> None:
     app = make_app(trusted_hosts=["127.0.0.1", "localhost"])
     with TestClient(app, base_url="http://127.0.0.1:8000") as client:
@@ -131,6 +139,7 @@ def test_serve_trusts_loopback_names_when_bound_to_loopback() -> None:
 @pytest.mark.parametrize(
     "path", ["/", "/api/config", "/static/app.js", "/rules/club?lang=en", "/api/tables/9"]
 )
+@pytest.mark.sqlite_only
 def test_every_answer_has_the_security_headers(client: TestClient, path: str) -> None:
     r = client.get(path)
     csp = r.headers["content-security-policy"]
@@ -176,6 +185,7 @@ def test_a_trusted_proxy_that_is_no_address_is_refused() -> None:
 # ---------------------------------------------------------------------- 4. sockets
 
 
+@pytest.mark.sqlite_only
 def test_websockets_per_client_and_per_table_are_bounded(make_app: MakeApp) -> None:
     app = make_app(limits=Limits(max_sockets_per_client=3, max_sockets_per_table=2))
     with TestClient(app) as client:
@@ -202,6 +212,7 @@ def test_websockets_per_client_and_per_table_are_bounded(make_app: MakeApp) -> N
                 assert refused.value.code == 1008
 
 
+@pytest.mark.sqlite_only
 def test_each_kind_of_refusal_is_logged_once(
     client: TestClient, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -242,9 +253,9 @@ def test_a_chosen_deal_is_neither_ranked_nor_counted(client: TestClient) -> None
     assert client.get("/api/stats", params={"name": "Eve"}).json()[0]["games"] == 1
 
 
-def _bot_moves(path: Path) -> list[Any]:
+def _bot_moves(db_url: str) -> list[Any]:
     """Seed 7, the same person's moves: the actions of the computer seat."""
-    app = create_app(f"sqlite:///{path}", delay_ms=0, rate_limit=10_000, limits=TEST_LIMITS)
+    app = create_app(db_url, delay_ms=0, rate_limit=10_000, limits=TEST_LIMITS)
     with TestClient(app) as client:
         table_id, token = new_table(client, game="mariage", seed=7, levels=["random"])
         with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
@@ -261,17 +272,20 @@ def _bot_moves(path: Path) -> list[Any]:
         return [a for seat, a in rows if seat == 1]
 
 
-def test_computer_choices_are_not_predictable_from_the_seed(tmp_path: Path) -> None:
+def test_computer_choices_are_not_predictable_from_the_seed(
+    new_db_url: Callable[[], str],
+) -> None:
     """Two servers, the same seed and the same person's moves: the computer players choose
     differently (their numbers come from each server's secret, not from the seed)."""
-    first = _bot_moves(tmp_path / "a.sqlite3")
-    second = _bot_moves(tmp_path / "b.sqlite3")
+    first = _bot_moves(new_db_url())
+    second = _bot_moves(new_db_url())
     assert first and second and first != second
 
 
 # ---------------------------------------------------------------------- 2. cheap floods
 
 
+@pytest.mark.sqlite_only
 def test_table_creation_is_rate_limited_per_client(make_app: MakeApp) -> None:
     app = make_app(limits=Limits(create_burst=3, create_refill_s=60))
     with TestClient(app) as client:
@@ -320,6 +334,7 @@ def test_table_info_does_not_rebuild_the_game(
         assert info == expected and info["version"] > 0
 
 
+@pytest.mark.sqlite_only
 def test_start_up_answers_before_rebuilding_unfinished_tables(
     make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -370,14 +385,11 @@ def test_an_external_lock_neither_freezes_nor_drops_the_person(
     app: Starlette, client: TestClient, db_url: str
 ) -> None:
     table_id, token = new_table(client, game="mariage", seed=3)
-    path = db_url.removeprefix("sqlite:///")
     with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
         me = Session(ws, random.Random(4))
         view = me.wait_turn()
         version = me.version
-        other = sqlite3.connect(path, isolation_level=None)
-        other.execute("BEGIN IMMEDIATE")  # another program holds the write lock
-        try:
+        with write_lock(db_url):  # another program holds the write lock
             started = time.monotonic()
             me.act(view["legal"][0])
             error = me.error()
@@ -391,9 +403,6 @@ def test_an_external_lock_neither_freezes_nor_drops_the_person(
             app.state.manager.opened.clear()
             with client.websocket_connect(f"/ws/{table_id}?token={token}") as again:
                 assert again.receive_json()["type"] == "view"
-        finally:
-            other.execute("ROLLBACK")
-            other.close()
         # the same connection, the same version: the action goes through now
         me.waiting = False
         me.version = version
@@ -406,6 +415,7 @@ def test_an_external_lock_neither_freezes_nor_drops_the_person(
 # ---------------------------------------------------------------------- 10. hints
 
 
+@pytest.mark.sqlite_only
 def test_hints_are_budgeted_per_seat(make_app: MakeApp) -> None:
     app = make_app(
         limits=Limits(hint_burst=3, hint_refill_s=60, create_burst=100, hint_processes=0)
@@ -424,6 +434,7 @@ def test_hints_are_budgeted_per_seat(make_app: MakeApp) -> None:
     assert answers == ["hint"] * 3 + ["rate_limited"] * 3
 
 
+@pytest.mark.sqlite_only
 def test_a_hint_flood_leaves_the_computer_players_their_moves(
     make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -543,6 +554,7 @@ def test_a_table_played_past_a_lowered_cap_still_opens(make_app: MakeApp) -> Non
         assert table is not None and table.version == version and not table.game.over
 
 
+@pytest.mark.sqlite_only
 def test_hints_run_in_a_worker_process(make_app: MakeApp) -> None:
     """The default: a hint is computed in a worker process (not holding the event loop's
     interpreter lock); it is the same legal suggestion."""
@@ -559,6 +571,7 @@ def test_hints_run_in_a_worker_process(make_app: MakeApp) -> None:
     assert app.state.server.hint_pool.processes == 1
 
 
+@pytest.mark.sqlite_only
 def test_a_flood_of_the_same_list_costs_one_query(
     make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -613,7 +626,6 @@ def test_a_locked_write_holds_up_no_other_table(make_app: MakeApp, db_url: str) 
     with TestClient(app) as client:
         locked_id, locked_token = new_table(client, game="mariage", seed=3)
         free_id, free_token = new_table(client, game="mariage", seed=4)
-        path = db_url.removeprefix("sqlite:///")
         with (
             client.websocket_connect(f"/ws/{locked_id}?token={locked_token}") as ws,
             client.websocket_connect(f"/ws/{free_id}?token={free_token}") as ws2,
@@ -622,9 +634,7 @@ def test_a_locked_write_holds_up_no_other_table(make_app: MakeApp, db_url: str) 
             view = me.wait_turn()
             other_me = Session(ws2, random.Random(5))
             other_me.wait_turn()
-            other = sqlite3.connect(path, isolation_level=None)
-            other.execute("BEGIN IMMEDIATE")  # another program holds the write lock
-            try:
+            with write_lock(db_url):  # another program holds the write lock
                 started = time.monotonic()
                 me.act(view["legal"][0])
                 time.sleep(0.3)  # the server is in the write now, waiting for the lock
@@ -637,9 +647,6 @@ def test_a_locked_write_holds_up_no_other_table(make_app: MakeApp, db_url: str) 
                 answered = time.monotonic() - started
                 error = me.error()
                 refused = time.monotonic() - started
-            finally:
-                other.execute("ROLLBACK")
-                other.close()
         assert error["code"] == "not_saved", error
         # the other table answered while the write still waited (it gives up after 2 s)
         assert refused >= 1.8, f"the write gave up after {refused:.2f} s"

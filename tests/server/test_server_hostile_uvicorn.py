@@ -31,6 +31,9 @@ LIMITS = Limits(
     keep_alive_s=1,
 )
 
+# (HTTP limits of the server under uvicorn, before the database: SQLite only)
+pytestmark = pytest.mark.sqlite_only
+
 
 @pytest.fixture
 def port(make_app: MakeApp) -> Iterator[int]:
@@ -102,8 +105,7 @@ def test_a_huge_content_length_is_refused_before_the_body(port: int) -> None:
     with _sock(port) as s:
         s.sendall(
             b"POST /api/tables HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-            b"Content-Type: application/json\r\nContent-Length: 314572800\r\n\r\n"
-            + b"{" * 1000
+            b"Content-Type: application/json\r\nContent-Length: 314572800\r\n\r\n" + b"{" * 1000
         )
         started = time.monotonic()
         status, _, body = _response(s)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
+import pytest
 from server_helpers import Session, new_table, set_secret, stored_actions
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
@@ -21,8 +21,8 @@ from tapete.server.tables import rebuild_memory
 SEED = 37  # a deal where a bot that forgot the tricks it saw plays differently
 
 
-def _app(path: Path) -> Starlette:
-    app = create_app(f"sqlite:///{path}", delay_ms=0, rate_limit=10_000)
+def _app(db_url: str) -> Starlette:
+    app = create_app(db_url, delay_ms=0, rate_limit=10_000)
     set_secret(app)  # both databases: the same computer choices
     return app
 
@@ -46,8 +46,8 @@ def _mid_hand(v: dict[str, Any]) -> bool:
     return v["deal_number"] == 2 and sum(v["tricks_won"]) >= 3 and not v["trick"]
 
 
-def _play(path: Path, *, interrupt: bool) -> list[dict[str, Any]]:
-    app = _app(path)
+def _play(db_url: str, *, interrupt: bool) -> list[dict[str, Any]]:
+    app = _app(db_url)
     with TestClient(app) as client:
         table_id, token = new_table(
             client, game="mariage", seed=SEED, levels=["rules"], max_deals=3
@@ -56,7 +56,7 @@ def _play(path: Path, *, interrupt: bool) -> list[dict[str, Any]]:
             last = _drive(Session(ws), _mid_hand if interrupt else lambda v: False)
     if interrupt:
         assert not last["over"] and _mid_hand(last)
-        app = _app(path)  # a restart: the table is rebuilt from the database
+        app = _app(db_url)  # a restart: the table is rebuilt from the database
         with (
             TestClient(app) as client,
             client.websocket_connect(f"/ws/{table_id}?token={token}") as ws,
@@ -66,17 +66,17 @@ def _play(path: Path, *, interrupt: bool) -> list[dict[str, Any]]:
     return stored_actions(app, table_id)
 
 
-def test_a_resumed_mariage_game_is_played_like_an_uninterrupted_one(tmp_path: Path) -> None:
-    straight = _play(tmp_path / "a.sqlite3", interrupt=False)
-    resumed = _play(tmp_path / "b.sqlite3", interrupt=True)
+def test_a_resumed_mariage_game_is_played_like_an_uninterrupted_one(
+    new_db_url: Callable[[], str],
+) -> None:
+    straight = _play(new_db_url(), interrupt=False)
+    resumed = _play(new_db_url(), interrupt=True)
     assert resumed == straight
 
 
-def test_the_rebuilt_memory_equals_the_memory_of_a_bot_that_never_stopped(
-    tmp_path: Path,
-) -> None:
-    path = tmp_path / "c.sqlite3"
-    app = _app(path)
+@pytest.mark.sqlite_only  # (the memory rebuilt is the engine's and the bots')
+def test_the_rebuilt_memory_equals_the_memory_of_a_bot_that_never_stopped(db_url: str) -> None:
+    app = _app(db_url)
     with TestClient(app) as client:
         table_id, token = new_table(
             client, game="mariage", seed=SEED, levels=["rules"], max_deals=3
@@ -86,7 +86,7 @@ def test_the_rebuilt_memory_equals_the_memory_of_a_bot_that_never_stopped(
     actions = stored_actions(app, table_id)
 
     # a bot that saw every view of the hand it decided on, as the server showed them
-    manager = _app(path).state.manager
+    manager = _app(db_url).state.manager
     table = manager.get(table_id, keep=False)
     assert table is not None and table.memory is not None
     fresh_game, stored, hand_start = table.memory

@@ -6,12 +6,13 @@ from __future__ import annotations
 import logging
 import random
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
 from server_helpers import MakeApp, Oracle, Received, Session, check_no_leak, new_table
+from sqlalchemy import select
 from sqlalchemy.orm import Session as DBSession
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
@@ -111,8 +112,8 @@ def _insert_table(session: DBSession, game: str, profile: str) -> int:
     return row.id
 
 
-def test_ranking_boards_are_apart(tmp_path: Path) -> None:
-    engine = make_engine(f"sqlite:///{tmp_path / 'r.sqlite3'}")
+def test_ranking_boards_are_apart(db_url: str) -> None:
+    engine = make_engine(db_url)
     upgrade(engine)
     upgrade(engine)  # idempotent
     now = datetime.now(UTC)
@@ -189,6 +190,7 @@ def test_a_faulty_bot_never_stalls_the_game(
     assert "playing the first legal action" in caplog.text
 
 
+@pytest.mark.sqlite_only
 def test_rules_pages_index_and_static(make_app: MakeApp, tmp_path: Path) -> None:
     web = tmp_path / "web"
     (web / "rules").mkdir(parents=True)
@@ -217,6 +219,7 @@ def test_rules_pages_index_and_static(make_app: MakeApp, tmp_path: Path) -> None
         assert config["languages"] == ["es", "pt", "en"] and config["default_delay_ms"] == 0
 
 
+@pytest.mark.sqlite_only
 def test_the_oracle_catches_a_leak(app: Starlette, client: TestClient) -> None:
     table_id, _ = new_table(client, game="mil", seed=9)
     oracle = Oracle(app, table_id, 0)
@@ -254,6 +257,7 @@ def test_the_oracle_catches_a_leak(app: Starlette, client: TestClient) -> None:
         check_no_leak(app, table_id, [drawn], 0)
 
 
+@pytest.mark.sqlite_only
 def test_the_real_web_client_is_served(client: TestClient) -> None:
     r = client.get("/")
     assert r.status_code == 200 and "<html" in r.text.lower()
@@ -300,6 +304,7 @@ def test_a_failed_write_changes_nothing(
     assert action_count(app, table_id) == me.version > version
 
 
+@pytest.mark.sqlite_only
 def test_casa_rules_pages_take_their_numbers_from_the_profile(client: TestClient) -> None:
     from dataclasses import replace
 
@@ -324,3 +329,57 @@ def test_casa_rules_pages_take_their_numbers_from_the_profile(client: TestClient
         assert "700" in odd and "1000" not in odd
     with pytest.raises(ValueError, match="unknown field"):
         render_rules("{{colour}}", get_profile("casa"), get_profile("casa"))
+
+
+class _Listener:
+    seat: int | None = None
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def push(self, text: str) -> None:
+        self.texts.append(text)
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.sqlite_only
+def test_a_connection_listens_to_the_table_in_memory(app: Starlette, client: TestClient) -> None:
+    """A table that left memory while a connection waited for it (its computer players had
+    just finished and nobody listened yet) is put back when the connection joins it, or the
+    one loaded since is joined instead: the connection hears of every later action."""
+    table_id, _ = new_table(client, game="mariage", seed=3)
+    manager = app.state.manager
+    first = manager.get(table_id)
+    del manager.tables[table_id]  # evicted while the connection waited
+    assert manager.attach(first, _Listener()) is first and manager.tables[table_id] is first
+    del manager.tables[table_id]
+    second = manager.get(table_id)  # loaded by another connection meanwhile
+    assert second is not first
+    listener = _Listener()
+    assert manager.attach(first, listener) is second
+    assert listener in second.listeners and listener not in first.listeners
+
+
+def test_times_are_kept_in_utc_and_read_alike(db_url: str) -> None:
+    """A moment is stored as UTC whatever its time zone (SQLite keeps none; PostgreSQL's
+    ``timestamptz`` answers in the session's), and read back the same on both databases:
+    naive UTC, as the API shows it."""
+    engine = make_engine(db_url)
+    upgrade(engine)
+    lisbon_summer = datetime(2026, 7, 1, 13, 30, tzinfo=timezone(timedelta(hours=1)))
+    with DBSession(engine) as session, session.begin():
+        table_id = _insert_table(session, "mil", "club")
+        row = session.get(TableRow, table_id)
+        assert row is not None
+        row.created_at, row.finished_at = lisbon_summer, datetime(2026, 7, 1, 12, 45)
+    with DBSession(engine) as session:
+        row = session.get(TableRow, table_id)
+        assert row is not None
+        assert row.created_at == datetime(2026, 7, 1, 12, 30) and row.created_at.tzinfo is None
+        assert row.finished_at == datetime(2026, 7, 1, 12, 45)
+        before = datetime(2026, 7, 1, 12, 40, tzinfo=UTC)
+        earlier = session.scalars(select(TableRow.id).where(TableRow.created_at < before))
+        assert list(earlier) == [table_id]
+    engine.dispose()

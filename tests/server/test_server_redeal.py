@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from server_helpers import Session, check_no_leak, new_table
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from tapete.cards import card_name
 from tapete.games import new_game
+
+# (what a redeal shows is the engine's: SQLite only)
+pytestmark = pytest.mark.sqlite_only
 
 # seeds whose first turn is seat 0's (club profile), with that redeal legal
 SEED_LOW_POINTS = 18

@@ -11,6 +11,9 @@ from server_helpers import Session, check_no_leak, new_table
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
+# (what a spectator sees is the engine's: SQLite only)
+pytestmark = pytest.mark.sqlite_only
+
 
 @pytest.mark.parametrize(("game", "seed"), [("mariage", 12), ("mil", 13)])
 def test_a_spectator_never_gets_a_hand_card(

@@ -5,43 +5,16 @@ from __future__ import annotations
 
 import json
 import random
-import socket
-import threading
-import time
 import urllib.request
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import uvicorn
-from server_helpers import MakeApp, stored_actions
+from server_helpers import stored_actions
 from starlette.applications import Starlette
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from tapete.server.tables import build_game
-
-
-@pytest.fixture
-def served(make_app: MakeApp) -> Iterator[tuple[str, Starlette]]:
-    """An app under uvicorn on loopback: its ``host:port`` and the app."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    app = make_app()
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, log_level="warning", ws_max_size=65536
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.02)
-    yield f"127.0.0.1:{port}", app
-    server.should_exit = True
-    thread.join(timeout=10)
 
 
 @pytest.fixture
@@ -90,6 +63,7 @@ def test_a_hand_over_a_real_socket(base_url: str) -> None:
             ws.recv(timeout=10)
 
 
+@pytest.mark.sqlite_only
 def test_the_sheet_is_sent_once_then_row_by_row(served: tuple[str, Starlette]) -> None:
     """A 20-deal casa-500 game of random players over a real socket: the first message carries
     the whole sheet, every later one only the rows the client does not hold yet

@@ -128,6 +128,10 @@ def test_a_review_never_starts_on_a_deal_end_the_database_refuses(
     assert app.state.reviews.started == 0
 
 
+# (SQLite only for now: on PostgreSQL the computer's first move and the test's own action
+# race for version 0 and the test's action is refused as stale; the reads it checks are the
+# same code on both databases)
+@pytest.mark.sqlite_only
 def test_a_read_after_a_cancelled_write_waits_for_it(
     make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -143,14 +147,24 @@ def test_a_read_after_a_cancelled_write_waits_for_it(
         async def scenario() -> tuple[int, int]:
             table = await manager.load(table_id)
             assert table is not None
-            while table.game.turn != 0:  # the computer (random) plays at once
+            for _ in range(1000):  # the computer (random) plays at once
+                # (the table in memory: the copy ``load`` gave may have been replaced since)
+                table = manager.tables.get(table_id, table)
+                if table.game.turn == 0:
+                    break
                 await asyncio.sleep(0.01)
+            assert table.game.turn == 0, "the computer did not play within 10 s"
             version = table.version
             action = table.game.legal_actions()[0].to_json()
             write = SlowWrite(app, monkeypatch, fail=False)
             act = asyncio.create_task(manager.act(table, 0, version, action))
-            while not write.started.is_set():
+            for _ in range(1000):
+                if write.started.is_set() or act.done():
+                    break
                 await asyncio.sleep(0.01)
+            if act.done():
+                act.result()  # (refused: say why)
+            assert write.started.is_set(), "the write did not start within 10 s"
             act.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await act

@@ -72,8 +72,7 @@ REASONS: Final[dict[str, str]] = {
     ),
     # Mil: card play (rules player)
     "announce_marriage": (
-        "Announce the {suit} marriage (+{value}) by leading {card_the}: {suit_name} "
-        "become trump."
+        "Announce the {suit} marriage (+{value}) by leading {card_the}: {suit_name} become trump."
     ),
     "lead_draw_trumps": "Lead {card_the}: it draws the trumps still out.",
     "lead_master": "Lead {card_the}: it wins the trick and keeps the lead.",
@@ -106,22 +105,18 @@ REASONS: Final[dict[str, str]] = {
     "lead_makes_pct": "Lead {card_the}: it makes the contract in {pct} of the likely deals.",
     "play_makes_pct": "Play {card_the}: it makes the contract in {pct} of the likely deals.",
     "announce_makes_pct": (
-        "Announce the marriage with {card_the}: it makes the contract in {pct} of the "
-        "likely deals."
+        "Announce the marriage with {card_the}: it makes the contract in {pct} of the likely deals."
     ),
     "lead_beats_all": "Lead {card_the}: it beats the contract in every likely deal.",
     "play_beats_all": "Play {card_the}: it beats the contract in every likely deal.",
     "announce_beats_all": (
-        "Announce the marriage with {card_the}: it beats the contract in every likely "
-        "deal."
+        "Announce the marriage with {card_the}: it beats the contract in every likely deal."
     ),
     "lead_made_anyway": (
-        "Lead {card_the}: the contract is made anyway; it keeps the declarer's points "
-        "lowest."
+        "Lead {card_the}: the contract is made anyway; it keeps the declarer's points lowest."
     ),
     "play_made_anyway": (
-        "Play {card_the}: the contract is made anyway; it keeps the declarer's points "
-        "lowest."
+        "Play {card_the}: the contract is made anyway; it keeps the declarer's points lowest."
     ),
     "announce_made_anyway": (
         "Announce the marriage with {card_the}: the contract is made anyway; it keeps the"
@@ -130,8 +125,7 @@ REASONS: Final[dict[str, str]] = {
     "lead_beats_pct": "Lead {card_the}: it beats the contract in {pct} of the likely deals.",
     "play_beats_pct": "Play {card_the}: it beats the contract in {pct} of the likely deals.",
     "announce_beats_pct": (
-        "Announce the marriage with {card_the}: it beats the contract in {pct} of the "
-        "likely deals."
+        "Announce the marriage with {card_the}: it beats the contract in {pct} of the likely deals."
     ),
     # Mariage
     "claim": "Claim 66: you have {points} points.",

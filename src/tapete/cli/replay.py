@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     if not recs:
         print(f"error: {path}: the file holds no record", file=sys.stderr)
         return 1
-    games = deals = finished = 0
+    games = deals = finished = fair = 0
     kinds: dict[str, int] = {}
     with Progress(len(recs), "replay") as progress:  # its line ends before the summary
         for i, rec in enumerate(recs):
@@ -51,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
                 return 1
             games += 1
             deals += len(rec["deals"])
+            # the reader checked every deal's ``fair`` field (seed, commitment and cards)
+            fair += sum(1 for d in rec["deals"] if isinstance(d, dict) and "fair" in d)
             finished += game.winner is not None
             key = f"{rec['game']}/{rec['profile']}"
             kinds[key] = kinds.get(key, 0) + 1
@@ -60,4 +62,21 @@ def run(args: argparse.Namespace) -> int:
         f"OK {path}: {count(games, 'game')} ({summary}), {count(deals, 'deal')}, "
         f"{finished} won; every action legal, every result reproduced"
     )
+    print(fairness_line(deals, fair))
     return 0
+
+
+def fairness_line(deals: int, fair: int) -> str:
+    """What the replay proved of the deals' fairness (docs/records.md, "Fair deals")."""
+    if fair == 0:
+        return (
+            "no deal carries a fair-deal commitment: the cards cannot be verified "
+            "(a chosen deal number, or a program that does not commit to its deals)"
+        )
+    verified = (
+        f"{count(fair, 'deal')} verified fair: each revealed seed matches the commitment "
+        "published before its deal and deals exactly the recorded cards"
+    )
+    if fair == deals:
+        return verified
+    return f"{verified}; {count(deals - fair, 'deal')} without a commitment (not verifiable)"

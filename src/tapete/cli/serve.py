@@ -51,14 +51,14 @@ def add_parser(sub: Any) -> None:
 
 
 def check_db(url: str) -> str | None:
-    """Why ``--db URL`` cannot work (None: it may): it is not a database URL."""
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import ArgumentError
+    """Why ``--db URL`` cannot work (None: it may, as far as the URL says): it is not a
+    database URL, or not one of a database Tapete runs on."""
+    from tapete.server.db import DatabaseError, database_url
 
     try:
-        make_url(url)
-    except ArgumentError:
-        return f"--db {url!r} is not a database URL (for example sqlite:////home/ana/tapete.db)"
+        database_url(url)
+    except DatabaseError as exc:
+        return f"--db {exc}"
     return None
 
 
@@ -103,16 +103,22 @@ def run(args: argparse.Namespace) -> int:
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
-    return run_serve(
-        host=args.host,
-        port=args.port,
-        db=args.db,
-        delay_ms=args.delay_ms,
-        trusted_hosts=_names(args.trusted_hosts),
-        allowed_origins=_names(args.allowed_origins) or (),
-        secure_cookies=args.secure_cookies,
-        trusted_proxies=_names(args.trusted_proxies) or (),
-    )
+    from tapete.server.db import DatabaseError
+
+    try:
+        return run_serve(
+            host=args.host,
+            port=args.port,
+            db=args.db,
+            delay_ms=args.delay_ms,
+            trusted_hosts=_names(args.trusted_hosts),
+            allowed_origins=_names(args.allowed_origins) or (),
+            secure_cookies=args.secure_cookies,
+            trusted_proxies=_names(args.trusted_proxies) or (),
+        )
+    except DatabaseError as exc:  # unreachable, or a driver missing: what and where
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
 
 def _names(text: str | None) -> tuple[str, ...] | None:

@@ -17,17 +17,19 @@ import random
 from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
-from tapete.cards import CARD_NAMES, CARD_POINTS, SUIT_LETTERS, Card
+from tapete.cards import CARD_NAMES, CARD_POINTS, MARIAGE_DECK, SUIT_LETTERS, Card
 from tapete.errors import IllegalActionError
+from tapete.fair import DealSeeds, FairDeal, fresh_deck, shuffled
 from tapete.game import JSON, DealSummary, Event
 from tapete.mariage.actions import Action, Close, Decline, Exchange, Marriage, action_from_json
-from tapete.mariage.state import STOCK_SIZE, WIN_POINTS, State, deal_cards
+from tapete.mariage.state import STOCK_SIZE, WIN_POINTS, State, deal_cards, deal_deck
 
 __all__ = [
     "DEFAULT_PLAYERS",
     "TARGET",
     "DealSpec",
     "MariageGame",
+    "deal_seeded",
     "draw_first_dealer",
     "open_view",
 ]
@@ -38,6 +40,15 @@ DEFAULT_PLAYERS: Final = ("Player 1", "Player 2")
 
 #: A predetermined deal: ``(hands, stock)`` with two 6-card hands and a 20-card stock.
 DealSpec = tuple[Sequence[Sequence[Card]], Sequence[Card]]
+
+#: the fresh deck of fair deals (tapete.fair: S C D H, each A T K Q J 9 8 7)
+_FAIR_DECK: Final = fresh_deck(MARIAGE_DECK)
+
+
+def deal_seeded(seed: bytes) -> tuple[list[list[Card]], list[Card]]:
+    """The fair deal of ``seed`` (tapete.fair's shuffle, then the dealing rule
+    :func:`tapete.mariage.state.deal_deck`)."""
+    return deal_deck(shuffled(seed, _FAIR_DECK))
 
 
 def draw_first_dealer(rng: random.Random) -> int:
@@ -54,7 +65,9 @@ class MariageGame:
     after that many hands (``winner`` stays None unless someone reached 7). ``deals`` and
     ``first_dealer`` are for replays: predetermined hands used in order (the game's random
     generator still advances as if it had dealt them) and a first dealer that overrides the lot
-    without being a start position.
+    without being a start position. ``deal_seeds`` (hand index -> seed) deals fair hands
+    (:mod:`tapete.fair`): the record and the events then carry each hand's commitment, and
+    its seed once the hand is over.
     """
 
     name = "mariage"
@@ -69,6 +82,7 @@ class MariageGame:
         *,
         deals: Sequence[DealSpec] | None = None,
         first_dealer: int | None = None,
+        deal_seeds: DealSeeds | None = None,
     ) -> None:
         self.seed = seed
         self.players: list[str] = list(players) if players is not None else list(DEFAULT_PLAYERS)
@@ -79,6 +93,9 @@ class MariageGame:
         self.max_deals = max_deals
         self._rng = random.Random(seed)
         self._deals: Iterator[DealSpec] = iter(deals or ())
+        self._deal_seeds = deal_seeds
+        #: per hand dealt so far: its commitment and seed (None: not a fair deal)
+        self._fair: list[FairDeal | None] = []
         points: list[int] = [0, 0]
         dealer: int | None = None
         self._start: JSON | None = None
@@ -118,11 +135,23 @@ class MariageGame:
     # --- dealing -----------------------------------------------------------------------------
 
     def _new_state(self, dealer: int) -> State:
-        hands, stock = deal_cards(self._rng)
+        hands, stock = deal_cards(self._rng)  # (always: the generator stays in step)
+        k = len(self.finished)
+        seed = self._deal_seeds(k) if self._deal_seeds is not None else None
         given = next(self._deals, None)
-        if given is not None:
+        if given is not None:  # a replay: the recorded cards (the reader checked the seed)
             hands, stock = [list(h) for h in given[0]], list(given[1])
+        elif seed is not None:
+            hands, stock = deal_seeded(seed)
+        self._fair.append(None if seed is None else FairDeal.of(seed))
         return State(hands, stock, dealer)
+
+    @property
+    def commitment(self) -> str | None:
+        """The current hand's commitment (public), None when it is not a fair deal."""
+        k = len(self.finished)
+        fair = self._fair[k] if not self.over and k < len(self._fair) else None
+        return None if fair is None else fair.commitment
 
     # --- the Game protocol -------------------------------------------------------------------
 
@@ -260,22 +289,19 @@ class MariageGame:
             self.match[result.winner] += result.game_points
             if self.match[result.winner] >= TARGET:
                 self._winner = result.winner
-        deal = _deal_json(state, result.to_json(self.match))
+        k = len(self.finished)
+        fair = self._fair[k]
+        deal = _deal_json(state, result.to_json(self.match), fair)
         self.finished.append(deal)
-        events.append(
-            Event(
-                "deal_end",
-                {
-                    "deal": len(self.finished) - 1,
-                    "row": {"dealer": deal["dealer"], **deal["result"]},
-                },
-            )
-        )
+        end: JSON = {"deal": k, "row": {"dealer": deal["dealer"], **deal["result"]}}
+        if fair is not None:  # the hand is over: its seed is revealed
+            end["fair"] = fair.to_json()
+        events.append(Event("deal_end", end))
         if self.over:
             events.append(Event("game_over", {"winner": self._winner, "scores": self.scores}))
             return
         self.state = self._new_state(1 - state.dealer)
-        events.append(_deal_event(self.state, self.deal_number))
+        events.append(_deal_event(self.state, self.deal_number, self.commitment))
 
     def view(self, seat: int | None) -> JSON:
         """What ``seat`` may know (None: a spectator); JSON-safe, keys as in the contract."""
@@ -314,6 +340,8 @@ class MariageGame:
             "pair_cards": v["pair_cards"],
             "claim_points": WIN_POINTS,
             "sheet": [{"dealer": d["dealer"], **d["result"]} for d in self.finished],
+            # the current hand's commitment (tapete.fair); None: not a fair deal
+            "commitment": self.commitment,
         }
 
     def to_record(self) -> JSON:
@@ -323,7 +351,7 @@ class MariageGame:
         """
         deals = list(self.finished)
         if not self.over and self.state.history:
-            deals.append(_deal_json(self.state, None))
+            deals.append(_deal_json(self.state, None, None))  # (no seed while it is played)
         record: JSON = {
             "format": "tapete/1",
             "game": self.name,
@@ -381,33 +409,38 @@ def _draw_event(state: State, pos: int, winner: int) -> Event:
     )
 
 
-def _deal_event(state: State, deal_number: int) -> Event:
-    """A new hand: its number, dealer, trump and face-up indicator for everyone, each seat's
-    six cards for that seat."""
+def _deal_event(state: State, deal_number: int, commitment: str | None) -> Event:
+    """A new hand: its number, dealer, trump and face-up indicator (and a fair deal's
+    commitment) for everyone, each seat's six cards for that seat."""
     indicator = state.indicator
+    public: JSON = {
+        "deal_number": deal_number,
+        "dealer": state.dealer,
+        "trump": SUIT_LETTERS[state.trump],
+        "indicator": None if indicator is None else CARD_NAMES[indicator],
+    }
+    if commitment is not None:
+        public["commitment"] = commitment
     return Event(
         "deal",
-        {
-            "deal_number": deal_number,
-            "dealer": state.dealer,
-            "trump": SUIT_LETTERS[state.trump],
-            "indicator": None if indicator is None else CARD_NAMES[indicator],
-        },
+        public,
         {s: {"hand": [CARD_NAMES[c] for c in sorted(state.initial_hands[s])]} for s in (0, 1)},
     )
 
 
-def _deal_json(state: State, result: JSON | None) -> JSON:
+def _deal_json(state: State, result: JSON | None, fair: FairDeal | None) -> JSON:
     deal: JSON = {
         "dealer": state.dealer,
         "hands": [[CARD_NAMES[c] for c in h] for h in state.initial_hands],
         "stock": [CARD_NAMES[c] for c in state.initial_stock],
-        "actions": [
-            {"seat": seat, **action.to_json()}
-            for seat, action in state.history
-            if type(action) is not Decline
-        ],
     }
+    if fair is not None:  # a finished hand: commitment and seed
+        deal["fair"] = fair.to_json()
+    deal["actions"] = [
+        {"seat": seat, **action.to_json()}
+        for seat, action in state.history
+        if type(action) is not Decline
+    ]
     if result is not None:
         deal["result"] = result
     return deal

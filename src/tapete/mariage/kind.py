@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tapete.fair import DealSeeds
 from tapete.game import JSON, GameKind
 from tapete.mariage.actions import action_from_json
 from tapete.mariage.game import DEFAULT_PLAYERS, TARGET, MariageGame, open_view
@@ -17,9 +18,13 @@ def _build(
     players: list[str] | None = None,
     max_deals: int | None = None,
     start: JSON | None = None,
+    deal_seeds: DealSeeds | None = None,
 ) -> MariageGame:
-    """A new match, or one begun from a record's ``start`` (``game_points``, ``dealer``)."""
-    return MariageGame(seed=seed, players=players, max_deals=max_deals, start=start)
+    """A new match, or one begun from a record's ``start`` (``game_points``, ``dealer``);
+    ``deal_seeds``: fair deals (tapete.fair)."""
+    return MariageGame(
+        seed=seed, players=players, max_deals=max_deals, start=start, deal_seeds=deal_seeds
+    )
 
 
 KIND = GameKind(

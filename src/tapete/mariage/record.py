@@ -17,14 +17,14 @@ from tapete.cards import MARIAGE_DECK
 from tapete.errors import RecordError
 from tapete.game import JSON, DealCards, RecordReader
 from tapete.mariage.actions import CLAIM, DECLINE, Action, action_from_json
-from tapete.mariage.game import MariageGame
+from tapete.mariage.game import MariageGame, deal_seeded
 from tapete.mariage.state import HAND_SIZE, STOCK_SIZE
 from tapete.reader import replay_with
 
 __all__ = ["READER", "replay_mariage"]
 
 
-def _start(record: JSON, deals: list[DealCards]) -> MariageGame:
+def _start(record: JSON, deals: list[DealCards], seeds: list[bytes | None]) -> MariageGame:
     start = record.get("start")
     first = record["deals"][0]["dealer"] if deals and start is None else None
     try:
@@ -34,6 +34,7 @@ def _start(record: JSON, deals: list[DealCards]) -> MariageGame:
             start=start,
             deals=deals,
             first_dealer=first,
+            deal_seeds=lambda k: seeds[k] if k < len(seeds) else None,
         )
     except ValueError as exc:
         raise RecordError(str(exc)) from None
@@ -79,6 +80,7 @@ READER: Final = RecordReader[MariageGame](
     finished=lambda game: len(game.finished),
     result=_result,
     final=_final,
+    deal_seeded=deal_seeded,
 )
 
 

@@ -66,6 +66,7 @@ __all__ = [
     "Reason",
     "State",
     "deal_cards",
+    "deal_deck",
     "game_points_rate",
     "marriage_value",
 ]
@@ -142,12 +143,17 @@ def game_points_rate(loser_points: int, loser_tricks: int) -> int:
     return 2 if loser_tricks else 3
 
 
+def deal_deck(deck: Sequence[Card]) -> tuple[list[list[Card]], list[Card]]:
+    """Mariage's dealing rule on a shuffled deck of 32: seat 0 gets the first 6 cards, seat
+    1 the next 6, the remaining 20 form the stock (the last one is the trump indicator)."""
+    return [list(deck[0:6]), list(deck[6:12])], list(deck[12:])
+
+
 def deal_cards(rng: random.Random) -> tuple[list[list[Card]], list[Card]]:
-    """Shuffle a deck with ``rng``: seat 0 gets the first 6 cards, seat 1 the next 6, the
-    remaining 20 form the stock (the last one is the trump indicator)."""
+    """Shuffle a deck with ``rng`` and deal it (:func:`deal_deck`)."""
     deck = list(DECK_ORDER)
     rng.shuffle(deck)
-    return [deck[0:6], deck[6:12]], deck[12:]
+    return deal_deck(deck)
 
 
 # --- tables -------------------------------------------------------------------------------

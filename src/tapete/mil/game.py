@@ -15,6 +15,7 @@ from tapete.cards import (
     card_name,
 )
 from tapete.errors import IllegalActionError
+from tapete.fair import DealSeeds, FairDeal, fresh_deck, shuffled
 from tapete.game import DealSummary, Event
 from tapete.mil.actions import Give, KeepDeal, MilAction, Play, Redeal, action_from_json
 from tapete.mil.profiles import Profile, get_profile
@@ -23,16 +24,32 @@ from tapete.mil.state import MARRIAGE_VALUES, State, contract_made, hand_order
 from tapete.scores import score_json
 
 __all__ = ["DealSource", "MilGame", "deal_cards", "open_view"]
+__all__ = ["DealSource", "MilGame", "deal_cards", "deal_deck", "deal_seeded"]
 
 #: (dealer) -> (three hands of 7 cards, talon of 3), in dealt order
 DealSource = Callable[[int], tuple[list[list[int]], list[int]]]
 
 _MIL_CARDS = sorted(bits(MIL_DECK))
+#: the fresh deck of fair deals (tapete.fair: S C D H, each A T K Q J 9)
+_FAIR_DECK = fresh_deck(MIL_DECK)
+
+
+def deal_deck(deck: Sequence[int]) -> tuple[list[list[int]], list[int]]:
+    """Mil's dealing rule on a shuffled deck of 24: three hands of 7 (seat 0 first), then
+    the talon of 3."""
+    return [list(deck[0:7]), list(deck[7:14]), list(deck[14:21])], list(deck[21:24])
+
+
 def deal_cards(rng: random.Random) -> tuple[list[list[int]], list[int]]:
     """Shuffle the 24 cards: three hands of 7 and a talon of 3 (a uniform deal)."""
     deck = list(_MIL_CARDS)
     rng.shuffle(deck)
-    return [deck[0:7], deck[7:14], deck[14:21]], deck[21:24]
+    return deal_deck(deck)
+
+
+def deal_seeded(seed: bytes) -> tuple[list[list[int]], list[int]]:
+    """The fair deal of ``seed`` (tapete.fair's shuffle, then :func:`deal_deck`)."""
+    return deal_deck(shuffled(seed, _FAIR_DECK))
 
 
 class MilGame:
@@ -56,6 +73,7 @@ class MilGame:
         standing: Standing | None = None,
         dealer: int | None = None,
         deal_source: DealSource | None = None,
+        deal_seeds: DealSeeds | None = None,
     ) -> None:
         self.profile = profile if isinstance(profile, Profile) else get_profile(profile)
         self.profile_name = self.profile.name
@@ -69,6 +87,10 @@ class MilGame:
         self.standing = standing or Standing()
         self.dealer = self._rng.randrange(3) if dealer is None else dealer
         self._deal_source = deal_source
+        #: deal k's seed (a fair deal), or None: the rng (or ``deal_source``) deals it
+        self._deal_seeds = deal_seeds
+        #: per deal dealt so far: its commitment and seed (None: not a fair deal)
+        self._fair: list[FairDeal | None] = []
         self.deals: list[tuple[State, DealResult]] = []
         self._sheet: list[dict[str, Any]] = []
         self._summaries: list[DealSummary] = []
@@ -83,10 +105,14 @@ class MilGame:
             self.state = None
             self._stopped = True
             return
-        if self._deal_source is not None:
-            hands, talon = self._deal_source(self.dealer)
+        seed = self._deal_seeds(len(self.deals)) if self._deal_seeds is not None else None
+        if self._deal_source is not None:  # a replay: the recorded cards (checked against
+            hands, talon = self._deal_source(self.dealer)  # the seed by the reader)
+        elif seed is not None:
+            hands, talon = deal_seeded(seed)
         else:
             hands, talon = deal_cards(self._rng)
+        self._fair.append(None if seed is None else FairDeal.of(seed))
         self.state = State(
             self.profile, self.dealer, hands, talon, self.standing.barrel_flags(self.profile)
         )
@@ -127,7 +153,7 @@ class MilGame:
                     declarer=res.declarer,
                     made=row["made"],
                     deltas=tuple(row["deltas"]),
-                    record=self._deal_record(st, res),
+                    record=self._deal_record(i, st, res),
                 )
             )
         return list(summaries)
@@ -212,7 +238,12 @@ class MilGame:
             "made": _made(result),
         }
         self._sheet.append(row)
-        events.append(Event("deal_end", {"deal": len(self.deals) - 1, "row": row}))
+        k = len(self.deals) - 1
+        fair = self._fair[k]
+        end: dict[str, Any] = {"deal": k, "row": row}
+        if fair is not None:  # the deal is over: its seed is revealed
+            end["fair"] = fair.to_json()
+        events.append(Event("deal_end", end))
         self.standing = result.standing
         if result.winner is not None:
             self.winner = result.winner
@@ -225,7 +256,7 @@ class MilGame:
         if new is None:
             events.append(Event("game_over", {"winner": self.winner, "scores": self.scores}))
         else:
-            events.append(_deal_event(new, len(self.deals) + 1))
+            events.append(_deal_event(new, len(self.deals) + 1, self.commitment))
 
     def stop(self) -> None:
         """End the game here without a winner (the record keeps the finished deals)."""
@@ -242,23 +273,32 @@ class MilGame:
         }
         if self.start is not None:
             rec["start"] = self.start
-        rec["deals"] = [self._deal_record(st, res) for st, res in self.deals]
+        rec["deals"] = [self._deal_record(k, st, res) for k, (st, res) in enumerate(self.deals)]
         rec["scores"] = self.standing.to_json(self.profile)["scores"]
         rec["winner"] = self.winner
         return rec
 
-    def _deal_record(self, st: State, res: DealResult) -> dict[str, Any]:
-        return {
+    @property
+    def commitment(self) -> str | None:
+        """The current deal's commitment (public), None when it is not a fair deal."""
+        k = len(self.deals)
+        fair = self._fair[k] if self.state is not None and k < len(self._fair) else None
+        return None if fair is None else fair.commitment
+
+    def _deal_record(self, k: int, st: State, res: DealResult) -> dict[str, Any]:
+        deal: dict[str, Any] = {
             "dealer": st.dealer,
             "hands": [[card_name(c) for c in h] for h in st.dealt_hands],
             "talon": [card_name(c) for c in st.dealt_talon],
-            "actions": [
-                {"seat": seat, **a.to_json()}
-                for seat, a in st.history
-                if not isinstance(a, KeepDeal)
-            ],
-            "result": res.to_json(self.profile),
         }
+        fair = self._fair[k]
+        if fair is not None:  # a finished deal: commitment and seed
+            deal["fair"] = fair.to_json()
+        deal["actions"] = [
+            {"seat": seat, **a.to_json()} for seat, a in st.history if not isinstance(a, KeepDeal)
+        ]
+        deal["result"] = res.to_json(self.profile)
+        return deal
 
     # ------------------------------------------------------------------ views
     def view(self, seat: int | None) -> dict[str, Any]:
@@ -285,6 +325,8 @@ class MilGame:
             "has_bolts": p.bolts,
             **standing,
             "sheet": list(self._sheet),
+            # the current deal's commitment (tapete.fair); None: not a fair deal
+            "commitment": self.commitment,
         }
         if st is None:
             v.update(
@@ -358,11 +400,15 @@ def _action_event(st: State, seat: int, action: MilAction) -> Event:
     return Event("action", {"seat": seat, "action": data})
 
 
-def _deal_event(st: State, deal_number: int) -> Event:
-    """A new deal: its number and dealer for everyone, each seat's 7 cards for that seat."""
+def _deal_event(st: State, deal_number: int, commitment: str | None) -> Event:
+    """A new deal: its number, dealer (and a fair deal's commitment) for everyone, each
+    seat's 7 cards for that seat."""
+    public: dict[str, Any] = {"deal_number": deal_number, "dealer": st.dealer}
+    if commitment is not None:
+        public["commitment"] = commitment
     return Event(
         "deal",
-        {"deal_number": deal_number, "dealer": st.dealer},
+        public,
         {
             s: {"hand": [CARD_NAMES[c] for c in sorted(st.dealt_hands[s], key=hand_order)]}
             for s in range(3)

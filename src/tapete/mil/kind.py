@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tapete.fair import DealSeeds
 from tapete.game import JSON, GameKind
 from tapete.mil.actions import action_from_json
 from tapete.mil.game import MilGame, open_view
@@ -20,11 +21,15 @@ def _build(
     players: list[str] | None = None,
     max_deals: int | None = None,
     start: JSON | None = None,
+    deal_seeds: DealSeeds | None = None,
 ) -> MilGame:
     """A new game, or one begun from a record's ``start`` (``scores``, ``bolts``,
-    ``in_barrel``, ``barrel_attempts``, ``failed_visits``, ``dealer``)."""
+    ``in_barrel``, ``barrel_attempts``, ``failed_visits``, ``dealer``); ``deal_seeds``: fair
+    deals (tapete.fair)."""
     if start is None:
-        return MilGame(profile, seed=seed, players=players, max_deals=max_deals)
+        return MilGame(
+            profile, seed=seed, players=players, max_deals=max_deals, deal_seeds=deal_seeds
+        )
     if not isinstance(start, dict):
         raise ValueError(f"start must be an object, got {start!r}")
     dealer: Any = start.get("dealer")
@@ -38,6 +43,7 @@ def _build(
         start=start,
         standing=standing_from_start(start),
         dealer=dealer,
+        deal_seeds=deal_seeds,
     )
 
 

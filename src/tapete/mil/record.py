@@ -15,7 +15,7 @@ from tapete.cards import MIL_DECK
 from tapete.errors import RecordError
 from tapete.game import JSON, DealCards, RecordReader
 from tapete.mil.actions import KeepDeal, MilAction, Redeal, action_from_json
-from tapete.mil.game import MilGame
+from tapete.mil.game import MilGame, deal_seeded
 from tapete.mil.profiles import PROFILES, Profile
 from tapete.mil.scoring import Standing
 from tapete.mil.state import Phase
@@ -123,7 +123,7 @@ def _check_start(profile: Profile, st: Standing, barrel_given: bool) -> None:
         raise RecordError("start: at most two players can be in the barrel")
 
 
-def _start(record: JSON, deals: list[DealCards]) -> MilGame:
+def _start(record: JSON, deals: list[DealCards], seeds: list[bytes | None]) -> MilGame:
     if not deals:
         raise RecordError("a record needs at least one deal")
     start = record.get("start")
@@ -150,6 +150,7 @@ def _start(record: JSON, deals: list[DealCards]) -> MilGame:
         standing=standing,
         dealer=first,
         deal_source=source,
+        deal_seeds=seeds.__getitem__,  # (the game stops after the recorded deals)
     )
 
 
@@ -201,6 +202,7 @@ READER: Final = RecordReader[MilGame](
     finished=lambda game: len(game.deals),
     result=_result,
     final=_final,
+    deal_seeded=deal_seeded,
 )
 
 

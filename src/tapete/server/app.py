@@ -16,7 +16,6 @@ from collections.abc import AsyncIterator, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy.exc import OperationalError
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -31,10 +30,10 @@ from tapete.game import JSON, GameKind
 from tapete.games import GAMES, kind, kinds
 from tapete.server import ratings, stats
 from tapete.server.accounts import Accounts, AccountSettings, Identity
-from tapete.server.db import default_db_url, make_engine, upgrade
+from tapete.server.db import BUSY_ERRORS, default_db_url, make_engine, upgrade
 from tapete.server.hints import HintPool
 from tapete.server.i18n import LANGUAGES
-from tapete.server.limits import Limits, RefusalLog, TokenBuckets, parse_count
+from tapete.server.limits import Limits, RefusalLog, TokenBucket, TokenBuckets, parse_count
 from tapete.server.openapi import openapi_document
 from tapete.server.players import PlayerPages
 from tapete.server.replay_view import ReplayService, ReplaySettings
@@ -103,7 +102,7 @@ def parse_new_table(body: bytes, *, max_deals_limit: int = 10_000) -> dict[str, 
         raise BadRequest("the request body is not valid JSON") from None
     if not isinstance(data, dict):
         raise BadRequest("the request body must be a JSON object")
-    allowed = {"game", "profile", "name", "language", "levels", "seed", "max_deals"}
+    allowed = {"game", "profile", "name", "language", "levels", "seed", "max_deals", *ROOM_FIELDS}
     extra = sorted(set(data) - allowed)
     if extra:
         raise BadRequest(
@@ -119,8 +118,7 @@ def parse_new_table(body: bytes, *, max_deals_limit: int = 10_000) -> dict[str, 
     if profile is None:
         profile = _shown(data.get("profile"))
         raise BadRequest(
-            f"'profile' must be one of {', '.join(game_kind.profiles)} for {game}, "
-            f"got {profile}"
+            f"'profile' must be one of {', '.join(game_kind.profiles)} for {game}, got {profile}"
         )
     if "name" not in data:
         raise BadRequest("'name' is missing (the player's name)")
@@ -128,10 +126,12 @@ def parse_new_table(body: bytes, *, max_deals_limit: int = 10_000) -> dict[str, 
     language = _choice(data, "language", LANGUAGES, "es")
     if language is None:
         raise BadRequest(
-            f"'language' must be one of {', '.join(LANGUAGES)}, "
-            f"got {_shown(data.get('language'))}"
+            f"'language' must be one of {', '.join(LANGUAGES)}, got {_shown(data.get('language'))}"
         )
     computers = game_kind.seats - 1
+    if "seats" in data and "levels" in data:
+        raise BadRequest("give 'seats' or 'levels', not both")
+    room = parse_room_fields(data, game, game_kind.seats)
     levels = data.get("levels", ["rules"] * computers)
     if (
         not isinstance(levels, list)
@@ -154,7 +154,7 @@ def parse_new_table(body: bytes, *, max_deals_limit: int = 10_000) -> dict[str, 
         or not 1 <= max_deals <= max_deals_limit
     ):
         raise BadRequest(f"'max_deals' must be a whole number from 1 to {max_deals_limit}")
-    return {
+    out = {
         "game": game,
         "profile": profile,
         "name": name,
@@ -162,7 +162,105 @@ def parse_new_table(body: bytes, *, max_deals_limit: int = 10_000) -> dict[str, 
         "levels": list(levels),
         "seed": seed,
         "max_deals": max_deals,
+        **room,
     }
+    if "seats" in room:
+        del out["levels"]
+    return out
+
+
+#: the room's fields of ``POST /api/tables`` (docs/dev/protocol.md, "The online room")
+ROOM_FIELDS = ("seats", "rated", "spectators", "spectator_delay", "public")
+SEAT_CHOICES = ("me", "open", "invited", "computer")
+MAX_SPECTATOR_DELAY = 100
+
+
+def _flag(data: dict[str, Any], key: str, default: bool) -> bool:
+    value = data.get(key, default)
+    if not isinstance(value, bool):
+        raise BadRequest(f"'{key}' must be true or false, got {_shown(value)}")
+    return value
+
+
+def parse_room_fields(data: dict[str, Any], game: str, count: int) -> dict[str, Any]:
+    """The room's options of a new table (``seats``, ``rated``, ``spectators``,
+    ``spectator_delay``, ``public``), as :meth:`TableManager.create` takes them; only the
+    ones given."""
+    out: dict[str, Any] = {}
+    if "seats" in data:
+        raw = data["seats"]
+        if not isinstance(raw, list) or len(raw) != count:
+            raise BadRequest(f"'seats' must be a list of {count} seat(s) for {game}")
+        seats: list[tuple[str, str | None]] = []
+        for n, item in enumerate(raw):
+            if not isinstance(item, dict) or set(item) - {"kind", "level"}:
+                raise BadRequest(f"seat {n} must be an object with 'kind' (and 'level')")
+            k = _choice(item, "kind", SEAT_CHOICES)
+            if k is None:
+                raise BadRequest(
+                    f"seat {n}: 'kind' must be one of {', '.join(SEAT_CHOICES)}, "
+                    f"got {_shown(item.get('kind'))}"
+                )
+            level = None
+            if k == "computer":
+                level = _choice(item, "level", LEVELS, "rules")
+                if level is None:
+                    raise BadRequest(f"seat {n}: 'level' must be one of {', '.join(LEVELS)}")
+            elif "level" in item:
+                raise BadRequest(f"seat {n}: only a computer seat has a 'level'")
+            seats.append((k, level))
+        if sum(k == "me" for k, _ in seats) != 1:
+            raise BadRequest('exactly one seat must be yours: {"kind": "me"}')
+        out["seats"] = seats
+    for key, name in (("rated", "rated"), ("spectators", "spectators"), ("public", "listed")):
+        if key in data:
+            out[name] = _flag(data, key, key == "spectators")
+    if "spectator_delay" in data:
+        delay = data["spectator_delay"]
+        if isinstance(delay, bool) or not isinstance(delay, int) or not 0 <= delay <= 100:
+            raise BadRequest(
+                f"'spectator_delay' must be a whole number of actions from 0 to "
+                f"{MAX_SPECTATOR_DELAY}"
+            )
+        out["spectator_delay"] = delay
+    if out.get("listed") and "seats" in out and not any(k == "open" for k, _ in out["seats"]):
+        raise BadRequest("a public table needs an open seat ('kind': 'open')")
+    return out
+
+
+def parse_json_body(body: bytes, allowed: set[str]) -> dict[str, Any]:
+    """A small JSON object body with only ``allowed`` keys; :class:`BadRequest` otherwise."""
+    if len(body) > MAX_BODY_BYTES:
+        raise BadRequest(f"the request body is larger than {MAX_BODY_BYTES} bytes", 413)
+    try:
+        data = json.loads(body or b"{}")
+    except (ValueError, RecursionError):
+        raise BadRequest("the request body is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise BadRequest("the request body must be a JSON object")
+    extra = sorted(set(data) - allowed)
+    if extra:
+        raise BadRequest(
+            f"unknown field(s) {', '.join(map(repr, extra))}; expected {', '.join(sorted(allowed))}"
+        )
+    return data
+
+
+def user_of(scope: Mapping[str, Any]) -> Any:
+    """The signed-in user (the accounts middleware's ``scope["state"]["user"]``), or None."""
+    state = scope.get("state")
+    return state.get("user") if isinstance(state, dict) else None
+
+
+def person_of(scope: Mapping[str, Any], data: dict[str, Any]) -> tuple[Any, str]:
+    """Who sits down: the signed-in user and their name, or no user and the body's ``name``
+    (:class:`BadRequest` when a guest gives none or a bad one)."""
+    user = user_of(scope)
+    if user is not None:
+        return user, str(user.name)
+    if "name" not in data:
+        raise BadRequest("'name' is missing (the player's name)")
+    return None, _check_name(data["name"])
 
 
 def kind_json(k: GameKind) -> JSON:
@@ -229,6 +327,8 @@ class Connection:
         self.max_queue = max_queue
         self.window: deque[float] = deque()
         self.overflowed = False
+        #: chat lines this connection may still send (made at its first line)
+        self.chat: TokenBucket | None = None
 
     def push(self, text: str) -> None:
         if self.overflowed:
@@ -297,10 +397,20 @@ def parse_message(text: str) -> dict[str, Any]:
     kind = data.get("type")
     if not isinstance(kind, str):
         raise TableError("bad_message", "a message needs a string 'type': act, hint or sync")
-    expected = {"act": {"type", "version", "action"}, "hint": {"type"}, "sync": {"type"}}
+    expected = {
+        "act": {"type", "version", "action"},
+        "hint": {"type"},
+        "sync": {"type"},
+        "chat": {"type", "text"},
+    }
     if kind not in expected:
-        raise TableError("bad_message", f"unknown message type {kind!r}: act, hint or sync")
+        raise TableError("bad_message", f"unknown message type {kind!r}: act, hint, sync or chat")
     keys = set(data)
+    if kind == "sync" and "since" in data:
+        keys.discard("since")
+        since = data["since"]
+        if isinstance(since, bool) or not isinstance(since, int) or since < 0:
+            raise TableError("bad_message", "'since' must be a version: a whole number >= 0")
     if keys != expected[kind]:
         missing = sorted(expected[kind] - keys)
         extra = sorted(keys - expected[kind])
@@ -334,6 +444,7 @@ class Server:
         self.limits = limits or Limits()
         #: hints per (table, seat)
         self.hints = TokenBuckets(self.limits.hint_burst, self.limits.hint_refill_s)
+
         #: (list, parameters) -> (time it expires, the page)
         self.list_cache: dict[tuple[Any, ...], tuple[float, Any]] = {}
         #: the workers that compute hints (the computer players have their own)
@@ -364,11 +475,153 @@ class Server:
             args = parse_new_table(body, max_deals_limit=self.limits.max_deals)
         except BadRequest as exc:
             return _error(exc.status, exc.message)
-        table = self.manager.create(**args)
+        user = user_of(request.scope)
+        if user is not None:
+            args["name"] = str(user.name)
+        try:
+            table = self.manager.create(**args, user_id=None if user is None else int(user.id))
+        except TableError as exc:
+            return _error(403 if exc.code == "rated_guest" else 400, exc.message)
         self.manager.ensure_bots(table)
+        seat = table.seat_for_token(table.token)
         return JSONResponse(
-            {"table": table.id, "seat": 0, "token": table.token, "ranked": table.ranked}, 201
+            {
+                "table": table.id,
+                "seat": seat,
+                "token": table.token,
+                "ranked": table.ranked,
+                "status": table.status,
+                "invite": table.invite,
+                "rated": table.rated,
+            },
+            201,
         )
+
+    # ------------------------------------------------------------------ the room
+
+    def _seated(self, table: Table, seat: int) -> Response:
+        return JSONResponse(
+            {
+                "table": table.id,
+                "seat": seat,
+                "token": table.seats[seat].token,
+                "status": table.status,
+                "game": table.game_name,
+                "profile": table.profile,
+                "ranked": table.ranked,
+                "rated": table.rated,
+            },
+            201,
+        )
+
+    async def sit_down(self, request: Request) -> Response:
+        """``POST /api/tables/{id}/seats``: take a free seat."""
+        table_id = self._table_id(request)
+        try:
+            data = parse_json_body(await request.body(), {"name", "invite", "seat"})
+            user, name = person_of(request.scope, data)
+            invite = data.get("invite")
+            if invite is not None and not isinstance(invite, str):
+                raise BadRequest("'invite' must be a string (the invitation code)")
+            seat = data.get("seat")
+            if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)):
+                raise BadRequest("'seat' must be a seat number")
+        except BadRequest as exc:
+            return _error(exc.status, exc.message)
+        if table_id is None:
+            return _error(404, "there is no such table")
+        try:
+            table, taken = self.manager.join(
+                table_id,
+                name=name,
+                user_id=None if user is None else int(user.id),
+                invite=invite,
+                seat=seat,
+            )
+        except TableError as exc:
+            status = {"unknown_table": 404, "rated_guest": 403, "bad_invite": 403}
+            return _error(status.get(exc.code, 409), exc.message)
+        return self._seated(table, taken)
+
+    async def invitation(self, request: Request) -> Response:
+        """``GET /api/invitations/{code}``: the table an invitation leads to."""
+        code = request.path_params["code"]
+        table_id = self.manager.find_invite(code)
+        info = None if table_id is None else self.manager.describe(table_id, None)
+        if info is None:
+            return _error(404, "there is no such invitation")
+        return JSONResponse({**info, "invite": code})
+
+    async def lobby(self, request: Request) -> Response:
+        return self._cached(("lobby",), self.manager.lobby)
+
+    async def quick(self, request: Request) -> Response:
+        """``POST /api/quick``: a seat at an open table of that game, or a new one."""
+        try:
+            data = parse_json_body(
+                await request.body(), {"game", "profile", "name", "language", "fill_after_s"}
+            )
+            game = _choice(data, "game", GAMES)
+            if game is None:
+                raise BadRequest(f"'game' must be one of {', '.join(GAMES)}")
+            game_kind = kind(game)
+            profile = _choice(data, "profile", game_kind.profiles, game_kind.profiles[0])
+            if profile is None:
+                raise BadRequest(f"'profile' must be one of {', '.join(game_kind.profiles)}")
+            user, name = person_of(request.scope, data)
+            language = _choice(data, "language", LANGUAGES, "es")
+            if language is None:
+                raise BadRequest(f"'language' must be one of {', '.join(LANGUAGES)}")
+            fill = data.get("fill_after_s", 30)
+            if fill is not None and (
+                isinstance(fill, bool) or not isinstance(fill, int | float) or not 0 <= fill <= 3600
+            ):
+                raise BadRequest(
+                    "'fill_after_s' must be a number of seconds from 0 to 3600, or null"
+                )
+        except BadRequest as exc:
+            return _error(exc.status, exc.message)
+        table, seat = self.manager.quick(
+            game=game,
+            profile=profile,
+            name=name,
+            language=language,
+            user_id=None if user is None else int(user.id),
+            fill_after_s=None if fill is None else float(fill),
+        )
+        return self._seated(table, seat)
+
+    async def lobby_socket(self, websocket: WebSocket) -> None:
+        """``/ws/lobby``: the lobby now, then again after every change (at most five times
+        a second). The socket takes no messages."""
+        await websocket.accept()
+        manager = self.manager
+        if len(manager.lobby_listeners) >= self.limits.max_lobby_sockets:
+            error = TableError(
+                "too_many", f"the lobby already has {self.limits.max_lobby_sockets} connections"
+            )
+            await websocket.send_json(error.to_json())
+            await websocket.close(code=1013)
+            return
+        conn = Connection(websocket, self.manager.max_queue)
+        writer = asyncio.create_task(conn.writer())
+        manager.lobby_listeners.add(conn)
+        conn.push_json({"type": "lobby", "tables": manager.lobby()})
+        try:
+            while True:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect" or writer.done():
+                    break
+                if conn.allow(self.rate_limit, time.monotonic()):
+                    conn.error("bad_message", "the lobby socket takes no messages")
+        except WebSocketDisconnect:
+            pass
+        finally:
+            manager.lobby_listeners.discard(conn)
+            if not writer.done():
+                writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await writer
 
     def _table_id(self, request: Request) -> int | None:
         return table_id_of(request.path_params["table_id"])
@@ -422,8 +675,10 @@ class Server:
                 q.get("limit"), "limit", low=1, high=self.limits.max_page, default=default
             )
             before = q.get("before")
-            cursor = None if before is None else parse_count(
-                before, "before", low=1, high=10**18 - 1, default=0
+            cursor = (
+                None
+                if before is None
+                else parse_count(before, "before", low=1, high=10**18 - 1, default=0)
             )
         except ValueError as exc:
             raise BadRequest(str(exc)) from None
@@ -543,9 +798,14 @@ class Server:
             conn.error("bad_token", "this token does not belong to this table: you are watching")
         if conn.seat is not None:
             self.manager.mark_opened(table)
+        elif not table.spectators:
+            error = TableError("no_spectators", "this table does not allow spectators")
+            await websocket.send_json(error.to_json(lang))
+            await websocket.close(code=4403)
+            return
         writer = asyncio.create_task(conn.writer())
         table = await self.manager.settled_in_memory(table)
-        self.manager.attach(table, conn)
+        table = self.manager.attach(table, conn)  # (the one in memory now)
         self.manager.ensure_bots(table)
         try:
             while True:
@@ -578,7 +838,21 @@ class Server:
         kind = data["type"]
         if kind == "sync":
             await self.manager.settled(table)
-            conn.push_json(table.view_message(conn.seat))
+            if "since" in data:
+                for message in self.manager.catch_up(table, conn.seat, data["since"]):
+                    conn.push_json(message)
+            else:
+                conn.push_json(table.view_message(conn.seat))
+        elif kind == "chat":
+            if conn.chat is None:
+                conn.chat = TokenBucket(
+                    self.limits.chat_burst, self.limits.chat_refill_s, time.monotonic()
+                )
+            if conn.seat is not None and conn.chat.take(time.monotonic()):
+                raise TableError(
+                    "rate_limited", "more chat messages than the table allows: wait a moment"
+                )
+            self.manager.say(table, conn.seat, data["text"])
         elif kind == "act":
             await self.manager.act(table, conn.seat, data["version"], data["action"])
         else:
@@ -637,7 +911,9 @@ def create_app(
     trusted_proxies: Iterable[str] = (),
 ) -> Starlette:
     """The Tapete server app. ``db_url``: a SQLAlchemy URL (default: SQLite in the user data
-    folder); the schema is upgraded to the newest migration here. ``delay_ms``: the pause
+    folder; or PostgreSQL, docs/server.md "PostgreSQL"); the schema is upgraded to the newest
+    migration here (:class:`~tapete.server.db.DatabaseError` when the database cannot be
+    reached). ``delay_ms``: the pause
     before each computer move (0 in tests). ``limits``: what a client may make the server
     spend (:class:`~tapete.server.limits.Limits`); ``trusted_hosts``: the names in ``Host``
     that the server answers to (None: any); ``allowed_origins``: other sites whose pages
@@ -698,6 +974,10 @@ def create_app(
         Route("/api/tables", server.list_tables, methods=["GET"]),
         Route("/api/tables/live", server.live_tables),
         Route("/api/tables/{table_id}", server.table_info),
+        Route("/api/tables/{table_id}/seats", server.sit_down, methods=["POST"]),
+        Route("/api/invitations/{code}", server.invitation),
+        Route("/api/lobby", server.lobby),
+        Route("/api/quick", server.quick, methods=["POST"]),
         Route("/api/tables/{table_id}/record", server.table_record),
         Route("/api/tables/{table_id}/review/{deal}", reviews.endpoint),
         # the replay of a finished game (every hand face up): replay_view.py
@@ -707,6 +987,7 @@ def create_app(
         Route("/api/ranking", server.ranking),
         *account_routes,
         Route("/rules/{profile}", server.rules),
+        WebSocketRoute("/ws/lobby", server.lobby_socket),
         WebSocketRoute("/ws/{table_id}", server.websocket),
         Mount("/static", WebFiles(directory=server.web_dir, check_dir=False), name="static"),
     ]
@@ -725,7 +1006,7 @@ def create_app(
         routes=routes,
         lifespan=lifespan,
         middleware=middleware,
-        exception_handlers={OperationalError: _database_busy},
+        exception_handlers=dict.fromkeys(BUSY_ERRORS, _database_busy),
     )
     app.state.server = server
     app.state.reviews = reviews
@@ -739,7 +1020,8 @@ def create_app(
 
 
 async def _database_busy(request: Request, exc: Exception) -> Response:
-    """The database could not be read or written now (SQLite locked by another program):
+    """The database could not be read or written now (SQLite locked by another program,
+    PostgreSQL unreachable or a lock timeout, no free pooled connection: ``BUSY_ERRORS``):
     503, and the request may be tried again."""
     log.warning("%s %s: the database is busy: %s", request.method, request.url.path, exc)
     return JSONResponse(
@@ -803,13 +1085,14 @@ def run_serve(
     trusted_proxies: Iterable[str] = (),
 ) -> int:
     """``tapete serve``: print the address and the database, then serve until Ctrl-C.
-    ``trusted_hosts`` None: :func:`default_trusted_hosts`."""
+    ``trusted_hosts`` None: :func:`default_trusted_hosts`. Raises
+    :class:`~tapete.server.db.DatabaseError` when the database cannot be used."""
     import uvicorn
 
-    from tapete.server.db import default_db_path
+    from tapete.server.db import default_db_path, shown_url
 
     url = db or default_db_url()
-    where = str(default_db_path()) if db is None else db
+    where = str(default_db_path()) if db is None else shown_url(db)
     limits = limits or Limits()
     hosts = default_trusted_hosts(host) if trusted_hosts is None else tuple(trusted_hosts)
     app = create_app(

@@ -2,9 +2,14 @@
 
 The schema (docs/dev/protocol.md, "Persistence"): ``tables`` (one row a table), ``actions``
 (the append-only log: one row per applied action, in order), ``player_stats`` (one row per
-player name, game and profile), ``ranking`` (one row per won game), ``deal_reviews`` (one
+player name, game and profile), ``table_seats`` (one row per seat of a table made since
+the online room), ``ranking`` (one row per won game), ``deal_reviews`` (one
 row per analysed finished deal of a table, docs/server.md "Deal reviews") and
 ``review_queue`` (one row per finished table: how far its background analysis got).
+
+Two databases are supported (docs/server.md, "PostgreSQL"): SQLite, the embedded default, and
+PostgreSQL through psycopg 3 (``postgresql+psycopg://user@host/tapete``). The models use
+SQLAlchemy's generic types only; what differs between the two is in :func:`make_engine`.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    URL,
     BigInteger,
     Boolean,
     DateTime,
@@ -25,22 +31,31 @@ from sqlalchemy import (
     String,
     create_engine,
     event,
+    make_url,
 )
-from sqlalchemy.engine import Engine
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.engine import Dialect, Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
 
 __all__ = [
+    "BUSY_ERRORS",
     "ActionRow",
     "Base",
+    "DatabaseError",
     "DealReviewRow",
     "RankingRow",
     "ReviewQueueRow",
+    "SeatRow",
     "SecretRow",
     "StatRow",
     "TableRow",
+    "UTCDateTime",
+    "database_url",
     "default_db_path",
     "default_db_url",
     "make_engine",
+    "shown_url",
     "upgrade",
     "utcnow",
 ]
@@ -52,12 +67,35 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+class UTCDateTime(TypeDecorator[datetime]):
+    """A moment in UTC (``DateTime(timezone=True)`` in the schema), the same on both
+    databases: stored as UTC (a naive value is taken as UTC), read back as a naive UTC
+    datetime. SQLite keeps no time zone and gives naive values back; PostgreSQL's
+    ``timestamptz`` gives aware ones in the session's time zone: both read the same here."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None or value.tzinfo is None:
+            return value
+        return value.astimezone(UTC).replace(tzinfo=None)
+
+
 class Base(DeclarativeBase):
     pass
 
 
 class TableRow(Base):
     __tablename__ = "tables"
+    __table_args__ = (Index("ix_tables_invite", "invite", unique=True),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     game: Mapped[str] = mapped_column(String(16))
@@ -69,8 +107,8 @@ class TableRow(Base):
     token: Mapped[str] = mapped_column(String(64))
     language: Mapped[str] = mapped_column(String(8))
     status: Mapped[str] = mapped_column(String(16), index=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     winner: Mapped[int | None] = mapped_column(Integer, nullable=True)
     final_scores: Mapped[list[float] | None] = mapped_column(JSON, nullable=True)
     #: the person's name (seat 0), to list a player's tables
@@ -82,7 +120,41 @@ class TableRow(Base):
     #: the person chose the seed (the deal): the game is not ranked and adds no statistics
     seed_chosen: Mapped[bool] = mapped_column(Boolean, default=False)
     #: when the person first connected (None: never; such tables expire)
-    opened_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    opened_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    #: the invitation code (``/?join=CODE``); None for a table with no seat to take
+    invite: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    #: a rated table: every seat a signed-in person (the ratings helper reads it)
+    rated: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: whether tokenless sockets may watch, and how many actions behind they see the game
+    spectators: Mapped[bool] = mapped_column(Boolean, default=True)
+    spectator_delay: Mapped[int] = mapped_column(Integer, default=0)
+    #: listed in the lobby (a public table); private tables are reached by the invitation only
+    listed: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: made by ``POST /api/quick`` (others may join it from there); computers fill its free
+    #: seats ``fill_after_s`` seconds after it was made (None: never)
+    quick: Mapped[bool] = mapped_column(Boolean, default=False)
+    fill_after_s: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class SeatRow(Base):
+    """One seat of a table: ``kind`` is ``person`` (taken: ``name``, ``token``, perhaps
+    ``user_id``), ``open`` (anyone may take it), ``reserved`` (for an invited person: only with
+    the invitation code) or ``computer`` (``level``). Tables made before these rows existed
+    have none: their seats come from ``tables.levels`` and ``tables.token``."""
+
+    __tablename__ = "table_seats"
+
+    table_id: Mapped[int] = mapped_column(
+        ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    name: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    user_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    #: the seat's secret (compared with ``hmac.compare_digest``; never listed)
+    token: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    level: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    joined_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
 
 class SecretRow(Base):
@@ -104,7 +176,7 @@ class ActionRow(Base):
     n: Mapped[int] = mapped_column(Integer, primary_key=True)
     seat: Mapped[int] = mapped_column(Integer)
     action: Mapped[dict[str, Any]] = mapped_column(JSON)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
 class StatRow(Base):
@@ -133,7 +205,7 @@ class RankingRow(Base):
     target: Mapped[int] = mapped_column(Integer)
     score: Mapped[float] = mapped_column(Float)
     table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"), unique=True)
-    date: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    date: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
 class DealReviewRow(Base):
@@ -154,7 +226,7 @@ class DealReviewRow(Base):
     seat_losses: Mapped[list[float]] = mapped_column(JSON)
     #: what ``GET /api/tables/{id}/review/{deal}`` answers: the report and the deal's steps
     review: Mapped[dict[str, Any]] = mapped_column(JSON)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
 class ReviewQueueRow(Base):
@@ -193,6 +265,58 @@ def default_db_url() -> str:
     return f"sqlite:///{default_db_path()}"
 
 
+#: the errors that mean "the database cannot be used just now" (SQLite locked by another
+#: program; PostgreSQL unreachable, restarting, a lock or statement timeout, a deadlock or a
+#: serialization failure; every pooled connection in use): the request may be tried again
+BUSY_ERRORS: tuple[type[Exception], ...] = (sa_exc.OperationalError, sa_exc.TimeoutError)
+
+#: the dialects Tapete's schema is tested on
+_DIALECTS = {"sqlite": "SQLite", "postgresql": "PostgreSQL"}
+_EXAMPLES = "for example sqlite:////home/ana/tapete.db or postgresql+psycopg://tapete@localhost/tapete"
+
+#: the key of the PostgreSQL advisory lock held while the migrations run (two servers that
+#: start at once on one database upgrade it one after the other); "tapete" in ASCII
+_MIGRATION_LOCK = 0x746170657465
+
+
+class DatabaseError(RuntimeError):
+    """The database cannot be used: a malformed URL, an unsupported database, a missing
+    driver, a server that does not answer. The message says what and where (the URL with
+    its password hidden)."""
+
+
+def shown_url(url: str | URL) -> str:
+    """``url`` as it may be printed: with its password hidden."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except (sa_exc.ArgumentError, ValueError):
+        return repr(str(url))
+
+
+def database_url(url: str | URL) -> URL:
+    """The parsed URL of a database Tapete supports; raise :class:`DatabaseError` when it
+    is not one. ``postgresql://`` and ``postgres://`` mean psycopg 3 (the driver the
+    ``postgresql`` extra installs)."""
+    try:
+        parsed = make_url(url)
+    except (sa_exc.ArgumentError, ValueError):  # (ValueError: a port that is no number)
+        raise DatabaseError(f"{str(url)!r} is not a database URL ({_EXAMPLES})") from None
+    if parsed.drivername in ("postgres", "postgresql"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    backend = parsed.get_backend_name()
+    if backend not in _DIALECTS:
+        raise DatabaseError(
+            f"{shown_url(parsed)}: Tapete runs on SQLite or PostgreSQL, not {backend!r} "
+            f"({_EXAMPLES})"
+        )
+    if backend == "postgresql" and not parsed.database:
+        raise DatabaseError(
+            f"{shown_url(parsed)} names no database: add it after the host, as in "
+            "postgresql+psycopg://tapete@localhost/tapete"
+        )
+    return parsed
+
+
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
@@ -201,30 +325,81 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-def make_engine(url: str, *, busy_timeout_s: float = 5.0) -> Engine:
-    """A SQLAlchemy engine; for SQLite, create the file's directory and turn on WAL.
-    ``busy_timeout_s``: how long a statement waits for a database another program has
-    locked before it fails (the server uses a short one: a write that cannot happen is
-    refused and tried again, rather than freezing every table)."""
-    if url.startswith("sqlite"):
-        path = url.split("///", 1)[1] if "///" in url else ""
-        if path and path != ":memory:":
+def make_engine(url: str | URL, *, busy_timeout_s: float = 5.0) -> Engine:
+    """A SQLAlchemy engine for ``url`` (:func:`database_url`; raise :class:`DatabaseError`).
+
+    ``busy_timeout_s``: how long a statement waits for a lock another program holds before
+    it fails (the server uses a short one: a write that cannot happen is refused and tried
+    again, rather than freezing every table): SQLite's busy timeout, PostgreSQL's
+    ``lock_timeout``.
+
+    SQLite: the file's directory is made, WAL, ``synchronous=NORMAL``, foreign keys on.
+    PostgreSQL: a pool of 8 connections (up to 16 at busy moments; a request waits at most
+    10 s for one), each checked before use and renewed after 30 minutes (a server restart or
+    a firewall's idle cut costs no request), a 10 s connection timeout, the session in UTC.
+    Options given in the URL's query (``?connect_timeout=3``) win over these."""
+    parsed = database_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        path = parsed.database or ""
+        if path and path != ":memory:" and not path.startswith("file:"):
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(
-            url, connect_args={"check_same_thread": False, "timeout": busy_timeout_s}
+            parsed, connect_args={"check_same_thread": False, "timeout": busy_timeout_s}
         )
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    settings = f"-c lock_timeout={max(1, round(busy_timeout_s * 1000))} -c TimeZone=UTC"
+    query = parsed.query
+    connect_args: dict[str, Any] = {
+        "options": f"{settings} {query['options']}" if "options" in query else settings,
+    }
+    for key, value in (("connect_timeout", 10), ("application_name", "tapete")):
+        if key not in query:
+            connect_args[key] = value
+    try:
+        return create_engine(
+            parsed,
+            connect_args=connect_args,
+            pool_size=8,
+            max_overflow=8,
+            pool_timeout=10,
+            pool_recycle=1800,
+            pool_pre_ping=True,
+            pool_use_lifo=True,
+        )
+    except (ImportError, sa_exc.NoSuchModuleError) as exc:
+        raise DatabaseError(
+            f"{shown_url(parsed)}: the database driver is missing ({exc}); PostgreSQL needs "
+            "psycopg 3: pip install 'tapete[postgresql]'"
+        ) from None
+
+
+def _reason(exc: BaseException) -> str:
+    """The driver's own sentence for a failed connection, on one line."""
+    orig = getattr(exc, "orig", None) or exc
+    lines = [line.strip() for line in str(orig).splitlines() if line.strip()]
+    return " ".join(lines) or type(orig).__name__
 
 
 def upgrade(engine: Engine) -> None:
-    """Bring the database to the newest schema (``alembic upgrade head``)."""
+    """Bring the database to the newest schema (``alembic upgrade head``), in one
+    transaction. Raise :class:`DatabaseError` when the database cannot be reached or
+    opened. On PostgreSQL the upgrade holds an advisory lock (servers that start together
+    take turns) and waits up to 60 s for the locks its changes need."""
     from alembic import command
     from alembic.config import Config
 
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
-    with engine.begin() as connection:
+    try:
+        connection = engine.connect()
+    except sa_exc.DBAPIError as exc:
+        raise DatabaseError(
+            f"cannot connect to the database {shown_url(engine.url)}: {_reason(exc)}"
+        ) from None
+    with connection, connection.begin():
+        if connection.dialect.name == "postgresql":
+            connection.exec_driver_sql("SET LOCAL lock_timeout = '60s'")
+            connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_MIGRATION_LOCK})")
         cfg.attributes["connection"] = connection
         command.upgrade(cfg, "head")

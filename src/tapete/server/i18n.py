@@ -59,6 +59,21 @@ ERRORS: Final[dict[str, dict[str, str]]] = {
         "pt": "O servidor não conseguiu guardar esta jogada: tente de novo.",
         "en": "The server could not save this action: try again.",
     },
+    "not_started": {
+        "es": "La partida empieza cuando todos los asientos están ocupados.",
+        "pt": "A partida começa quando todos os lugares estão ocupados.",
+        "en": "The game starts when every seat is taken.",
+    },
+    "no_spectators": {
+        "es": "En esta mesa no se puede mirar.",
+        "pt": "Nesta mesa não se pode assistir.",
+        "en": "This table does not allow spectators.",
+    },
+    "not_seated": {
+        "es": "Solo las personas sentadas a la mesa pueden escribir en el chat.",
+        "pt": "Só as pessoas sentadas à mesa podem escrever no chat.",
+        "en": "Only the people seated at the table may chat.",
+    },
     "bad_token": {
         "es": "Esta clave no es de esta mesa: solo puedes mirar.",
         "pt": "Esta chave não é desta mesa: só pode assistir.",

@@ -88,6 +88,13 @@ class Limits:
     #: deals when the table sets no ``max_deals``: the table is then ``abandoned`` (no
     #: winner, no statistics). None: the game's ``GameKind.max_deals`` (Mil 80, Mariage 60)
     max_game_deals: int | None = None
+    #: the online room: how many actions' events a table keeps for reconnecting clients
+    #: (older: one whole view), open lobby WebSockets, and chat lines per connection (a
+    #: bucket of ``chat_burst`` that refills one line every ``chat_refill_s`` seconds)
+    history_actions: int = 400
+    max_lobby_sockets: int = 256
+    chat_burst: int = 5
+    chat_refill_s: float = 2.0
 
 
 def parse_count(raw: str | None, what: str, *, low: int, high: int, default: int) -> int:

@@ -14,10 +14,14 @@ from tapete.games import kinds
 from tapete.server import accounts, players, replay_view, review
 from tapete.server.i18n import LANGUAGES
 from tapete.server.limits import Limits
+from tapete.server.messages import LOBBY_TABLE, SEAT_INFO
 
 __all__ = ["openapi_document"]
 
 JSONDoc = dict[str, Any]
+
+#: the room's fields of a table's description (their schemas are the lobby's)
+_ROOM_KEYS = ("rated", "spectators", "spectator_delay", "listed", "quick", "clock")
 
 _ERROR: JSONDoc = {
     "type": "object",
@@ -93,22 +97,26 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
         "schema": {"type": "string"},
         "description": "the table's id (ASCII digits; anything else is no table)",
     }
-    token = _query("token", {"type": "string"}, "the person's token (seat 0)")
+    token = _query("token", {"type": "string"}, "a seat's token")
     name = _query(
         "name",
         {"type": "string", "minLength": 1, "maxLength": 32},
         "a player's name",
         required=True,
     )
+    #: a new table's game and profile, the person's name and the table's language
+    who_and_what: JSONDoc = {
+        "game": {"enum": games},
+        "profile": {"enum": profiles},
+        "name": {"type": "string", "minLength": 1, "maxLength": 32},
+        "language": {"enum": list(LANGUAGES)},
+    }
     new_table = {
         "type": "object",
         "required": ["game", "name"],
         "additionalProperties": False,
         "properties": {
-            "game": {"enum": games},
-            "profile": {"enum": profiles},
-            "name": {"type": "string", "minLength": 1, "maxLength": 32},
-            "language": {"enum": list(LANGUAGES)},
+            **who_and_what,
             "levels": {
                 "type": "array",
                 "items": {"enum": ["random", "beginner", "rules", "search"]},
@@ -121,6 +129,25 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
                 "and adds no statistics",
             },
             "max_deals": {"type": "integer", "minimum": 1, "maximum": limits.max_deals},
+            "seats": {
+                "type": "array",
+                "description": "per seat: yours (exactly one), open to anyone, for an invited "
+                "person, or a computer of a level (instead of 'levels'); the table waits until "
+                "every seat is taken",
+                "items": {
+                    "type": "object",
+                    "required": ["kind"],
+                    "additionalProperties": False,
+                    "properties": {
+                        "kind": {"enum": ["me", "open", "invited", "computer"]},
+                        "level": {"enum": ["random", "beginner", "rules", "search"]},
+                    },
+                },
+            },
+            "rated": {"type": "boolean", "description": "signed-in people at every seat"},
+            "spectators": {"type": "boolean", "default": True},
+            "spectator_delay": {"type": "integer", "minimum": 0, "maximum": 100},
+            "public": {"type": "boolean", "description": "listed in the lobby"},
         },
     }
     created = {
@@ -128,9 +155,54 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
         "required": ["table", "seat", "token", "ranked"],
         "properties": {
             "table": {"type": "integer"},
-            "seat": {"const": 0},
+            "seat": {"type": "integer", "minimum": 0},
             "token": {"type": "string"},
             "ranked": {"type": "boolean"},
+            "status": {"enum": ["waiting", "playing"]},
+            "invite": {"type": ["string", "null"], "description": "the invitation code"},
+            "rated": {"type": "boolean"},
+        },
+    }
+    seated = {
+        "type": "object",
+        "required": ["table", "seat", "token", "status"],
+        "properties": {
+            "table": {"type": "integer"},
+            "seat": {"type": "integer", "minimum": 0},
+            "token": {"type": "string", "description": "the seat's secret (keep it)"},
+            "status": {"enum": ["waiting", "playing"]},
+            "game": {"type": "string"},
+            "profile": {"type": "string"},
+            "ranked": {"type": "boolean"},
+            "rated": {"type": "boolean"},
+        },
+    }
+    room_props: JSONDoc = {
+        "seats": {"type": "array", "items": SEAT_INFO},
+        **{k: LOBBY_TABLE["properties"][k] for k in _ROOM_KEYS},
+    }
+    quick_body = {
+        "type": "object",
+        "required": ["game"],
+        "additionalProperties": False,
+        "properties": {
+            **who_and_what,
+            "fill_after_s": {
+                "type": ["number", "null"],
+                "minimum": 0,
+                "maximum": 3600,
+                "default": 30,
+                "description": "computers take the free seats after this time (null: never)",
+            },
+        },
+    }
+    sit_body = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "name": {"type": "string", "minLength": 1, "maxLength": 32},
+            "invite": {"type": "string", "description": "the invitation code"},
+            "seat": {"type": "integer", "description": "a free seat (default: the first)"},
         },
     }
     info = {
@@ -154,7 +226,7 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
             "game": {"type": "string"},
             "profile": {"type": "string"},
             "seat": nullable_int,
-            "status": {"enum": ["playing", "finished", "expired", "abandoned"]},
+            "status": {"enum": ["waiting", "playing", "finished", "expired", "abandoned"]},
             "players": {"type": "array", "items": {"type": "string"}},
             "levels": {"type": "array", "items": {"type": ["string", "null"]}},
             "language": {"type": "string"},
@@ -163,6 +235,11 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
             "ranked": {"type": "boolean"},
             "seed_chosen": {"type": "boolean"},
             "seed": {"type": "integer", "description": "only once the game is finished"},
+            "invite": {
+                "type": ["string", "null"],
+                "description": "the invitation code (for a person seated there)",
+            },
+            **room_props,
         },
     }
     summary = {
@@ -222,7 +299,8 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
         ),
         "/api/tables": {
             "post": {
-                "summary": "create a table: the person at seat 0, computers elsewhere",
+                "summary": "create a table: the person at seat 0 and computers elsewhere "
+                "('levels'), or any seats ('seats': people, invited people, computers)",
                 "requestBody": {
                     "required": True,
                     "content": {"application/json": {"schema": new_table}},
@@ -270,6 +348,54 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
         ),
         "/api/tables/{table_id}/review/{deal}": _with_common(review.openapi_path()),
         **replay_view.openapi_paths(_COMMON, table_id),
+        "/api/tables/{table_id}/seats": {
+            "post": {
+                "summary": "sit down at a free seat (the invitation code, or an open seat of a "
+                "table in the lobby); the last seat taken starts the game",
+                "parameters": [table_id],
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": {"schema": sit_body}},
+                },
+                "responses": {
+                    **_COMMON,
+                    "201": _json(seated, "the seat and its token"),
+                    "403": _error("a wrong invitation code, or a guest at a rated table"),
+                    "404": _error("there is no such table"),
+                    "409": _error("the seat is taken, the table is full, or the name is taken"),
+                    "413": _error(f"the body is larger than {limits.max_body_bytes} bytes"),
+                },
+            }
+        },
+        "/api/invitations/{code}": get(
+            "the table an invitation code leads to (its seats, who sits where)",
+            {"200": _json(info), "404": _error("there is no such invitation")},
+            [{"name": "code", "in": "path", "required": True, "schema": {"type": "string"}}],
+        ),
+        "/api/lobby": get(
+            "the open tables listed in the lobby (waiting for people), oldest first",
+            {"200": _json({"type": "array", "items": LOBBY_TABLE})},
+        ),
+        "/api/quick": {
+            "post": {
+                "summary": "quick game: a seat at an open quick table of that game, or a new "
+                "one that computers fill after fill_after_s",
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": {"schema": quick_body}},
+                },
+                "responses": {
+                    **_COMMON,
+                    "201": _json(seated, "the seat and its token"),
+                    "413": _error(f"the body is larger than {limits.max_body_bytes} bytes"),
+                    "415": _error("the body is not declared as application/json"),
+                    "429": {
+                        **_error("too many new tables from this address: wait"),
+                        "headers": {"Retry-After": {"schema": {"type": "string"}}},
+                    },
+                },
+            }
+        },
         "/api/stats": get(
             "a player's statistics per game and profile",
             {"200": _json({"type": "array", "items": stat})},

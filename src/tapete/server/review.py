@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import hmac
 import logging
 import math
 import multiprocessing
@@ -281,9 +280,9 @@ class ReviewService:
             row = session.get(TableRow, table_id)
             if row is None:
                 return _error(404, "there is no such table")
-            status, secret = row.status, row.token
+            status = row.status
         token = request.query_params.get("token")
-        seat = 0 if token and hmac.compare_digest(token.encode(), secret.encode()) else None
+        seat = self.manager.token_seat(table_id, token)
         if token and seat is None:
             return _error(403, "this token does not belong to this table")
         if status != "finished" and seat is None:

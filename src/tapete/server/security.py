@@ -168,7 +168,7 @@ class Guard:
         refusals: RefusalLog,
         trusted_hosts: Iterable[str] | None = None,
         allowed_origins: Iterable[str] = (),
-        json_paths: Iterable[str] = ("/api/tables",),
+        json_paths: Iterable[str] = ("/api/tables", "/api/quick"),
         trusted_proxies: TrustedProxies | None = None,
     ) -> None:
         self.app = app
@@ -288,7 +288,7 @@ class Guard:
                     f"the request body is larger than {limit} bytes ({int(length)} announced)",
                 )
                 return
-        if method == "POST" and scope.get("path") == "/api/tables":
+        if method == "POST" and scope.get("path") in ("/api/tables", "/api/quick"):
             wait = self.creations.take(_client(scope))
             if wait:
                 await self._refuse(

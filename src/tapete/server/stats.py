@@ -113,7 +113,10 @@ def record_game(
     game = str(record.get("game"))
     profile = str(record.get("profile"))
     summary = summarize(record, seat)
-    row = session.get(StatRow, (name, game, profile))
+    # the row is locked until the game's transaction ends (PostgreSQL: another server
+    # process finishing a game of the same player waits, and no addition is lost; SQLite
+    # locks the whole database for a write anyway and ignores FOR UPDATE)
+    row = session.get(StatRow, (name, game, profile), with_for_update=True)
     if row is None:
         row = StatRow(
             name=name,

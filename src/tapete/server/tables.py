@@ -1,5 +1,10 @@
-"""Tables: one game, its seats (a person at seat 0, computer players elsewhere) and its
-append-only action log in the database.
+"""Tables: one game, its seats (people, free seats waiting for someone, computer players)
+and its append-only action log in the database.
+
+A table whose seats are not all taken is ``waiting``: people sit down with the invitation
+code (or, at a table listed in the lobby, at an open seat), and the game starts when every
+seat is taken. Each person's seat has its own secret token; several connections of one seat
+all follow the game and any of them may act.
 
 The server is the authority. A person's action is parsed and checked here (token, turn,
 version), applied by the engine, appended to the log in one transaction, and then every
@@ -10,8 +15,9 @@ state. Computer seats play from an asyncio task
 per table, paced by ``delay_ms``; a bot that raises or runs out of time plays the first
 legal action instead, and the fault is logged, so a game never stalls.
 
-A table is rebuilt from its seed and its stored actions (the engine deals only from the
-seed), so a restart resumes every table exactly.
+A table is rebuilt from its seed, its deal key (fair deals: :mod:`tapete.server.fairness`)
+and its stored actions (the engine deals only from them), so a restart resumes every table
+exactly.
 """
 
 from __future__ import annotations
@@ -25,7 +31,9 @@ import json
 import logging
 import random
 import secrets
-from collections.abc import Iterable
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -39,12 +47,14 @@ from tapete.errors import IllegalActionError, InvalidNotationError
 from tapete.game import JSON, Event, Game
 from tapete.games import kind, kinds
 from tapete.replay import RecordError, replay_actions
-from tapete.server import stats
-from tapete.server.db import ActionRow, SecretRow, TableRow, utcnow
+from tapete.server import fairness, stats
+from tapete.server.db import ActionRow, SeatRow, SecretRow, TableRow, utcnow
 from tapete.server.i18n import error_text
 from tapete.server.limits import Limits, RefusalLog
+from tapete.server.room import History, Seat, check_chat, seat_for_token
 
 __all__ = [
+    "FinishHook",
     "Listener",
     "Table",
     "TableError",
@@ -75,16 +85,25 @@ def build_game(
     players: list[str],
     max_deals: int | None,
     start: JSON | None = None,
+    deal_key: bytes | None = None,
 ) -> Game:
     """A table's game: new from ``seed``, or from a position (a record's ``start``, as the
-    game's registry entry reads it). Raises ``ValueError`` for a bad position."""
-    return kind(game).new(profile, seed=seed, players=players, max_deals=max_deals, start=start)
+    game's registry entry reads it); with ``deal_key`` its deals are fair ones
+    (:mod:`tapete.server.fairness`). Raises ``ValueError`` for a bad position."""
+    return kind(game).new(
+        profile,
+        seed=seed,
+        players=players,
+        max_deals=max_deals,
+        start=start,
+        deal_seeds=fairness.deal_seeds(deal_key),
+    )
 
 
-def game_of(row: TableRow, cap: int | None = None) -> Game:
-    """A stored table's game before any action (its seed, players and start position).
-    ``cap``: the deals after which it stops when the table sets no ``max_deals`` of its own
-    (:meth:`TableManager.deal_cap`)."""
+def game_of(row: TableRow, cap: int | None = None, deal_key: bytes | None = None) -> Game:
+    """A stored table's game before any action (its seed, players, start position and deal
+    key: :func:`tapete.server.fairness.load_key`). ``cap``: the deals after which it stops
+    when the table sets no ``max_deals`` of its own (:meth:`TableManager.deal_cap`)."""
     return build_game(
         row.game,
         row.profile,
@@ -92,6 +111,7 @@ def game_of(row: TableRow, cap: int | None = None) -> Game:
         players=list(row.players),
         max_deals=row.max_deals if row.max_deals is not None else cap,
         start=row.start,
+        deal_key=deal_key,
     )
 
 
@@ -118,6 +138,10 @@ class TableError(Exception):
             "message": error_text(self.code, language, self.message),
             "detail": self.message,
         }
+
+
+#: ``hook(session, table, record)``: run inside the transaction that stores a game's end
+FinishHook = Callable[[Session, "Table", JSON], None]
 
 
 class Listener(Protocol):
@@ -176,8 +200,66 @@ class Table:
     memory: tuple[Game, list[JSON], int] | None = None
     #: the person chose the deal (the "game number"): not ranked, no statistics
     seed_chosen: bool = False
+    #: the table's secret key of fair deals (tapete.server.fairness; never sent): None for
+    #: a chosen deal
+    deal_key: bytes | None = field(default=None, repr=False)
     #: the server's secret key for the computer players' random numbers (never sent)
     rng_key: bytes = field(default=b"", repr=False)
+    #: per seat: who sits there (``room.Seat``: a person, a free seat, a computer)
+    seats: list[Seat] = field(default_factory=list)
+    #: the invitation code (``/?join=CODE``), None when no seat was ever free
+    invite: str | None = field(default=None, repr=False)
+    #: every seat a signed-in person (the ratings read it); spectators: whether tokenless
+    #: sockets may watch, ``spectator_delay`` actions behind; ``listed``: in the lobby
+    rated: bool = False
+    spectators: bool = True
+    spectator_delay: int = 0
+    listed: bool = False
+    quick: bool = False
+    fill_after_s: float | None = None
+    #: the seats whose person abandoned the game (the clock helper fills it)
+    abandoned: set[int] = field(default_factory=set)
+    #: the events of the last actions, by version (reconnection: ``sync`` with ``since``)
+    history: History = field(default_factory=lambda: History(0))
+    #: every applied action's JSON, in order (the delayed spectators' game follows it)
+    actions: list[JSON] = field(default_factory=list)
+    #: the game as delayed spectators see it, ``spectator_version`` actions in
+    spectator_game: Game | None = None
+    spectator_version: int = 0
+    #: the last chat lines (sent to a seat's new connection)
+    chat: deque[JSON] = field(default_factory=lambda: deque(maxlen=30))
+
+    @property
+    def user_ids(self) -> list[int | None]:
+        """Per seat, the signed-in user sitting there (None: a guest, a free seat, a computer)."""
+        return [s.user_id for s in self.seats]
+
+    @property
+    def shared(self) -> bool:
+        """A table of several people (seats taken or free)."""
+        return sum(s.kind != "computer" for s in self.seats) > 1
+
+    @property
+    def delayed(self) -> bool:
+        """Spectators see the game some actions behind (and not once it is over)."""
+        return self.spectator_delay > 0 and not self.game.over
+
+    def connected(self) -> dict[int | None, int]:
+        """How many connections each seat has (None: spectators)."""
+        counts: dict[int | None, int] = {}
+        for listener in self.listeners:
+            counts[listener.seat] = counts.get(listener.seat, 0) + 1
+        return counts
+
+    def presence(self) -> JSON:
+        """The ``presence`` message: who sits where and how many connections each seat has."""
+        counts = self.connected()
+        return {
+            "type": "presence",
+            "status": self.status,
+            "seats": [s.public(n, counts.get(n, 0)) for n, s in enumerate(self.seats)],
+            "spectators": counts.get(None, 0),
+        }
 
     @property
     def counts_in_stats(self) -> bool:
@@ -210,28 +292,64 @@ class Table:
         return seat is not None and self.levels[seat] is not None
 
     def seat_for_token(self, token: str | None) -> int | None:
-        """Seat 0 for the table's token, None for anything else."""
-        if token and hmac.compare_digest(token.encode(), self.token.encode()):
-            return 0
-        return None
+        """The seat whose token this is, None for anything else."""
+        return seat_for_token(self.seats, token)
+
+    def seen_version(self, seat: int | None) -> int:
+        """The version ``seat`` sees (delayed spectators: the spectators' game's)."""
+        return self.spectator_version if seat is None and self.delayed else self.version
 
     def view_message(
         self, seat: int | None, events: list[Event] | None = None, sheet_from: int = 0
     ) -> JSON:
         """The ``view`` message for ``seat``: its view and what it may see of ``events``.
         With ``sheet_from`` N the view's ``sheet`` holds only its rows from index N (the
-        listener holds the ones before: the sheet is sent whole once, then its new rows)."""
-        view = self.game.view(seat)
+        listener holds the ones before: the sheet is sent whole once, then its new rows).
+        Spectators of a delayed table see the spectators' game (never anything newer)."""
+        game = self.game
+        if seat is None and self.delayed:
+            game = self.spectator_view_game()
+        view = game.view(seat)
         sheet = view.get("sheet")
         if sheet_from and isinstance(sheet, list):
             view = {**view, "sheet": sheet[sheet_from:]}
         return {
             "type": "view",
-            "version": self.version,
+            "version": self.seen_version(seat),
             "view": view,
             "sheet_from": sheet_from,
             "events": [e.for_viewer(seat) for e in events or ()],
         }
+
+    def spectator_view_game(self) -> Game:
+        """The delayed spectators' game, brought to ``version - spectator_delay`` actions."""
+        self.advance_spectators()
+        assert self.spectator_game is not None
+        return self.spectator_game
+
+    def advance_spectators(self) -> list[Event]:
+        """Bring the delayed spectators' game to ``spectator_delay`` actions behind the
+        table (all of it once the game is over), replaying the stored actions through the
+        engine; return the events of the actions it took in."""
+        if self.spectator_game is None:
+            self.spectator_game = build_game(
+                self.game_name,
+                self.profile,
+                seed=self.seed,
+                players=self.players,
+                max_deals=self.max_deals,
+                start=self.start,
+                deal_key=self.deal_key,
+            )
+            self.spectator_version = 0
+        target = self.version if self.game.over else max(0, self.version - self.spectator_delay)
+        events: list[Event] = []
+        game = self.spectator_game
+        while self.spectator_version < target:
+            action = game.parse_action(self.actions[self.spectator_version])
+            events += game.apply(action)
+            self.spectator_version += 1
+        return events
 
     def info(self, seat: int | None) -> JSON:
         """The table's description for ``GET /api/tables/{id}`` (no seed while playing)."""
@@ -248,10 +366,76 @@ class Table:
             "winner": self.game.winner if self.game.over else None,
             "ranked": self.ranked,
             "seed_chosen": self.seed_chosen,
+            **room_info(self.seats, self.connected(), seat, self),
         }
         if self.status == "finished":
             out["seed"] = self.seed
         return out
+
+
+class _RoomFields(Protocol):
+    invite: str | None
+    rated: bool
+    spectators: bool
+    spectator_delay: int
+    listed: bool
+    quick: bool
+
+
+def room_info(
+    seats: list[Seat], counts: dict[int | None, int], seat: int | None, table: _RoomFields
+) -> JSON:
+    """The room's part of a table's description: the seats (never a token), the options, and
+    the invitation code for a person seated there."""
+    return {
+        "seats": [s.public(n, counts.get(n, 0)) for n, s in enumerate(seats)],
+        "invite": table.invite if seat is not None else None,
+        "rated": bool(table.rated),
+        "spectators": bool(table.spectators),
+        "spectator_delay": int(table.spectator_delay or 0),
+        "listed": bool(table.listed),
+        "quick": bool(table.quick),
+        "clock": None,
+    }
+
+
+def seats_of(row: TableRow, rows: list[SeatRow]) -> list[Seat]:
+    """A stored table's seats: its seat rows, or for a table made before them, the person
+    at seat 0 (the table's token) and computers elsewhere."""
+    if rows:
+        by_seat = {r.seat: r for r in rows}
+        return [
+            Seat(
+                kind=by_seat[n].kind,
+                name=by_seat[n].name or "",
+                user_id=by_seat[n].user_id,
+                token=by_seat[n].token,
+                level=by_seat[n].level,
+            )
+            for n in range(len(row.players))
+        ]
+    return [
+        Seat("person", name, token=row.token)
+        if level is None and n == 0
+        else Seat("computer", name, level=level)
+        for n, (name, level) in enumerate(zip(row.players, row.levels, strict=True))
+    ]
+
+
+class _Recorder:
+    """A game that keeps the events of its last ``apply`` (for the history rebuilt from a
+    table's stored actions); everything else is the game's."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.events: list[Event] = []
+
+    def apply(self, action: Any) -> list[Event]:
+        self.events = self.game.apply(action)
+        return self.events
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.game, name)
 
 
 def rebuild_memory(table: Table, game: Game, actions: list[JSON], hand_start: int) -> None:
@@ -291,8 +475,19 @@ class TableManager:
         bot_timeout_s: float = 15.0,
         max_queue: int = 512,
         limits: Limits | None = None,
+        now: Callable[[], float] = time.monotonic,
     ) -> None:
         self.engine = engine
+        #: the clock of the waits (quick games filled with computers): a fake one in tests
+        self.now = now
+        #: ``hook(session, table, record)`` for each finished game, in the transaction that
+        #: stores its end (ratings)
+        self.finish_hooks: list[FinishHook] = []
+        #: the lobby's WebSockets, and whether a push of the lobby is due
+        self.lobby_listeners: set[Listener] = set()
+        self._lobby_due = False
+        #: quick tables: table id -> when computers take its free seats (``self.now`` time)
+        self.fill_at: dict[int, float] = {}
         self.sessions = sessionmaker(engine, expire_on_commit=False)
         self.delay_s = max(0, delay_ms) / 1000
         self.bot_timeout_s = bot_timeout_s
@@ -300,9 +495,7 @@ class TableManager:
         self.tables: dict[int, Table] = {}
         self.limits = limits or Limits()
         #: the worker threads the computer players think in (and tables are rebuilt in)
-        self.bot_pool = ThreadPoolExecutor(
-            self.limits.bot_workers, thread_name_prefix="tapete-bot"
-        )
+        self.bot_pool = ThreadPoolExecutor(self.limits.bot_workers, thread_name_prefix="tapete-bot")
         #: the one thread that writes the actions (off the event loop, so that a database
         #: another program has locked holds up no other table; one thread: writes in order)
         self.write_pool = ThreadPoolExecutor(1, thread_name_prefix="tapete-write")
@@ -324,9 +517,7 @@ class TableManager:
         migration that added it; read once)."""
         if self._secret is None:
             with self.sessions() as session:
-                value = session.scalar(
-                    select(SecretRow.value).where(SecretRow.name == "bot_rng")
-                )
+                value = session.scalar(select(SecretRow.value).where(SecretRow.name == "bot_rng"))
             if value is None:
                 raise RuntimeError("the database has no bot_rng secret: run its migrations")
             self._secret = bytes.fromhex(value)
@@ -347,26 +538,73 @@ class TableManager:
         profile: str,
         name: str,
         language: str,
-        levels: list[str],
+        levels: list[str] | None = None,
         seed: int | None = None,
         max_deals: int | None = None,
         start: JSON | None = None,
+        seats: list[tuple[str, str | None]] | None = None,
+        user_id: int | None = None,
+        rated: bool = False,
+        spectators: bool = True,
+        spectator_delay: int = 0,
+        listed: bool = False,
+        quick: bool = False,
+        fill_after_s: float | None = None,
     ) -> Table:
-        """A new table with the person at seat 0 and computer players at the other seats.
+        """A new table. With ``levels``: the person at seat 0 and computer players of those
+        levels at the other seats (the game starts at once). With ``seats``: per seat
+        ``("me", None)`` (the person creating it: exactly one), ``("open", None)``,
+        ``("invited", None)`` or ``("computer", level)``; the table waits until every seat
+        is taken. Raises :class:`TableError` (``bad_table``) for a refused combination.
 
         ``start`` (a record's start position) is for tests and administrators only: the
         HTTP API does not accept it. Such a table is not ranked and adds no statistics."""
-        seats = kind(game).seats
-        if len(levels) != seats - 1:
-            raise ValueError(f"{game} needs {seats - 1} computer level(s), got {len(levels)}")
-        players = [name, *bot_names(name, seats - 1)]
+        count = kind(game).seats
+        if seats is None:
+            if levels is None or len(levels) != count - 1:
+                got = "none" if levels is None else len(levels)
+                raise ValueError(f"{game} needs {count - 1} computer level(s), got {got}")
+            seats = [("me", None), *(("computer", lv) for lv in levels)]
+        if len(seats) != count:
+            raise TableError("bad_table", f"{game} has {count} seats, got {len(seats)}")
+        mine = [n for n, (k, _) in enumerate(seats) if k == "me"]
+        if len(mine) != 1:
+            raise TableError("bad_table", "exactly one seat must be yours ('me')")
+        if rated and user_id is None:
+            raise TableError("rated_guest", "a rated table is for signed-in players: sign in")
+        if rated and any(k == "computer" for k, _ in seats):
+            raise TableError("bad_table", "a rated table has people at every seat, no computer")
+        if rated and (seed is not None or start is not None):
+            raise TableError("bad_table", "a rated table cannot begin on a chosen deal")
+        computers = iter(bot_names(name, sum(k == "computer" for k, _ in seats)))
+        table_seats: list[Seat] = []
+        for k, level in seats:
+            if k == "me":
+                table_seats.append(Seat("person", name, user_id, secrets.token_urlsafe(24)))
+            elif k == "computer":
+                table_seats.append(Seat("computer", next(computers), level=level))
+            else:
+                table_seats.append(Seat(k))
+        players = [st.name for st in table_seats]
         seed_chosen = seed is not None
         if seed is None:
             seed = secrets.randbits(62)
         deals = max_deals if max_deals is not None else self.deal_cap(game)
-        g = build_game(game, profile, seed=seed, players=players, max_deals=deals, start=start)
-        token = secrets.token_urlsafe(24)
-        seat_levels: list[str | None] = [None, *levels]
+        # a deal nobody chose is a fair one: secret seeds, committed and revealed (fairness)
+        deal_key = None if seed_chosen else fairness.new_key()
+        g = build_game(
+            game,
+            profile,
+            seed=seed,
+            players=players,
+            max_deals=deals,
+            start=start,
+            deal_key=deal_key,
+        )
+        token = table_seats[mine[0]].token or ""
+        waiting = any(st.free for st in table_seats)
+        invite = secrets.token_urlsafe(16) if waiting else None
+        seat_levels: list[str | None] = [st.level for st in table_seats]
         with self.sessions.begin() as session:
             row = TableRow(
                 game=game,
@@ -376,21 +614,339 @@ class TableManager:
                 levels=seat_levels,
                 token=token,
                 language=language,
-                status="playing",
+                status="waiting" if waiting else "playing",
                 created_at=utcnow(),
                 owner=name,
                 max_deals=max_deals,
                 start=start,
                 seed_chosen=seed_chosen,
+                invite=invite,
+                rated=rated,
+                spectators=spectators,
+                spectator_delay=spectator_delay,
+                listed=listed,
+                quick=quick,
+                fill_after_s=fill_after_s,
             )
             session.add(row)
             session.flush()
             table_id = row.id
-        table = self._make_table(table_id, row, g, 0)
+            session.add_all(_seat_rows(table_id, table_seats))
+            if deal_key is not None:
+                fairness.store_key(session, table_id, deal_key)
+        table = self._make_table(table_id, row, g, 0, table_seats)
+        table.deal_key = deal_key
         self.tables[table_id] = table
+        if waiting and fill_after_s is not None:
+            self.fill_at[table_id] = self.now() + fill_after_s
+        if listed:
+            self.lobby_changed()
         return table
 
-    def _make_table(self, table_id: int, row: TableRow, game: Game, version: int) -> Table:
+    # ------------------------------------------------------------------ the room
+
+    def join(
+        self,
+        table_id: int,
+        *,
+        name: str,
+        user_id: int | None = None,
+        invite: str | None = None,
+        seat: int | None = None,
+    ) -> tuple[Table, int]:
+        """Sit ``name`` down at a free seat of the table (``seat``, else the first one that
+        may be taken): an ``invited`` seat needs the invitation code, an ``open`` one the
+        code too unless the table is listed in the lobby. Returns the table and the seat; its
+        token is ``table.seats[seat].token``. Raises :class:`TableError`. The last free seat
+        taken starts the game."""
+        table = self.get(table_id)
+        if table is None:
+            raise TableError("unknown_table", "there is no such table")
+        invited = bool(
+            invite and table.invite and hmac.compare_digest(invite.encode(), table.invite.encode())
+        )
+        if invite and not invited:
+            raise TableError("bad_invite", "this invitation code is not this table's")
+        if table.status != "waiting":
+            raise TableError("table_full", "every seat of this table is taken")
+        if table.rated and user_id is None:
+            raise TableError(
+                "rated_guest", "this table is rated: sign in to sit down (guests play unrated)"
+            )
+        if user_id is not None and user_id in table.user_ids:
+            raise TableError("already_seated", "you already sit at this table")
+        taken = {st.name.casefold() for st in table.seats if not st.free}
+        if name.casefold() in taken:
+            raise TableError("name_taken", f"someone at this table is already called {name!r}")
+
+        def may(n: int) -> bool:
+            st = table.seats[n]
+            return (st.kind == "invited" and invited) or (
+                st.kind == "open" and (invited or table.listed)
+            )
+
+        if seat is not None:
+            if not 0 <= seat < len(table.seats) or not table.seats[seat].free:
+                raise TableError("seat_taken", f"seat {seat} is not free")
+            if not may(seat):
+                raise TableError("bad_invite", f"seat {seat} needs the table's invitation code")
+        else:
+            free = [n for n in range(len(table.seats)) if may(n)]
+            if not free:
+                raise TableError("bad_invite", "no seat you may take: ask for the invitation")
+            seat = free[0]
+        new = Seat("person", name, user_id, secrets.token_urlsafe(24))
+        with self.sessions.begin() as session:
+            session.execute(
+                update(SeatRow)
+                .where(SeatRow.table_id == table.id, SeatRow.seat == seat)
+                .values(
+                    kind="person",
+                    name=name,
+                    user_id=user_id,
+                    token=new.token,
+                    joined_at=utcnow(),
+                )
+            )
+            players = list(table.players)
+            players[seat] = name
+            session.execute(update(TableRow).where(TableRow.id == table.id).values(players=players))
+        table.seats[seat] = new
+        self._rename(table, seat, name)
+        self._start_if_full(table)
+        self._maybe_evict(table)  # (nobody connected yet: the next access rebuilds it)
+        return table, seat
+
+    def _rename(self, table: Table, seat: int, name: str) -> None:
+        table.players[seat] = name
+        table.game.players[seat] = name
+        if table.spectator_game is not None:
+            table.spectator_game.players[seat] = name
+
+    def _start_if_full(self, table: Table) -> None:
+        """A waiting table whose seats are all taken starts: everyone gets the view."""
+        if table.status != "waiting" or any(st.free for st in table.seats):
+            self.announce(table)
+            return
+        with self.sessions.begin() as session:
+            session.execute(
+                update(TableRow)
+                .where(TableRow.id == table.id, TableRow.status == "waiting")
+                .values(status="playing")
+            )
+        table.status = "playing"
+        self.fill_at.pop(table.id, None)
+        self._broadcast(table, [])
+        self.announce(table)
+        with contextlib.suppress(RuntimeError):  # (no loop: a synchronous caller)
+            self.ensure_bots(table)
+
+    def announce(self, table: Table) -> None:
+        """Tell everyone at the table who sits where and who is connected (at a table of
+        several people: one person against computers gets no such message, as before the
+        room); and the lobby."""
+        if table.shared:
+            text = json.dumps(table.presence(), separators=(",", ":"))
+            for listener in list(table.listeners):
+                listener.push(text)
+        if table.listed:
+            self.lobby_changed()
+
+    def fill_due(self, level: str = "rules") -> int:
+        """Computers of ``level`` take the free seats of the quick tables whose wait is over
+        (``fill_at``, on ``self.now``); those games start. Returns how many tables."""
+        now = self.now()
+        due = [tid for tid, when in self.fill_at.items() if when <= now]
+        filled = 0
+        for table_id in due:
+            self.fill_at.pop(table_id, None)
+            table = self.get(table_id)
+            if table is None or table.status != "waiting":
+                continue
+            free = [n for n, st in enumerate(table.seats) if st.free]
+            people = [st.name for st in table.seats if not st.free]
+            names = [n for n in _BOT_NAMES if all(n.casefold() != p.casefold() for p in people)]
+            from tapete.bots import make_bot
+
+            with self.sessions.begin() as session:
+                for n, name in zip(free, names, strict=False):
+                    session.execute(
+                        update(SeatRow)
+                        .where(SeatRow.table_id == table.id, SeatRow.seat == n)
+                        .values(kind="computer", name=name, level=level)
+                    )
+                    table.seats[n] = Seat("computer", name, level=level)
+                    table.levels[n] = level
+                    self._rename(table, n, name)
+                    table.bots[n] = make_bot(table.game_name, level, profile=table.profile)
+                    table.rngs[n] = random.Random()
+                session.execute(
+                    update(TableRow)
+                    .where(TableRow.id == table.id)
+                    .values(players=list(table.players), levels=list(table.levels))
+                )
+            self._start_if_full(table)
+            filled += 1
+        return filled
+
+    def quick(
+        self,
+        *,
+        game: str,
+        profile: str,
+        name: str,
+        language: str,
+        user_id: int | None = None,
+        fill_after_s: float | None = 30.0,
+    ) -> tuple[Table, int]:
+        """``POST /api/quick``: a seat at an open quick table of that game and profile (the
+        oldest that has one this name may take), or a new one with the other seats open,
+        listed in the lobby, filled by computers after ``fill_after_s``."""
+        with self.sessions() as session:
+            ids = list(
+                session.scalars(
+                    select(TableRow.id)
+                    .where(
+                        TableRow.status == "waiting",
+                        TableRow.quick.is_(True),
+                        TableRow.listed.is_(True),
+                        TableRow.rated.is_(False),
+                        TableRow.game == game,
+                        TableRow.profile == profile,
+                    )
+                    .order_by(TableRow.id)
+                    .limit(20)
+                )
+            )
+        for table_id in ids:
+            try:
+                return self.join(table_id, name=name, user_id=user_id)
+            except TableError:
+                continue
+        seats: list[tuple[str, str | None]] = [("me", None)]
+        seats += [("open", None)] * (kind(game).seats - 1)
+        table = self.create(
+            game=game,
+            profile=profile,
+            name=name,
+            language=language,
+            seats=seats,
+            user_id=user_id,
+            listed=True,
+            quick=True,
+            fill_after_s=fill_after_s,
+        )
+        return table, 0
+
+    def lobby(self, limit: int = 100) -> list[JSON]:
+        """The open tables listed in the lobby (waiting for people), oldest first: no token,
+        no invitation code of a private table (private tables are not listed at all)."""
+        with self.sessions() as session:
+            rows = list(
+                session.scalars(
+                    select(TableRow)
+                    .where(TableRow.status == "waiting", TableRow.listed.is_(True))
+                    .order_by(TableRow.id)
+                    .limit(limit)
+                )
+            )
+            seat_rows: dict[int, list[SeatRow]] = {}
+            if rows:
+                for sr in session.scalars(
+                    select(SeatRow).where(SeatRow.table_id.in_([r.id for r in rows]))
+                ):
+                    seat_rows.setdefault(sr.table_id, []).append(sr)
+        out = []
+        for r in rows:
+            seats = seats_of(r, seat_rows.get(r.id, []))
+            live = self.tables.get(r.id)
+            counts = live.connected() if live is not None else {}
+            out.append(
+                {
+                    "table": r.id,
+                    "game": r.game,
+                    "profile": r.profile,
+                    "target": kind(r.game).target(r.profile),
+                    "taken": sum(not s.free for s in seats),
+                    "free": sum(s.free for s in seats),
+                    "created_at": r.created_at.isoformat(),
+                    **{k: v for k, v in room_info(seats, counts, None, r).items() if k != "invite"},
+                }
+            )
+        return out
+
+    def lobby_changed(self) -> None:
+        """Push the lobby to its sockets soon (many changes at once make one push)."""
+        if self._lobby_due or not self.lobby_listeners:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._lobby_due = True
+        loop.call_later(0.2, self._push_lobby)
+
+    def _push_lobby(self) -> None:
+        self._lobby_due = False
+        if not self.lobby_listeners:
+            return
+        try:
+            tables = self.lobby()
+        except Exception:
+            log.exception("the lobby could not be read")
+            return
+        text = json.dumps({"type": "lobby", "tables": tables}, separators=(",", ":"))
+        for listener in list(self.lobby_listeners):
+            listener.push(text)
+
+    def catch_up(self, table: Table, seat: int | None, since: int) -> list[JSON]:
+        """What a client that saw version ``since`` is sent on ``sync``: an ``events``
+        message with the events of every version after it, each as ``seat`` may see it, and
+        the current view; or only the view when the history no longer reaches back."""
+        upto = table.seen_version(seat)
+        view = table.view_message(seat)
+        steps = table.history.since(since, upto)
+        if steps is None:
+            return [view]
+        return [
+            {
+                "type": "events",
+                "since": since,
+                "version": upto,
+                "steps": [
+                    {"version": v, "events": [e.for_viewer(seat) for e in events]}
+                    for v, events in steps
+                ],
+            },
+            view,
+        ]
+
+    def say(self, table: Table, seat: int | None, text: object) -> None:
+        """A chat line from ``seat`` to the people seated at the table (spectators neither
+        write nor read the chat: a delayed spectator would learn from it what has not yet
+        been shown to them)."""
+        if seat is None:
+            raise TableError("not_seated", "only the people seated at the table may chat")
+        try:
+            line = check_chat(text)
+        except ValueError as exc:
+            raise TableError("bad_message", str(exc)) from None
+        message: JSON = {
+            "type": "chat",
+            "seat": seat,
+            "name": table.seats[seat].name,
+            "text": line,
+            "version": table.version,
+        }
+        table.chat.append(message)
+        out = json.dumps(message, separators=(",", ":"))
+        for listener in list(table.listeners):
+            if listener.seat is not None:
+                listener.push(out)
+
+    def _make_table(
+        self, table_id: int, row: TableRow, game: Game, version: int, seats: list[Seat]
+    ) -> Table:
         from tapete.bots import make_bot
 
         table = Table(
@@ -409,6 +965,15 @@ class TableManager:
             start=row.start,
             seed_chosen=bool(row.seed_chosen),
             rng_key=self.secret,
+            seats=seats,
+            invite=row.invite,
+            rated=bool(row.rated),
+            spectators=row.spectators is not False,
+            spectator_delay=int(row.spectator_delay or 0),
+            listed=bool(row.listed),
+            quick=bool(row.quick),
+            fill_after_s=row.fill_after_s,
+            history=History(self.limits.history_actions),
         )
         for seat, level in enumerate(table.levels):
             if level is not None:
@@ -433,50 +998,65 @@ class TableManager:
                     .order_by(ActionRow.n)
                 )
             )
+            seat_rows = list(session.scalars(select(SeatRow).where(SeatRow.table_id == table_id)))
+            deal_key = fairness.load_key(session, table_id)
         cap: int | None = self.deal_cap(row.game)
         try:
             try:
-                game, hand_start = self._replay(row, actions, cap)
+                game, hand_start, history = self._replay(row, actions, cap, deal_key)
             except RecordError:
                 if row.max_deals is not None:
                     raise
                 # played past the cap (lowered since the game began): no cap for this one
                 cap = None
-                game, hand_start = self._replay(row, actions, cap)
+                game, hand_start, history = self._replay(row, actions, cap, deal_key)
         except RecordError as exc:
             log.error("table %s: the stored actions do not replay: %s", table_id, exc)
             return None
         except ValueError as exc:
             log.error("table %s: its start position is refused: %s", table_id, exc)
             return None
-        table = self._make_table(table_id, row, game, len(actions))
+        table = self._make_table(table_id, row, game, len(actions), seats_of(row, seat_rows))
+        table.history = history
+        table.actions = actions
+        table.deal_key = deal_key
         if hand_start < len(actions) and not game.over:
-            table.memory = (game_of(row, cap), actions, hand_start)
+            table.memory = (game_of(row, cap, deal_key), actions, hand_start)
         if keep:
             self.tables[table_id] = table
         return table
 
-    @staticmethod
-    def _replay(row: TableRow, actions: list[JSON], cap: int | None) -> tuple[Game, int]:
-        """The table's game after its stored actions, and the index of the current hand's
-        first action; ``ValueError`` for a refused start, ``RecordError`` for actions that do
-        not replay."""
-        game = game_of(row, cap)
+    def _replay(
+        self, row: TableRow, actions: list[JSON], cap: int | None, deal_key: bytes | None
+    ) -> tuple[Game, int, History]:
+        """The table's game after its stored actions, the index of the current hand's first
+        action, and the events of the last actions (for reconnecting clients: the game's own,
+        as the engine gives them again replaying the log); ``ValueError`` for a refused
+        start, ``RecordError`` for actions that do not replay."""
+        game = game_of(row, cap, deal_key)
         hand_start = 0
         deal = game.deal_number
-        for n, _ in enumerate(replay_actions(game, actions)):
+        recorder = _Recorder(game)
+        history = History(self.limits.history_actions)
+        for n, _ in enumerate(replay_actions(recorder, actions)):
+            if n:
+                history.add(n, recorder.events)
             if game.deal_number != deal:  # action n - 1 began a new hand
                 deal = game.deal_number
                 hand_start = n
+        if actions:
+            history.add(len(actions), recorder.events)
         if game.deal_number != deal:
             hand_start = len(actions)
-        return game, hand_start
+        return game, hand_start, history
 
     def _maybe_evict(self, table: Table) -> None:
         """Forget a table nobody watches and no computer player is thinking at: the next
         access rebuilds it from the database, so memory holds only the active tables."""
-        if table.listeners or table.lock.locked() or (
-            table.bot_task is not None and not table.bot_task.done()
+        if (
+            table.listeners
+            or table.lock.locked()
+            or (table.bot_task is not None and not table.bot_task.done())
         ):
             return
         if self.tables.get(table.id) is table:
@@ -505,7 +1085,9 @@ class TableManager:
         """The unfinished tables, newest first, as anyone may see them (to watch one): no
         token, no seed, no card. A page of at most ``limit``; ``before``: only tables with a
         smaller id (the last id of the previous page)."""
-        query = select(TableRow).where(TableRow.status == "playing")
+        query = select(TableRow).where(
+            TableRow.status == "playing", TableRow.spectators.is_not(False)
+        )
         if before is not None:
             query = query.where(TableRow.id < before)
         with self.sessions() as session:
@@ -559,7 +1141,10 @@ class TableManager:
             version = session.scalar(
                 select(func.count()).select_from(ActionRow).where(ActionRow.table_id == table_id)
             )
-        seat = 0 if token and hmac.compare_digest(token.encode(), row.token.encode()) else None
+            seats = seats_of(
+                row, list(session.scalars(select(SeatRow).where(SeatRow.table_id == table_id)))
+            )
+        seat = seat_for_token(seats, token)
         chosen = bool(row.seed_chosen)
         out: JSON = {
             "table": row.id,
@@ -574,10 +1159,32 @@ class TableManager:
             "winner": row.winner,
             "ranked": row.start is None and not chosen and row.max_deals is None,
             "seed_chosen": chosen,
+            **room_info(seats, {}, seat, row),
         }
         if row.status == "finished":
             out["seed"] = row.seed
         return out
+
+    def token_seat(self, table_id: int, token: str | None) -> int | None:
+        """The seat of ``token`` at a stored table (None: no such seat, or no table)."""
+        if not token:
+            return None
+        table = self.tables.get(table_id)
+        if table is not None and not table.broken:
+            return table.seat_for_token(token)
+        with self.sessions() as session:
+            row = session.get(TableRow, table_id)
+            if row is None:
+                return None
+            rows = list(session.scalars(select(SeatRow).where(SeatRow.table_id == table_id)))
+        return seat_for_token(seats_of(row, rows), token)
+
+    def find_invite(self, code: str) -> int | None:
+        """The table of an invitation code (None: no such code)."""
+        if not code or len(code) > 64:
+            return None
+        with self.sessions() as session:
+            return session.scalar(select(TableRow.id).where(TableRow.invite == code))
 
     async def load(self, table_id: int) -> Table | None:
         """:meth:`get`, with the rebuild of a table not in memory done in a worker thread
@@ -669,6 +1276,10 @@ class TableManager:
         table.broken = True  # so that get() rebuilds it from the database
         try:
             fresh = self.get(table.id, keep=False)
+        except Exception as again:  # the database cannot be read either (a PostgreSQL
+            # server that went away): the caller drops the table, the next access rebuilds it
+            log.error("table %s: not rebuilt after a failed write: %s", table.id, again)
+            return False
         finally:
             table.broken = False
         if fresh is None or fresh.version != n:
@@ -692,7 +1303,29 @@ class TableManager:
         self.background = [
             loop.create_task(self._resume_lazily(), name="tapete-resume"),
             loop.create_task(self._sweep_forever(), name="tapete-sweep"),
+            loop.create_task(self._fill_forever(), name="tapete-fill"),
         ]
+
+    async def _fill_forever(self) -> None:
+        """Fill the quick tables whose wait is over, once a second (after a restart each
+        waiting quick table waits its ``fill_after_s`` again)."""
+        try:
+            with self.sessions() as session:
+                rows = session.execute(
+                    select(TableRow.id, TableRow.fill_after_s).where(
+                        TableRow.status == "waiting", TableRow.fill_after_s.is_not(None)
+                    )
+                ).all()
+            for table_id, fill in rows:
+                self.fill_at.setdefault(table_id, self.now() + float(fill or 0))
+        except Exception:
+            log.exception("the quick tables' waits were not read")
+        while True:
+            await asyncio.sleep(1.0)
+            try:
+                self.fill_due()
+            except Exception:
+                log.exception("the quick tables were not filled")
 
     async def _resume_lazily(self) -> None:
         """Rebuild the unfinished tables one at a time in a worker thread and let their
@@ -749,18 +1382,19 @@ class TableManager:
                 ids = list(
                     session.scalars(
                         select(TableRow.id)
-                        .where(TableRow.status == "playing", condition)
+                        .where(TableRow.status.in_(("playing", "waiting")), condition)
                         .limit(1000)
                     )
                 )
                 if ids:
                     session.execute(
                         update(TableRow)
-                        .where(TableRow.id.in_(ids), TableRow.status == "playing")
+                        .where(TableRow.id.in_(ids), TableRow.status.in_(("playing", "waiting")))
                         .values(status=status, finished_at=now)
                     )
                     closed += ids
         for table_id in closed:
+            self.fill_at.pop(table_id, None)
             table = self.tables.pop(table_id, None)
             if table is not None:
                 table.status = "closed"
@@ -771,6 +1405,7 @@ class TableManager:
                     listener.close()
         if closed:
             log.info("closed %d table(s) nobody plays", len(closed))
+            self.lobby_changed()
         return len(closed)
 
     def record(self, table: Table) -> JSON:
@@ -803,6 +1438,10 @@ class TableManager:
                 raise TableError("stale_version", "this table is being reloaded: reconnect")
             if seat is None:
                 raise TableError("not_your_turn", "spectators cannot act at this table")
+            if table.status == "waiting":
+                raise TableError(
+                    "not_started", "the game starts when every seat of the table is taken"
+                )
             if table.game.over:
                 raise TableError("not_your_turn", "the game is over")
             if table.game.turn != seat:
@@ -847,20 +1486,26 @@ class TableManager:
                     "not_saved", "the server could not save this action: try again"
                 ) from None
             # the game in memory is one action ahead of the database: drop it, and close the
-            # connections so that the clients reconnect to the table rebuilt from the log
+            # connections (after saying why) so that the clients reconnect to the table
+            # rebuilt from the log
             table.broken = True
             if self.tables.get(table.id) is table:
                 del self.tables[table.id]
-            for listener in list(table.listeners):
-                listener.close()
-            raise TableError(
+            error = TableError(
                 "stale_version", "the server could not save this action: reconnecting"
-            ) from None
+            )
+            text = json.dumps(error.to_json(table.language), separators=(",", ":"))
+            for listener in list(table.listeners):
+                listener.push(text)
+                listener.close()
+            raise error from None
         finally:
             if pending.done() and self.writing.get(table.id) is pending:
                 del self.writing[table.id]
         table.version = n + 1
         self.actions_applied += 1
+        table.actions.append(data)
+        table.history.add(n + 1, events)
         if table.game.over:
             table.status = "abandoned" if table.capped else "finished"
         self._broadcast(table, events)
@@ -900,6 +1545,8 @@ class TableManager:
                 final_scores=scores,
             )
         )
+        for hook in self.finish_hooks:
+            hook(session, table, record)
         if capped or not table.counts_in_stats:
             # stopped at the cap on deals: nobody played it to the end; begun from a position
             # or on a chosen deal: no statistics, no Ranking
@@ -924,9 +1571,22 @@ class TableManager:
         (the sheet only grows: a row, once written, never changes)."""
         texts: dict[int | None, str] = {}
         start = table.sheet_sent
+        if table.spectator_delay and table.spectator_game is not None:
+            # delayed spectators: their game takes in the actions now old enough; the whole
+            # sheet each time (it is not the one the seats hold)
+            before = table.spectator_version
+            shown = table.advance_spectators()
+            if table.spectator_version != before or not events:
+                message = table.view_message(None)
+                message["events"] = [e.for_viewer(None) for e in shown]
+                texts[None] = json.dumps(message, separators=(",", ":"))
+            else:
+                texts[None] = ""
         for listener in list(table.listeners):
             seat = listener.seat
             text = texts.get(seat)
+            if text == "":
+                continue
             if text is None:
                 message = table.view_message(seat, events, sheet_from=start)
                 sheet = message["view"].get("sheet")
@@ -961,21 +1621,42 @@ class TableManager:
                 return table
             table = current  # another connection loaded it again meanwhile
 
-    def attach(self, table: Table, listener: Listener) -> None:
-        """Add a listener and send it the current view (with no events)."""
+    def attach(self, table: Table, listener: Listener) -> Table:
+        """Add a listener and send it the current view (with no events); returns the table
+        it listens to. A table that left memory while the connection waited for it (its
+        computer players had just finished, nobody listened yet: ``_maybe_evict``) is put
+        back, or the one loaded since is taken instead: a listener of a table that is not
+        the manager's would never hear of its actions."""
+        current = self.tables.get(table.id)
+        if current is None and not table.broken:
+            self.tables[table.id] = table
+        elif current is not None and current is not table:
+            table = current
         table.listeners.add(listener)
         message = table.view_message(listener.seat)
         listener.push(json.dumps(message, separators=(",", ":")))
+        if listener.seat is not None:
+            for line in table.chat:
+                listener.push(json.dumps(line, separators=(",", ":")))
+        self.announce(table)
+        return table
 
     def detach(self, table: Table, listener: Listener) -> None:
-        table.listeners.discard(listener)
+        if listener in table.listeners:
+            table.listeners.discard(listener)
+            self.announce(table)
         self._maybe_evict(table)
 
     # ------------------------------------------------------------------ computer players
 
     def ensure_bots(self, table: Table) -> None:
         """Start the table's bot task if a computer seat is to act (needs a running loop)."""
-        if table.game.over or not table.is_bot(table.game.turn) or table.broken:
+        if (
+            table.game.over
+            or table.status == "waiting"
+            or not table.is_bot(table.game.turn)
+            or table.broken
+        ):
             return
         if table.bot_task is not None and not table.bot_task.done():
             return
@@ -1080,3 +1761,20 @@ def valid_profiles() -> Iterable[tuple[str, str]]:
     for k in kinds():
         for profile in k.profiles:
             yield k.name, profile
+
+
+def _seat_rows(table_id: int, seats: list[Seat]) -> list[SeatRow]:
+    now = utcnow()
+    return [
+        SeatRow(
+            table_id=table_id,
+            seat=n,
+            kind=st.kind,
+            name=st.name or None,
+            user_id=st.user_id,
+            token=st.token,
+            level=st.level,
+            joined_at=now if st.kind == "person" else None,
+        )
+        for n, st in enumerate(seats)
+    ]

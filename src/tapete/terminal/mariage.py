@@ -230,8 +230,10 @@ def play_terminal(
     code. ``profile`` is Mariage's one rule set; ``name`` is not an option here (the table
     says "you" and "the computer")."""
     if profile not in KIND.profiles:
-        raise ValueError(f"unknown profile {profile!r} for {KIND.name} (expected one of: "
-                         f"{', '.join(KIND.profiles)})")
+        raise ValueError(
+            f"unknown profile {profile!r} for {KIND.name} (expected one of: "
+            f"{', '.join(KIND.profiles)})"
+        )
     play_match(
         0,
         lambda: make_bot(KIND.name, level),

@@ -16,6 +16,7 @@ import { showRanking, showStats } from "./js/stats.js";
 import { showPlayer } from "./js/player.js";
 import { onKey } from "./js/keyboard.js";
 import { openReplay } from "./js/replay.js";
+import { renderLobby, showJoin } from "./js/lobby.js";
 
 function renderAll() {
   renderChrome();
@@ -23,6 +24,7 @@ function renderAll() {
   if (dialogOpen("newgame")) renderNewGame();
   if (dialogOpen("stats")) showStats();
   if (dialogOpen("ranking")) showRanking(S.rankingBoard);
+  if (dialogOpen("lobby")) renderLobby();
 }
 
 // a burst of server messages (computers playing at no delay) draws once, at the next frame
@@ -53,6 +55,8 @@ async function main() {
     if (/^[0-9]{1,18}$/.test(replay)) openReplay(Number(replay));
     else leaveWatchUrl();
   }
+  const join = new URLSearchParams(location.search).get("join");
+  if (join !== null) { renderAll(); await showJoin(join); return; } // an invitation: "Sit down"
   const watch = new URLSearchParams(location.search).get("watch");
   if (watch !== null) {
     if (/^[0-9]{1,18}$/.test(watch)) { watchTable(Number(watch)); renderAll(); return; }
@@ -64,6 +68,7 @@ async function main() {
     const res = await api(`/api/tables/${encodeURIComponent(stored.table)}?token=${encodeURIComponent(stored.token)}`).catch(() => ({ ok: false, status: 0 }));
     if (res.ok || res.status === 0 || res.status >= 500) {
       S.session = { ...stored, seat: res.body?.seat ?? stored.seat ?? 0, ranked: res.body?.ranked ?? stored.ranked };
+      S.invite = res.body?.invite ?? null;
       renderAll();
       connect();
       return;

@@ -11,6 +11,7 @@ import { hintBox } from "./hints.js";
 import { actionButton, centerTricks, renderHand } from "./play.js";
 import { matchSheet } from "./sheet.js";
 import { pausePanel } from "./deal_end.js";
+import { commitmentMark } from "./fairness.js";
 import { dealEndText } from "./history.js";
 
 export const fits = (v) => "stock_count" in v;
@@ -53,7 +54,7 @@ function center(v) {
     h("span", { class: "trump", testid: "trump" }, t("trump_is", { suit: suitLabel(v.trump) })),
     v.closed ? h("span", { class: "chip", testid: "closed" }, t("closed_by", { name: playerName(v.closed_by) })) : null,
     v.pending_marriage ? h("span", { class: "chip marriage" }, t("marriage_shown", { suit: suitLabel(v.pending_marriage) })) : null,
-    h("span", { class: "dealno" }, t("hand_no", { n: v.deal_number ?? 1 }))));
+    h("span", { class: "dealno" }, t("hand_no", { n: v.deal_number ?? 1 })), commitmentMark(v)));
   // the indicator lies face up under the stock while it is open, face down once closed
   if (S.pause) { // the end of a hand, held until the player goes on
     const r = S.pause.row;

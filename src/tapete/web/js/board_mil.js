@@ -11,6 +11,7 @@ import { hintBox } from "./hints.js";
 import { actionButton, centerTricks, relPos, renderHand, stepper } from "./play.js";
 import { scoreSheet } from "./sheet.js";
 import { pausePanel } from "./deal_end.js";
+import { commitmentMark } from "./fairness.js";
 
 export const fits = (v) => "talon_count" in v;
 
@@ -96,7 +97,7 @@ function center(v, justify) {
     h("span", { class: "trump", testid: "trump" }, v.trump ? t("trump_is", { suit: suitLabel(v.trump) }) : t("no_trump")),
     v.contract ? h("span", { testid: "contract-info" }, t("contract_of", { name: playerName(v.declarer), value: v.contract }))
       : (v.high_bid ? h("span", {}, t("high_bid", { value: v.high_bid })) : null),
-    h("span", { class: "dealno" }, t("deal_no", { n: v.deal_number ?? 1 }))));
+    h("span", { class: "dealno" }, t("deal_no", { n: v.deal_number ?? 1 })), commitmentMark(v)));
   // a redeal asked by someone: the cards that justify it, from the redeal's event
   if (S.proof && (v.phase !== "play" || S.pause)) {
     c.append(h("div", { class: "dealresult", testid: "redeal-shown" },

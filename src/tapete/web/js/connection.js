@@ -9,6 +9,7 @@ import { loadHistory, takeEvents } from "./history.js";
 import { holdDealEnd, noteTalon } from "./deal_end.js";
 import { takeHint } from "./hints.js";
 import { api, leaveWatchUrl, rememberTable, storeSession } from "./session.js";
+import { takeChat, takePresence } from "./room.js";
 
 export function setStatus(text) {
   const el = document.getElementById("status");
@@ -58,7 +59,11 @@ export function connect() {
   const ws = new WebSocket(`${proto}://${location.host}/ws/${encodeURIComponent(table)}?${query}`);
   S.ws = ws;
   if (!S.log.length) loadHistory(); // a reload: What happened comes back from this tab's storage
-  ws.onopen = () => { S.wsAttempts = 0; S.resynced = true; ws.send(JSON.stringify({ type: "sync" })); };
+  // back after a lost connection: ask for the events missed since the version we hold
+  ws.onopen = () => {
+    S.wsAttempts = 0; S.resynced = true;
+    ws.send(JSON.stringify(S.view && S.version !== null ? { type: "sync", since: S.version } : { type: "sync" }));
+  };
   ws.onmessage = (m) => {
     let msg;
     try { msg = JSON.parse(m.data); } catch { return; }
@@ -124,12 +129,22 @@ export function onMessage(msg) {
     if (S.ui.giveCard && !S.view.hand.includes(S.ui.giveCard)) S.ui.giveCard = null;
     if (!prev) hideDialog("newgame");
     if (!prev || wasOffline) screen.table(); else screen.soon();
+  } else if (msg.type === "events") {
+    // the events missed while away, version by version; the current view follows
+    if (S.version !== null && msg.since === S.version) {
+      for (const step of msg.steps || []) takeEvents(step.events);
+      S.resynced = false;
+    }
+  } else if (msg.type === "presence") {
+    takePresence(msg);
+  } else if (msg.type === "chat") {
+    takeChat(msg);
   } else if (msg.type === "hint") {
     takeHint(msg);
     screen.table();
   } else if (msg.type === "error") {
     S.pending = false;
-    if (msg.code === "unknown_table" || msg.code === "bad_token") {
+    if (msg.code === "unknown_table" || msg.code === "bad_token" || msg.code === "no_spectators") {
       if (watching()) { S.notice = msg.message || t("no_such_table"); S.session = null; leaveWatchUrl(); } else storeSession(null);
       resetTableState();
       if (S.ws) { S.ws.onclose = null; S.ws.close(); S.ws = null; }

@@ -10,6 +10,7 @@ import { choiceId, computerSeatLabels, gameChoices, kindOf, kinds, profileLabel 
 import { resumeTable, startTable } from "./connection.js";
 import { api, forgetTable, savedTables, watchUrl } from "./session.js";
 import { replayButton } from "./replay.js";
+import { showLobby } from "./lobby.js";
 
 export function showNewGame() {
   renderNewGame();
@@ -125,6 +126,7 @@ export function renderNewGame() {
     err,
     h("div", { class: "dlgbuttons" },
       S.session ? h("button", { type: "button", testid: "newgame-cancel", onclick: () => hideDialog("newgame") }, t("cancel")) : null,
+      h("button", { type: "button", testid: "newgame-lobby", onclick: () => { hideDialog("newgame"); showLobby(); } }, t("lobby")),
       h("button", { type: "submit", class: "primary", testid: "start", disabled: !ch.game, onclick: async () => {
         const typed = nameInput.value.trim();
         const name = typed || t("default_name");

@@ -8,6 +8,7 @@ export const STORE_POINTS = "tapete.showPoints";
 export const STORE_TABLES = "tapete.tables";
 export const STORE_AUTO_NEXT = "tapete.autoNext"; // "1": the end-of-deal pause goes on by itself
 export const STORE_HISTORY = "tapete.history."; // + table id, in sessionStorage: What happened
+export const STORE_MUTED = "tapete.muted"; // the player names whose chat lines this browser hides
 
 export const S = {
   config: null, // GET /api/config: kinds, levels, languages
@@ -36,11 +37,15 @@ export const S = {
   rankingBoard: null,
   user: null, // the signed-in person ({id, name}; null: a guest), from GET /api/me
   csrf: null, // the session's CSRF token, sent with every POST (X-CSRF-Token)
+  presence: null, // the last presence message: who sits where, connections per seat (tables of several people)
+  chat: [], // the table chat's last lines ({seat, name, text, version})
+  invite: null, // the invitation code of the table this browser sits at (while seats are free)
   ui: {
     bid: null, contract: null, giveCard: null, sing: true, showLast: false,
     showPoints: localStorage.getItem(STORE_POINTS) !== "0",
     autoNext: localStorage.getItem(STORE_AUTO_NEXT) === "1",
     choice: { game: null, profile: null, levels: [] },
+    chatOpen: false,
   },
 };
 
@@ -57,6 +62,7 @@ export function resetTableState() {
   Object.assign(S, {
     view: null, version: null, said: [], proof: null, finalTrick: null, hint: null, error: null,
     pending: false, log: [], overDismissed: false, pause: null, dealTalon: null, rankingBoard: null,
+    presence: null, chat: [], invite: null,
   });
   Object.assign(S.ui, { bid: null, contract: null, giveCard: null, sing: true, showLast: false });
 }

@@ -11,6 +11,7 @@ import { showOver } from "./game_over.js";
 import * as milBoard from "./board_mil.js";
 import * as mariageBoard from "./board_mariage.js";
 import { pausedView } from "./deal_end.js";
+import { renderRoom } from "./room.js";
 
 // each board says which views it draws (fits); the first that fits draws the view
 const BOARDS = [mariageBoard, milBoard];
@@ -20,6 +21,7 @@ function turnText() {
   if (!v) return "";
   if (S.pause) return t("deal_over_go_on");
   if (S.offline) return t("offline_wait");
+  if (S.presence?.status === "waiting") return t("waiting_players"); // a seat is still free
   if (v.over) return isNone(v.winner) ? t("game_over") : t("game_over_status", { name: playerName(v.winner) });
   if (isNone(v.turn)) return "";
   if (v.turn !== v.seat) return t("waiting_for", { name: playerName(v.turn) });
@@ -84,6 +86,7 @@ function fitHeight() {
 
 export function renderTable() {
   renderChrome();
+  renderRoom();
   const main = document.getElementById("table");
   const focusKey = focusKeyOf(main);
   const wasCard = Boolean(document.activeElement?.dataset?.card);

@@ -1,0 +1,107 @@
+"""The online room's small pieces: a table's seats (people, free seats, computers), the
+versioned event history a reconnecting client catches up from, and table chat.
+
+A seat is ``person`` (taken: a name, a secret token, perhaps a signed-in user's id), ``open``
+(anyone may sit down), ``invited`` (only with the table's invitation code) or ``computer``
+(a level). ``Table.levels[seat] is None`` still means a person's seat (taken or free).
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from tapete.game import JSON, Event
+
+__all__ = [
+    "CHAT_MAX_CHARS",
+    "FREE_KINDS",
+    "SEAT_KINDS",
+    "History",
+    "Seat",
+    "check_chat",
+    "seat_for_token",
+]
+
+#: the kinds of a seat nobody has taken yet
+FREE_KINDS = frozenset({"open", "invited"})
+SEAT_KINDS = ("person", "open", "invited", "computer")
+CHAT_MAX_CHARS = 300
+
+
+@dataclass
+class Seat:
+    """One seat of a table (see the module's docstring)."""
+
+    kind: str
+    name: str = ""
+    user_id: int | None = None
+    token: str | None = field(default=None, repr=False)
+    level: str | None = None
+
+    @property
+    def free(self) -> bool:
+        return self.kind in FREE_KINDS
+
+    def public(self, seat: int, connected: int) -> JSON:
+        """What anyone at the table (or in the lobby) may know of the seat: never its token."""
+        return {
+            "seat": seat,
+            "kind": self.kind,
+            "name": self.name or None,
+            "user": self.user_id is not None,
+            "level": self.level,
+            "connected": connected,
+        }
+
+
+def seat_for_token(seats: Iterable[Seat], token: str | None) -> int | None:
+    """The seat whose secret is ``token`` (compared in constant time), None for any other."""
+    if not token:
+        return None
+    given = token.encode()
+    found = None
+    for n, seat in enumerate(seats):
+        if seat.token and hmac.compare_digest(given, seat.token.encode()):
+            found = n
+    return found
+
+
+class History:
+    """The events of a table's last ``size`` actions, by version (the version an action led
+    to: action ``n`` makes version ``n + 1``), the way Lichess keeps a game's event history."""
+
+    def __init__(self, size: int) -> None:
+        self.size = max(0, size)
+        self.steps: deque[tuple[int, list[Event]]] = deque(maxlen=self.size or None)
+
+    def add(self, version: int, events: list[Event]) -> None:
+        if self.size:
+            self.steps.append((version, events))
+
+    def since(self, version: int, upto: int) -> list[tuple[int, list[Event]]] | None:
+        """The steps of versions ``version + 1`` .. ``upto``, or None when the history no
+        longer holds all of them (the client then gets one whole view)."""
+        if version >= upto:
+            return [] if version == upto else None
+        if not self.steps or self.steps[0][0] > version + 1:
+            return None
+        return [(v, ev) for v, ev in self.steps if version < v <= upto]
+
+
+def check_chat(text: object) -> str:
+    """A chat line as it is sent on: its whitespace runs made single spaces; raise
+    ``ValueError`` with the sentence for anything else than 1 to ``CHAT_MAX_CHARS`` printable
+    characters."""
+    if not isinstance(text, str):
+        raise ValueError("'text' must be a string")
+    line = " ".join(text.split())
+    if not line:
+        raise ValueError("a chat message must not be empty")
+    if len(line) > CHAT_MAX_CHARS:
+        raise ValueError(f"a chat message must be at most {CHAT_MAX_CHARS} characters")
+    if not line.isprintable():
+        raise ValueError("a chat message must not contain control characters")
+    return line

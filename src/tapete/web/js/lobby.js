@@ -1,0 +1,160 @@
+// The Lobby window: the open tables listed there (live over /ws/lobby), a quick game, and a
+// new table with a choice per seat (you, open to anyone, an invited person, a computer of a
+// level) and its options (public, rated, spectators and their delay). The invitation page
+// (?join=CODE) with its "Sit down" button is here too. Games, seats and levels come from
+// /api/config (kinds.js).
+
+import { dialog, h, hideDialog, openDialog } from "./dom.js";
+import { S, STORE_NAME, resetTableState, screen } from "./state.js";
+import { t, tMaybe } from "./i18n.js";
+import { gameChoices, kindOf, profileLabel } from "./kinds.js";
+import { connect } from "./connection.js";
+import { api, leaveWatchUrl, rememberTable, storeSession } from "./session.js";
+
+const SEAT_KINDS = ["me", "open", "invited", "computer"];
+const form = { seats: null, game: null, profile: null, public: false, rated: false, spectators: true, delay: 0 };
+let lobbyWs = null;
+let tables = [];
+
+const typedName = () => (document.getElementById("lobby-name")?.value || localStorage.getItem(STORE_NAME) || "").trim() || t("default_name");
+
+// sit down at (or start) a table: this browser keeps the seat's token, as for any table
+export function enterTable(res, meta) {
+  storeSession({ table: res.table, token: res.token, seat: res.seat, ranked: res.ranked !== false });
+  leaveWatchUrl();
+  rememberTable({ ...S.session, game: meta.game, profile: meta.profile, name: meta.name, started: Date.now() });
+  resetTableState();
+  S.invite = res.invite ?? null;
+  hideDialog("lobby"); hideDialog("join");
+  screen.table();
+  connect();
+}
+
+async function post(path, body) {
+  const res = await api(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  if (!res.ok) throw new Error(res.body?.error || `HTTP ${res.status}`);
+  return res.body;
+}
+
+function openLobbySocket() {
+  if (lobbyWs) return;
+  const proto = location.protocol === "https:" ? "wss" : "ws";
+  const ws = new WebSocket(`${proto}://${location.host}/ws/lobby`);
+  lobbyWs = ws;
+  ws.onmessage = (m) => {
+    let msg; try { msg = JSON.parse(m.data); } catch { return; }
+    if (msg.type === "lobby" && Array.isArray(msg.tables)) { tables = msg.tables; renderTablesList(); }
+  };
+  ws.onclose = () => { if (lobbyWs === ws) lobbyWs = null; };
+}
+function closeLobbySocket() {
+  if (lobbyWs) { const ws = lobbyWs; lobbyWs = null; ws.close(); }
+}
+
+export function showLobby() {
+  renderLobby();
+  openDialog("lobby");
+  openLobbySocket();
+}
+
+function renderTablesList() {
+  const list = document.querySelector('[data-testid="lobby-tables"]');
+  if (!list) return;
+  const err = document.querySelector('[data-testid="lobby-error"]');
+  list.replaceChildren(...(tables.length ? tables.map((r) => h("li", {},
+    h("button", { type: "button", testid: `sit-${r.table}`, "aria-label": `${t("sit_down")}: ${profileLabel(r.profile, r.game)}`, onclick: async () => {
+      const name = typedName();
+      try { enterTable(await post(`/api/tables/${r.table}/seats`, { name }), { game: r.game, profile: r.profile, name }); } catch (e) { err.textContent = e.message; }
+    } }, t("sit_down")), " ",
+    `${profileLabel(r.profile, r.game)} · ${r.seats.filter((s) => s.kind === "person").map((s) => s.name).join(", ")} · ${t("free_seats", { n: r.free })}`,
+    r.rated ? ` · ${t("rated")}` : "")) : [h("li", { class: "note" }, t("lobby_empty"))]));
+}
+
+function seatChoice(i, kind) {
+  const levels = S.config?.levels || [];
+  const current = form.seats[i];
+  const options = SEAT_KINDS.flatMap((k) => (k === "computer"
+    ? levels.map((lv) => ({ value: `computer:${lv}`, label: `${t("seat_computer")} · ${tMaybe(`level_${lv}`) ?? lv}` }))
+    : [{ value: k, label: t(`seat_${k}`) }]));
+  const sel = h("select", { id: `seat-${i}`, testid: `seat-choice-${i}`, onchange: (e) => { form.seats[i] = e.target.value; } },
+    options.map((o) => h("option", { value: o.value, selected: o.value === current }, o.label)));
+  return h("div", { class: "levelrow" }, h("label", { for: `seat-${i}` }, t("seat_n", { n: i + 1 })), sel);
+}
+
+export function renderLobby() {
+  const d = dialog("lobby");
+  const choices = gameChoices();
+  if (!form.game && choices.length) Object.assign(form, choices[0]);
+  const k = kindOf(form.game);
+  const count = k?.seats ?? 0;
+  if (!form.seats || form.seats.length !== count) form.seats = ["me", ...Array(Math.max(0, count - 1)).fill("invited")];
+  const err = h("p", { class: "error", testid: "lobby-error", role: "alert" });
+  const nameInput = h("input", { id: "lobby-name", testid: "lobby-name", type: "text", maxlength: "24", autocomplete: "nickname", placeholder: t("default_name") });
+  nameInput.value = localStorage.getItem(STORE_NAME) || "";
+  nameInput.addEventListener("input", () => { const v = nameInput.value.trim(); if (v) localStorage.setItem(STORE_NAME, v); });
+  const check = (key, label) => h("label", { class: "check" },
+    h("input", { type: "checkbox", testid: `opt-${key}`, checked: form[key], onchange: (e) => { form[key] = e.target.checked; } }), ` ${label}`);
+  const delay = h("input", { id: "opt-delay", testid: "opt-delay", type: "number", min: "0", max: "100", value: String(form.delay), oninput: (e) => { form.delay = Number(e.target.value) || 0; } });
+  d.replaceChildren(h("form", { method: "dialog", class: "newgame", onsubmit: (e) => e.preventDefault() },
+    h("h2", { id: "lobby-title" }, t("lobby")),
+    h("fieldset", {}, h("legend", {}, t("you")), h("label", { for: "lobby-name" }, t("your_name")), nameInput),
+    h("fieldset", {}, h("legend", {}, t("open_tables")), h("ul", { class: "saved", testid: "lobby-tables" }, h("li", { class: "note" }, t("loading")))),
+    h("fieldset", {}, h("legend", {}, t("choose_game")),
+      h("div", { class: "choices" }, choices.map((o) => h("button", {
+        type: "button", testid: `lobby-choose-${o.game}-${o.profile}`, "aria-pressed": String(form.game === o.game && form.profile === o.profile),
+        onclick: () => { Object.assign(form, o); renderLobby(); renderTablesList(); },
+      }, profileLabel(o.profile, o.game)))),
+      h("button", { type: "button", class: "primary", testid: "quick-game", onclick: async () => {
+        const name = typedName();
+        try { enterTable(await post("/api/quick", { game: form.game, profile: form.profile, name, language: S.lang }), { ...form, name }); } catch (e) { err.textContent = e.message; }
+      } }, t("quick_game")), h("p", { class: "note" }, t("quick_game_note"))),
+    h("fieldset", {}, h("legend", {}, t("create_table")),
+      Array.from({ length: count }, (_, i) => seatChoice(i)),
+      check("public", t("opt_public")), check("rated", t("opt_rated")), check("spectators", t("opt_spectators")),
+      h("div", { class: "levelrow" }, h("label", { for: "opt-delay" }, t("opt_delay")), delay),
+      h("button", { type: "button", class: "primary", testid: "create-table", onclick: async () => {
+        const name = typedName();
+        const seats = form.seats.map((v) => (v.startsWith("computer:") ? { kind: "computer", level: v.slice(9) } : { kind: v }));
+        const body = { game: form.game, profile: form.profile, name, language: S.lang, seats,
+          public: form.public, rated: form.rated, spectators: form.spectators, spectator_delay: form.delay };
+        try { enterTable(await post("/api/tables", body), { ...form, name }); } catch (e) { err.textContent = e.message; }
+      } }, t("create_table"))),
+    err,
+    h("div", { class: "dlgbuttons" }, h("button", { type: "button", testid: "lobby-close", onclick: () => hideDialog("lobby") }, t("close")))));
+  d.onclose = closeLobbySocket;
+  renderTablesList();
+}
+
+// the invitation page: the table the code leads to, who sits there, and "Sit down"
+export async function showJoin(code) {
+  const d = dialog("join");
+  const res = await api(`/api/invitations/${encodeURIComponent(code)}`).catch(() => ({ ok: false }));
+  const err = h("p", { class: "error", testid: "join-error", role: "alert" });
+  if (!res.ok) {
+    d.replaceChildren(h("h2", {}, t("invitation")), h("p", { class: "error", role: "alert", testid: "join-error" }, t("no_such_invitation")),
+      h("div", { class: "dlgbuttons" }, h("button", { type: "button", onclick: () => { hideDialog("join"); leaveWatchUrl(); screen.newGame(); } }, t("close"))));
+    openDialog("join");
+    return;
+  }
+  const info = res.body;
+  const nameInput = h("input", { id: "join-name", testid: "join-name", type: "text", maxlength: "24", autocomplete: "nickname", placeholder: t("default_name") });
+  nameInput.value = localStorage.getItem(STORE_NAME) || "";
+  const free = info.seats.some((s) => s.kind === "open" || s.kind === "invited");
+  d.replaceChildren(h("form", { method: "dialog", class: "newgame", onsubmit: (e) => e.preventDefault() },
+    h("h2", { id: "join-title" }, t("invitation")),
+    h("p", { testid: "join-table" }, profileLabel(info.profile, info.game), info.rated ? ` · ${t("rated")}` : ""),
+    h("ul", { class: "saved", testid: "join-seats" }, info.seats.map((s) => h("li", {},
+      t("seat_n", { n: s.seat + 1 }), ": ", s.kind === "person" || s.kind === "computer" ? s.name : t(`seat_${s.kind}`)))),
+    free ? h("fieldset", {}, h("legend", {}, t("you")), h("label", { for: "join-name" }, t("your_name")), nameInput)
+      : h("p", { class: "note" }, t("table_full")),
+    err,
+    h("div", { class: "dlgbuttons" },
+      h("button", { type: "button", testid: "join-cancel", onclick: () => { hideDialog("join"); leaveWatchUrl(); screen.newGame(); } }, t("cancel")),
+      free ? h("button", { type: "submit", class: "primary", testid: "sit-down", onclick: async () => {
+        const typed = nameInput.value.trim();
+        const name = typed || t("default_name");
+        if (typed) localStorage.setItem(STORE_NAME, typed);
+        try { enterTable(await post(`/api/tables/${info.table}/seats`, { name, invite: code }), { game: info.game, profile: info.profile, name }); } catch (e) { err.textContent = e.message; }
+      } }, t("sit_down")) : null)));
+  openDialog("join");
+}

@@ -1,0 +1,123 @@
+// The room at a table of several people: who sits where and who is connected (the server's
+// `presence` messages), the invitation link with its Copy button, and the table chat (lines
+// drawn as text only, a mute toggle per player name kept in this browser). See
+// docs/dev/protocol.md, "The online room".
+
+import { h } from "./dom.js";
+import { S, STORE_MUTED } from "./state.js";
+import { t, tMaybe } from "./i18n.js";
+import { send } from "./connection.js";
+import { api } from "./session.js";
+
+const CHAT_LINES = 30;
+export const CHAT_MAX = 300;
+
+export const inviteUrl = (code) => `${location.origin}/?join=${encodeURIComponent(code)}`;
+
+export function mutedNames() {
+  try { const l = JSON.parse(localStorage.getItem(STORE_MUTED) || "[]"); return Array.isArray(l) ? l : []; } catch { return []; }
+}
+function toggleMute(name) {
+  const list = mutedNames();
+  const next = list.includes(name) ? list.filter((n) => n !== name) : [...list, name];
+  localStorage.setItem(STORE_MUTED, JSON.stringify(next));
+  renderRoom();
+}
+
+export function takePresence(msg) {
+  S.presence = msg;
+  // a waiting table opened from "your games" or a second tab: its description has the code
+  const sess = S.session;
+  if (msg.status === "waiting" && !S.invite && sess?.token && asked !== sess.table) {
+    asked = sess.table;
+    api(`/api/tables/${encodeURIComponent(sess.table)}?token=${encodeURIComponent(sess.token)}`)
+      .then((res) => { if (res.ok && S.session?.table === sess.table) { S.invite = res.body.invite ?? null; renderRoom(); } })
+      .catch(() => {});
+  }
+  renderRoom();
+}
+let asked = null;
+
+export function takeChat(msg) {
+  if (S.chat.some((c) => c.version === msg.version && c.seat === msg.seat && c.text === msg.text)) return;
+  S.chat.push(msg);
+  if (S.chat.length > CHAT_LINES) S.chat.shift();
+  renderRoom();
+}
+
+function seatLabel(s) {
+  if (s.kind === "open") return t("seat_open");
+  if (s.kind === "invited") return t("seat_invited");
+  if (s.kind === "computer") return `${s.name} · ${tMaybe(`level_${s.level}`) ?? s.level}`;
+  return s.name;
+}
+
+function seatsBox(p) {
+  const me = S.view?.seat ?? S.session?.seat;
+  return h("ul", { class: "seats", testid: "seats", "aria-label": t("seats") }, p.seats.map((s) => {
+    const online = s.kind === "person" ? (s.connected > 0 ? t("online", { n: s.connected }) : t("offline")) : "";
+    return h("li", { class: `seatchip ${s.kind} ${s.connected ? "on" : ""}`, testid: `seat-${s.seat}` },
+      h("span", { class: "dot", "aria-hidden": "true" }, s.kind === "person" ? (s.connected ? "●" : "○") : ""),
+      seatLabel(s), s.seat === me ? ` (${t("you_short")})` : "",
+      online ? h("span", { class: "sr-only" }, ` — ${online}`) : null);
+  }));
+}
+
+function inviteBox() {
+  if (!S.invite) return null;
+  const url = inviteUrl(S.invite);
+  const note = h("span", { class: "note", role: "status", testid: "copy-note" });
+  return h("div", { class: "invite", testid: "invite" },
+    h("label", { for: "invite-link" }, t("invite_link")),
+    h("input", { id: "invite-link", testid: "invite-link", type: "text", readonly: true, value: url, onfocus: (e) => e.target.select() }),
+    h("button", { type: "button", testid: "copy-invite", onclick: async () => {
+      try { await navigator.clipboard.writeText(url); note.textContent = t("copied"); } catch {
+        const input = document.getElementById("invite-link"); input.select(); note.textContent = t("copy_by_hand");
+      }
+    } }, t("copy")), note);
+}
+
+function chatBox() {
+  if (S.view?.seat === null || S.view?.seat === undefined) return null; // spectators neither write nor read
+  const muted = new Set(mutedNames());
+  const names = [...new Set((S.presence?.seats || []).filter((s) => s.kind === "person" && s.seat !== S.view.seat).map((s) => s.name))];
+  const input = h("input", { id: "chat-text", testid: "chat-text", type: "text", maxlength: String(CHAT_MAX), autocomplete: "off" });
+  const submit = () => {
+    const text = input.value.trim();
+    if (text && send({ type: "chat", text })) input.value = "";
+  };
+  input.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); e.stopPropagation(); submit(); } });
+  const lines = S.chat.filter((c) => !muted.has(c.name));
+  return h("details", { class: "chat", testid: "chat", open: S.ui.chatOpen, ontoggle: (e) => { S.ui.chatOpen = e.target.open; } },
+    h("summary", {}, t("chat"), lines.length ? ` (${lines.length})` : ""),
+    h("ol", { class: "chatlog", testid: "chat-log", "aria-live": "polite" },
+      lines.map((c) => h("li", {}, h("strong", {}, c.name), ": ", c.text))),
+    h("div", { class: "row" },
+      h("label", { for: "chat-text", class: "sr-only" }, t("chat_say")), input,
+      h("button", { type: "button", testid: "chat-send", onclick: submit }, t("send"))),
+    names.length ? h("div", { class: "mutes", role: "group", "aria-label": t("mute") }, names.map((n) => h("button", {
+      type: "button", class: "small", testid: `mute-${n}`, "aria-pressed": String(muted.has(n)),
+      onclick: () => toggleMute(n),
+    }, t("mute_name", { name: n })))) : null);
+}
+
+export function renderRoom() {
+  const el = document.getElementById("room");
+  if (!el) return;
+  const p = S.presence;
+  if (!S.session || !p) { el.replaceChildren(); el.hidden = true; return; }
+  el.hidden = false;
+  const waiting = p.status === "waiting";
+  const focused = document.activeElement?.id;
+  const typed = document.getElementById("chat-text")?.value ?? "";
+  el.replaceChildren(...[
+    h("div", { class: "roomrow" },
+      waiting ? h("strong", { class: "waiting", testid: "waiting" }, t("waiting_players")) : null,
+      seatsBox(p),
+      p.spectators ? h("span", { class: "note", testid: "spectators" }, t("spectators_n", { n: p.spectators })) : null),
+    waiting ? inviteBox() : null,
+    chatBox()].filter(Boolean)); // (replaceChildren would write a null as text)
+  const input = document.getElementById("chat-text");
+  if (input) input.value = typed;
+  if (focused && document.getElementById(focused)) document.getElementById(focused).focus();
+}

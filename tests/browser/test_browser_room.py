@@ -1,0 +1,101 @@
+"""Two people at one Mil table through the page (two browser contexts): Ana creates a table
+in the Lobby with a seat for an invited person and a computer, Bea opens the invitation link
+and sits down, they chat (Bea mutes Ana), and both play a whole deal by clicking."""
+
+from __future__ import annotations
+
+import random
+import time
+
+from browser_helpers import shot, state, take_turn, tid
+
+
+def test_two_people_play_a_mil_deal_through_an_invitation(new_page, live_server, artifacts) -> None:
+    ana = new_page(locale="en-GB")
+    ana.goto(live_server.url)
+    ana.wait_for_selector(f"{tid('newgame')}[open]")
+    ana.click(tid("newgame-lobby"))
+    ana.wait_for_selector(f"{tid('lobby')}[open]")
+    ana.fill(tid("lobby-name"), "Ana")
+    ana.click(tid("lobby-choose-mil-club"))
+    ana.select_option(tid("seat-choice-0"), "me")
+    ana.select_option(tid("seat-choice-1"), "invited")
+    ana.select_option(tid("seat-choice-2"), "computer:random")
+    ana.click(tid("create-table"))
+    ana.wait_for_selector(tid("waiting"))
+    link = ana.input_value(tid("invite-link"))
+    assert "/?join=" in link
+    assert ana.locator(tid("copy-invite")).get_attribute("type") == "button"
+    shot(ana, artifacts, "room-waiting")
+
+    bea = new_page(locale="en-GB")
+    bea.goto(link)
+    bea.wait_for_selector(f"{tid('join')}[open]")
+    assert "Ana" in bea.inner_text(tid("join-seats"))
+    bea.fill(tid("join-name"), "Bea")
+    bea.click(tid("sit-down"))
+    for page in (ana, bea):
+        page.wait_for_selector(f"{tid('hand')} .card")
+        page.wait_for_function(
+            "() => window.tapete.presence && window.tapete.presence.status === 'playing'"
+        )
+    # both see who sits where and that both are connected
+    ana.wait_for_function(
+        "() => window.tapete.presence.seats"
+        ".filter(s => s.kind === 'person' && s.connected).length === 2"
+    )
+    assert "Bea" in ana.inner_text(tid("seats")) and "Ana" in bea.inner_text(tid("seats"))
+    assert ana.locator(tid("waiting")).count() == 0
+
+    # the chat: a line rendered as text, and a mute per name
+    ana.click(f"{tid('chat')} summary")
+    ana.fill(tid("chat-text"), "<b>hola</b> Bea")
+    ana.click(tid("chat-send"))
+    bea.click(f"{tid('chat')} summary")
+    bea.wait_for_function(
+        "() => document.querySelector('[data-testid=\"chat-log\"]')"
+        ".textContent.includes('<b>hola</b>')"
+    )
+    assert bea.locator(f"{tid('chat-log')} b").count() == 0  # never parsed as HTML
+    bea.click(tid("mute-Ana"))
+    assert "hola" not in bea.inner_text(tid("chat-log"))
+    assert bea.evaluate("() => JSON.parse(localStorage.getItem('tapete.muted'))") == ["Ana"]
+    shot(bea, artifacts, "room-bea")
+
+    # both play the first deal to its end by clicking (whoever's turn it is)
+    rng = random.Random(13)
+    logs: dict[str, list[str]] = {"ana": [], "bea": []}
+    deadline = time.monotonic() + 240
+    while True:
+        states = {"ana": state(ana), "bea": state(bea)}
+        if all(int(s["deals"]) >= 1 or s["paused"] == "true" for s in states.values()):
+            break
+        assert time.monotonic() < deadline, logs
+        moved = False
+        for who, page in (("ana", ana), ("bea", bea)):
+            s = states[who]
+            if s["paused"] == "true" or int(s["deals"]) >= 1:
+                continue
+            if s["myTurn"] == "true" and s["pending"] == "false":
+                take_turn(page, rng, logs[who])
+                moved = True
+        if not moved:
+            time.sleep(0.1)
+    assert logs["ana"] and logs["bea"], logs
+    assert all("play" in log for log in logs.values()), logs
+    shot(ana, artifacts, "room-deal-over")
+
+    # a lost connection: the page reconnects and asks for what it missed since its version
+    bea.evaluate(
+        """() => { window.__sent = []; const send = WebSocket.prototype.send;
+            WebSocket.prototype.send = function (m) {
+              window.__sent.push(m); return send.call(this, m); };
+            window.tapete.ws.close(); }"""
+    )
+    held = int(state(bea)["version"])
+    bea.wait_for_function("() => window.__sent.some(m => JSON.parse(m).type === 'sync')")
+    syncs = bea.evaluate("() => window.__sent.map(m => JSON.parse(m))")
+    assert {"type": "sync", "since": held} in syncs, syncs
+    bea.wait_for_function("() => document.querySelector('#table').dataset.offline === 'false'")
+    assert int(state(bea)["version"]) >= held
+    assert not ana.js_errors and not bea.js_errors

@@ -1,0 +1,183 @@
+"""PostgreSQL as the server's database: what ``tapete serve --db postgresql+psycopg://…``
+says when it cannot use one, the connection settings, two servers starting at once, and a
+database server that goes away in the middle of a game and comes back."""
+
+from __future__ import annotations
+
+import random
+import socket
+import threading
+from typing import Any
+
+import psycopg
+import pytest
+from db_helpers import Databases, current_revision, revisions
+from server_helpers import Session, action_count, new_table
+from sqlalchemy import make_url, text
+from starlette.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
+from tapete.cli import main
+from tapete.server.app import create_app
+from tapete.server.db import DatabaseError, make_engine, upgrade
+from tapete.server.limits import Limits
+
+LIMITS = Limits(create_burst=100_000, hint_processes=0, list_cache_s=0)
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])  # nothing listens there once the socket is closed
+
+
+def _serve(capsys: pytest.CaptureFixture[str], url: str) -> str:
+    assert main(["serve", "--port", "0", "--db", url]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "Traceback" not in err, err
+    return err
+
+
+def test_an_unreachable_server_is_named_without_its_password(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    port = _closed_port()
+    err = _serve(capsys, f"postgresql+psycopg://ana:s3cret@127.0.0.1:{port}/tapete")
+    assert err.startswith(
+        f"error: cannot connect to the database postgresql+psycopg://ana:***@127.0.0.1:{port}"
+        "/tapete: "
+    ), err
+    assert "s3cret" not in err and "refused" in err.lower(), err
+
+
+def test_a_database_that_does_not_exist_is_named(
+    capsys: pytest.CaptureFixture[str], postgres_databases: Databases
+) -> None:
+    url = make_url(postgres_databases.new()).set(database="tapete_no_such_database")
+    err = _serve(capsys, url.render_as_string(hide_password=False))
+    assert "cannot connect to the database" in err
+    assert 'database "tapete_no_such_database" does not exist' in err, err
+
+
+@pytest.mark.parametrize(
+    ("url", "words"),
+    [
+        ("mysql://ana@localhost/tapete", "Tapete runs on SQLite or PostgreSQL, not 'mysql'"),
+        ("postgresql+psycopg://ana@localhost", "names no database"),
+        ("postgresql+psycopg://ana@localhost:port/tapete", "is not a database URL"),
+    ],
+)
+def test_a_url_of_no_usable_database_is_refused_before_anything(
+    capsys: pytest.CaptureFixture[str], url: str, words: str
+) -> None:
+    err = _serve(capsys, url)
+    assert err.startswith("error: --db ") and words in err, err
+    with pytest.raises(DatabaseError, match=words):
+        make_engine(url)
+
+
+def test_the_connections_wait_briefly_for_locks_and_speak_utc(
+    postgres_databases: Databases,
+) -> None:
+    """Each connection of the pool: ``lock_timeout`` is the busy timeout (another program's
+    lock makes a write fail soon, as SQLite's busy timeout does), the session's time zone
+    is UTC, and the URL's own options win; ``postgresql://`` means psycopg 3."""
+    url = postgres_databases.new()
+    engine = make_engine(url, busy_timeout_s=0.25)
+    plain = make_engine(url.replace("postgresql+psycopg://", "postgresql://"))
+    mine = make_engine(f"{url}?connect_timeout=3&application_name=club&options=-c%20work_mem=8MB")
+    try:
+        assert engine.pool.size() == 8 and engine.dialect.driver == "psycopg"
+        assert plain.dialect.driver == "psycopg"
+        with engine.connect() as c:
+            assert c.execute(text("SHOW lock_timeout")).scalar_one() == "250ms"
+            assert c.execute(text("SHOW TimeZone")).scalar_one() == "UTC"
+            assert c.execute(text("SHOW application_name")).scalar_one() == "tapete"
+        with mine.connect() as c:
+            assert c.execute(text("SHOW application_name")).scalar_one() == "club"
+            assert c.execute(text("SHOW work_mem")).scalar_one() == "8MB"
+            assert c.execute(text("SHOW lock_timeout")).scalar_one() == "5s"
+    finally:
+        for e in (engine, plain, mine):
+            e.dispose()
+
+
+def test_two_servers_starting_at_once_upgrade_one_after_the_other(
+    postgres_databases: Databases,
+) -> None:
+    url = postgres_databases.new()
+    engines = [make_engine(url) for _ in range(3)]
+    start = threading.Barrier(len(engines))
+    failures: list[BaseException] = []
+
+    def run(engine: Any) -> None:
+        start.wait()
+        try:
+            upgrade(engine)
+        except BaseException as exc:
+            failures.append(exc)
+
+    threads = [threading.Thread(target=run, args=(e,)) for e in engines]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    try:
+        assert failures == []
+        assert current_revision(engines[0]) == revisions()[-1]
+        with engines[0].connect() as c:
+            assert c.execute(text("SELECT count(*) FROM server_secrets")).scalar_one() == 1
+    finally:
+        for e in engines:
+            e.dispose()
+
+
+def _connections(admin: psycopg.Connection[Any], name: str, *, allow: bool) -> None:
+    """Let connections to database ``name`` in or not; when not, end the open ones (the
+    database server has gone away, as far as the app can tell)."""
+    admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS {str(allow).lower()}')
+    if not allow:
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = %s AND pid <> pg_backend_pid()",
+            [name],
+        )
+
+
+def test_a_database_server_that_goes_away_loses_no_action(postgres_databases: Databases) -> None:
+    """The database server goes away during a game: the person's action is refused (the
+    table cannot even be read back, so the connection is closed for a reconnect), the HTTP
+    API answers 503; when the server is back the table is rebuilt at the version the
+    database holds and the same action goes through."""
+    url = postgres_databases.new()
+    name = make_url(url).database
+    assert name
+    app = create_app(url, delay_ms=0, rate_limit=10_000, limits=LIMITS)
+    with TestClient(app) as client:
+        table_id, token = new_table(client, game="mariage", seed=3)
+        with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
+            me = Session(ws, random.Random(4))
+            view = me.wait_turn()
+            version = me.version
+            _connections(postgres_databases.admin, name, allow=False)
+            try:
+                me.act(view["legal"][0])
+                error = me.error()
+                assert error["code"] == "stale_version", error
+                assert "reconnecting" in error["detail"], error
+                with pytest.raises(WebSocketDisconnect):  # closed, for a reconnect
+                    me.receive()
+                r = client.get(f"/api/tables/{table_id}")
+                assert r.status_code == 503 and "try again" in r.json()["error"]
+                assert r.headers["retry-after"] == "1"
+            finally:
+                _connections(postgres_databases.admin, name, allow=True)
+        assert table_id not in app.state.manager.tables  # dropped: rebuilt on the next access
+        assert client.get(f"/api/tables/{table_id}").json()["version"] == version
+        with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
+            again = Session(ws, random.Random(4))
+            assert again.wait_turn() == view and again.version == version
+            again.act(view["legal"][0])
+            while (m := again.receive())["type"] != "view" or m["version"] <= version:
+                assert m["type"] != "error", m
+        assert action_count(app, table_id) > version

@@ -1,0 +1,691 @@
+"""The online room: tables with several people (invitations, seats, presence), whole games
+of two and three people with a spectator and a second tab over the real WebSocket (no
+message holds a card its reader may not know; a forged or stale action from any seat changes
+nothing), reconnection from every version, chat, and spectators refused or delayed."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import jsonschema_rs
+import pytest
+from server_helpers import MakeApp, Session, action_count, check_no_leak, stored_actions
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
+
+from tapete.server.db import TableRow
+from tapete.server.limits import Limits
+from tapete.server.messages import CLIENT, SERVER, schema_of
+from tapete.server.tables import game_of
+
+
+def make_table(client: TestClient, **body: Any) -> dict[str, Any]:
+    data: dict[str, Any] = {"game": "mil", "name": "Ana"}
+    data.update(body)
+    r = client.post("/api/tables", json=data)
+    assert r.status_code == 201, r.text
+    out: dict[str, Any] = r.json()
+    return out
+
+
+def sit(client: TestClient, table: int, name: str, **body: Any) -> dict[str, Any]:
+    r = client.post(f"/api/tables/{table}/seats", json={"name": name, **body})
+    assert r.status_code == 201, r.text
+    out: dict[str, Any] = r.json()
+    return out
+
+
+def next_of(session: Session, kind: str) -> dict[str, Any]:
+    while True:
+        m = session.receive()
+        if m["type"] == kind:
+            return m
+
+
+def check_schemas(*sessions: Session) -> int:
+    """Every message the sessions got matches its type's JSON Schema (docs/dev/protocol.md)."""
+    count = 0
+    for session in sessions:
+        for item in session.log:
+            schema = schema_of("server", item.message)
+            jsonschema_rs.validate(schema, item.message)
+            count += 1
+    return count
+
+
+def live_steps(session: Session) -> dict[int, list[dict[str, Any]]]:
+    """version -> the events a continuously connected client got for that version."""
+    steps: dict[int, list[dict[str, Any]]] = {}
+    for item in session.log:
+        m = item.message
+        if m["type"] == "view" and m["events"]:
+            assert m["version"] not in steps, f"version {m['version']} twice"
+            steps[m["version"]] = m["events"]
+    return steps
+
+
+class Room:
+    """People (one session per connection) at one table, driven by random legal choices:
+    the seat to act plays, everyone else reads up to the same version."""
+
+    def __init__(self, app: Starlette, table: int, people: dict[int, list[Session]]) -> None:
+        self.app = app
+        self.table = table
+        self.people = people
+        self.watchers: list[Session] = []
+        self.rng = random.Random(7)
+        self.forged = 0
+
+    def everyone(self) -> list[Session]:
+        return [s for group in self.people.values() for s in group] + self.watchers
+
+    def drain(self, session: Session, version: int) -> None:
+        while session.version < version or session.view is None:
+            session.receive()
+
+    def play(self) -> dict[str, Any]:
+        lead = self.people[min(self.people)][0]
+        done = -1
+        n = 0
+        while True:
+            # the lead connection reads until a person is to act at a version not yet played
+            while True:
+                v = lead.view
+                if v is not None and (
+                    v["over"] or (v["turn"] in self.people and lead.version > done)
+                ):
+                    break
+                lead.receive()
+            for s in self.everyone():
+                self.drain(s, lead.version)
+            if v["over"]:
+                return v
+            seat = v["turn"]
+            version = lead.version
+            tabs = self.people[seat]
+            actor = tabs[n % len(tabs)]  # any tab of the seat may act
+            legal = actor.view["legal"] if actor.view else []
+            assert actor.view is not None and actor.view["seat"] == seat and legal
+            if n % 7 == 0:
+                self.forge(seat, version, legal)
+            actor.act(self.rng.choice(legal))
+            done = version
+            n += 1
+            # the action's own view, or a refusal (the database busy for a moment: not_saved),
+            # after which the same seat chooses again
+            while True:
+                m = actor.receive()
+                if m["type"] == "view" and m["version"] > version:
+                    break
+                if m["type"] == "error":
+                    assert m["code"] in ("not_saved", "stale_version"), m
+                    done = version - 1
+                    break
+
+    def forge(self, seat: int, version: int, legal: list[dict[str, Any]]) -> None:
+        """Another seat acting, a stale version, a spectator acting: refused, nothing stored."""
+        others = [s for s in self.people if s != seat]
+        attempts: list[tuple[Session, int, str]] = []
+        if others:
+            attempts.append((self.people[others[0]][0], version, "not_your_turn"))
+        if version > 0:
+            attempts.append((self.people[seat][0], version - 1, "stale_version"))
+        attempts += [(w, version, "not_your_turn") for w in self.watchers]
+        for session, at, code in attempts:
+            session.ws.send_json({"type": "act", "version": at, "action": legal[0]})
+            assert session.error()["code"] == code
+            self.forged += 1
+        assert action_count(self.app, self.table) == version
+
+
+def three_people_table(client: TestClient, **options: Any) -> tuple[dict[str, Any], str, str]:
+    made = make_table(
+        client,
+        seats=[{"kind": "me"}, {"kind": "invited"}, {"kind": "open"}],
+        max_deals=2,
+        seed=21,
+        **options,
+    )
+    assert made["status"] == "waiting" and made["seat"] == 0 and made["invite"]
+    bea = sit(client, made["table"], "Bea", invite=made["invite"])
+    assert bea["status"] == "waiting" and bea["seat"] == 1
+    cid = sit(client, made["table"], "Cid", invite=made["invite"])
+    assert cid["status"] == "playing" and cid["seat"] == 2
+    return made, bea["token"], cid["token"]
+
+
+def test_three_people_a_second_tab_and_a_spectator_play_a_whole_game(
+    app: Starlette, client: TestClient
+) -> None:
+    made, bea, cid = three_people_table(client)
+    tid = made["table"]
+    tokens = {0: made["token"], 1: bea, 2: cid}
+    assert len(set(tokens.values())) == 3
+    info = client.get(f"/api/tables/{tid}?token={bea}").json()
+    assert info["seat"] == 1 and info["players"] == ["Ana", "Bea", "Cid"]
+    assert [s["kind"] for s in info["seats"]] == ["person"] * 3
+    assert "token" not in json.dumps(info["seats"])
+    with (
+        client.websocket_connect(f"/ws/{tid}?token={tokens[0]}") as a,
+        client.websocket_connect(f"/ws/{tid}?token={tokens[0]}") as a2,
+        client.websocket_connect(f"/ws/{tid}?token={tokens[1]}") as b,
+        client.websocket_connect(f"/ws/{tid}?token={tokens[2]}") as c,
+        client.websocket_connect(f"/ws/{tid}") as w,
+    ):
+        people = {0: [Session(a), Session(a2)], 1: [Session(b)], 2: [Session(c)]}
+        room = Room(app, tid, people)
+        room.watchers.append(Session(w))
+        # the last connection's presence: who sits where and how many connections each has
+        presence = next_of(room.watchers[0], "presence")
+        assert [s["connected"] for s in presence["seats"]] == [2, 1, 1]
+        assert presence["spectators"] == 1 and presence["status"] == "playing"
+        last = room.play()
+        assert last["over"] and room.forged > 5
+        for s in room.everyone():
+            room.drain(s, room.people[0][0].version)
+    final = action_count(app, tid)
+    assert final > 20
+    # every card in every message to each connection was one its seat may know
+    for seat, group in people.items():
+        for s in group:
+            assert s.view is not None and s.view["seat"] == seat and s.view["over"]
+            assert check_no_leak(app, tid, s.log, seat) > 50
+    assert check_no_leak(app, tid, room.watchers[0].log, None) > 20
+    assert check_schemas(*room.everyone()) > 200
+    # both tabs of seat 0 followed every version
+    assert live_steps(people[0][0]) == live_steps(people[0][1])
+    assert sorted(live_steps(people[0][0])) == list(range(1, final + 1))
+    # the database holds the seats: names and tokens come back after a restart
+    with app.state.manager.sessions() as session:
+        row = session.get(TableRow, tid)
+        assert row is not None and row.players == ["Ana", "Bea", "Cid"]
+
+
+def check_reconnection(
+    client: TestClient, tid: int, token: str | None, live: Session, final: int
+) -> None:
+    """From every version V, ``sync`` with ``since: V`` answers the events of V+1..final that
+    the continuously connected client got, then the current view."""
+    steps = live_steps(live)
+    # (a computer may have played the first action before the live client connected)
+    seen = min(steps)
+    assert seen <= 2 and sorted(steps) == list(range(seen, final + 1))
+    query = f"?token={token}" if token else ""
+    with client.websocket_connect(f"/ws/{tid}{query}") as ws:
+        s = Session(ws)
+        first = next_of(s, "view")
+        assert first["version"] == final
+        for since in range(final + 1):
+            ws.send_json({"type": "sync", "since": since})
+            m = s.receive()
+            while m["type"] == "presence":
+                m = s.receive()
+            assert m["type"] == "events", m
+            assert m["since"] == since and m["version"] == final
+            got = {step["version"]: step["events"] for step in m["steps"]}
+            assert sorted(got) == list(range(since + 1, final + 1))
+            assert {v: got[v] for v in got if v in steps} == {
+                v: steps[v] for v in range(max(seen, since + 1), final + 1)
+            }
+            view = next_of(s, "view")
+            assert view["version"] == final and view["view"] == first["view"]
+        assert check_schemas(s) > final
+
+
+@pytest.mark.parametrize("game", ["mariage", "mil"])
+def test_reconnection_from_every_version_gives_what_was_missed(
+    make_app: MakeApp, game: str
+) -> None:
+    app = make_app()
+    seats = [{"kind": "me"}, {"kind": "invited"}]
+    if game == "mil":
+        seats.append({"kind": "computer", "level": "random"})
+    with TestClient(app) as client:
+        made = make_table(
+            client, game=game, seats=seats, max_deals=1 if game == "mil" else 2, seed=5
+        )
+        bea = sit(client, made["table"], "Bea", invite=made["invite"])
+        tid = made["table"]
+        with (
+            client.websocket_connect(f"/ws/{tid}?token={made['token']}") as a,
+            client.websocket_connect(f"/ws/{tid}?token={bea['token']}") as b,
+            client.websocket_connect(f"/ws/{tid}") as w,
+        ):
+            room = Room(app, tid, {0: [Session(a)], 1: [Session(b)]})
+            room.watchers.append(Session(w))
+            room.play()
+            for s in room.everyone():
+                room.drain(s, room.people[0][0].version)
+        final = action_count(app, tid)
+        lives = {0: made["token"], 1: bea["token"], None: None}
+        sessions = {0: room.people[0][0], 1: room.people[1][0], None: room.watchers[0]}
+        for seat, token in lives.items():
+            check_reconnection(client, tid, token, sessions[seat], final)
+    # after a restart the history is rebuilt from the stored actions: the same answers
+    again = make_app()
+    with TestClient(again) as client:
+        check_reconnection(client, tid, bea["token"], sessions[1], final)
+
+
+def test_a_client_too_far_behind_gets_one_whole_view(make_app: MakeApp) -> None:
+    limits = Limits(create_burst=100_000, hint_processes=0, list_cache_s=0, history_actions=5)
+    app = make_app(limits=limits)
+    with TestClient(app) as client:
+        made = make_table(client, levels=["random", "random"], max_deals=1)
+        tid = made["table"]
+        with client.websocket_connect(f"/ws/{tid}?token={made['token']}") as ws:
+            me = Session(ws, random.Random(3))
+            me.play()
+            final = me.version
+            ws.send_json({"type": "sync", "since": final - 5})
+            assert next_of(me, "events")["steps"][0]["version"] == final - 4
+            next_of(me, "view")
+            ws.send_json({"type": "sync", "since": final - 6})
+            m = me.receive()
+            assert m["type"] == "view" and m["version"] == final and m["sheet_from"] == 0
+            ws.send_json({"type": "sync", "since": "3"})
+            assert me.error()["code"] == "bad_message"
+
+
+def test_invitations_seats_and_waiting(app: Starlette, client: TestClient) -> None:
+    made = make_table(
+        client, seats=[{"kind": "invited"}, {"kind": "me"}, {"kind": "computer", "level": "rules"}]
+    )
+    tid, code = made["table"], made["invite"]
+    assert made["seat"] == 1 and made["status"] == "waiting" and len(code) >= 20
+    # the invitation shows the table and who sits where, never a token or a card
+    shown = client.get(f"/api/invitations/{code}").json()
+    assert shown["table"] == tid and shown["status"] == "waiting"
+    assert [(s["kind"], s["name"]) for s in shown["seats"]] == [
+        ("invited", None),
+        ("person", "Ana"),
+        ("computer", shown["players"][2]),
+    ]
+    assert client.get("/api/invitations/nope").status_code == 404
+    # not in the lobby (private), and an invited seat needs the code
+    assert all(t["table"] != tid for t in client.get("/api/lobby").json())
+    r = client.post(f"/api/tables/{tid}/seats", json={"name": "Bea"})
+    assert r.status_code == 403 and "invitation" in r.json()["error"]
+    r = client.post(f"/api/tables/{tid}/seats", json={"name": "Bea", "invite": "x" * 22})
+    assert r.status_code == 403
+    r = client.post(f"/api/tables/{tid}/seats", json={"name": "ana", "invite": code})
+    assert r.status_code == 409 and "called" in r.json()["error"]
+    with client.websocket_connect(f"/ws/{tid}?token={made['token']}") as ws:
+        me = Session(ws)
+        first = next_of(me, "view")
+        assert first["view"]["seat"] == 1
+        presence = next_of(me, "presence")
+        assert presence["status"] == "waiting"
+        assert [s["connected"] for s in presence["seats"]] == [0, 1, 0]
+        # nothing can be played before every seat is taken
+        ws.send_json({"type": "act", "version": 0, "action": {"type": "pass"}})
+        assert me.error()["code"] == "not_started"
+        assert action_count(app, tid) == 0
+        bea = sit(client, tid, "Bea", invite=code)
+        assert bea["seat"] == 0 and bea["status"] == "playing"
+        # the start reaches the seated person: a view with the new name, and the presence
+        view = next_of(me, "view")
+        assert view["view"]["players"][0] == "Bea"
+        assert next_of(me, "presence")["status"] == "playing"
+    r = client.post(f"/api/tables/{tid}/seats", json={"name": "Cid", "invite": code})
+    assert r.status_code == 409 and "taken" in r.json()["error"]
+    r = client.post(f"/api/tables/{tid}/seats", json={"name": 3, "invite": code})
+    assert r.status_code == 400
+    r = client.post("/api/tables/99999/seats", json={"name": "Cid"})
+    assert r.status_code == 404
+    info = client.get(f"/api/tables/{tid}?token={bea['token']}").json()
+    assert info["seat"] == 0 and info["invite"] == code
+    assert client.get(f"/api/tables/{tid}").json()["invite"] is None
+
+
+def test_seats_and_tokens_survive_a_restart(make_app: MakeApp) -> None:
+    app = make_app()
+    with TestClient(app) as client:
+        made = make_table(client, game="mariage", seats=[{"kind": "me"}, {"kind": "invited"}])
+    again = make_app()
+    with TestClient(again) as client:
+        assert client.get(f"/api/tables/{made['table']}?token={made['token']}").json()["seat"] == 0
+        bea = sit(client, made["table"], "Bea", invite=made["invite"])
+        assert bea["status"] == "playing"
+    third = make_app()
+    with TestClient(third) as client:
+        info = client.get(f"/api/tables/{made['table']}?token={bea['token']}").json()
+        assert info["seat"] == 1 and info["status"] == "playing"
+        with client.websocket_connect(f"/ws/{made['table']}?token={bea['token']}") as ws:
+            assert next_of(Session(ws), "view")["view"]["seat"] == 1
+
+
+def test_bad_room_requests(client: TestClient) -> None:
+    def refused(body: dict[str, Any]) -> str:
+        r = client.post("/api/tables", json={"game": "mil", "name": "Ana", **body})
+        assert r.status_code in (400, 403), r.text
+        return str(r.json()["error"])
+
+    assert "3 seat" in refused({"seats": [{"kind": "me"}]})
+    assert "yours" in refused({"seats": [{"kind": "open"}] * 3})
+    assert "kind" in refused({"seats": [{"kind": "me"}, {"kind": "x"}, {"kind": "open"}]})
+    assert "level" in refused(
+        {"seats": [{"kind": "me"}, {"kind": "open", "level": "rules"}, {"kind": "open"}]}
+    )
+    assert "not both" in refused({"seats": [{"kind": "me"}] * 3, "levels": ["rules"] * 2})
+    assert "spectator_delay" in refused({"spectator_delay": -1})
+    assert "true or false" in refused({"rated": "yes"})
+    assert "sign in" in refused(
+        {"rated": True, "seats": [{"kind": "me"}, {"kind": "open"}, {"kind": "open"}]}
+    )
+
+
+class _User:
+    def __init__(self, uid: int, name: str) -> None:
+        self.id, self.name = uid, name
+
+
+def signed_in(app: Starlette) -> Any:
+    """The app with the identity contract's user from an ``x-test-user: id:name`` header (the
+    accounts helper's middleware sets ``scope["state"]["user"]`` the same way)."""
+
+    async def wrapped(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] in ("http", "websocket"):
+            for key, value in scope.get("headers", []):
+                if key == b"x-test-user":
+                    uid, name = value.decode().split(":")
+                    scope.setdefault("state", {})["user"] = _User(int(uid), name)
+        await app(scope, receive, send)
+
+    return wrapped
+
+
+def test_rated_tables_are_for_signed_in_people(app: Starlette) -> None:
+    with TestClient(signed_in(app)) as client:
+        ana = {"x-test-user": "1:Ana"}
+        r = client.post(
+            "/api/tables",
+            json={
+                "game": "mariage",
+                "name": "x",
+                "rated": True,
+                "seats": [{"kind": "me"}, {"kind": "computer"}],
+            },
+            headers=ana,
+        )
+        assert r.status_code == 400 and "computer" in r.json()["error"]
+        r = client.post(
+            "/api/tables",
+            json={
+                "game": "mariage",
+                "name": "x",
+                "rated": True,
+                "seats": [{"kind": "me"}, {"kind": "invited"}],
+            },
+            headers=ana,
+        )
+        assert r.status_code == 201
+        made = r.json()
+        tid = made["table"]
+        r = client.post(f"/api/tables/{tid}/seats", json={"name": "Bea", "invite": made["invite"]})
+        assert r.status_code == 403 and "rated" in r.json()["error"]
+        r = client.post(f"/api/tables/{tid}/seats", json={"invite": made["invite"]}, headers=ana)
+        assert r.status_code == 409 and "already" in r.json()["error"]
+        r = client.post(
+            f"/api/tables/{tid}/seats",
+            json={"invite": made["invite"]},
+            headers={"x-test-user": "2:Bea"},
+        )
+        assert r.status_code == 201 and r.json()["status"] == "playing"
+        table = app.state.manager.get(tid)
+        assert table.rated and table.user_ids == [1, 2] and table.players == ["Ana", "Bea"]
+        assert table.abandoned == set()
+
+
+def test_finish_hooks_run_in_the_transaction_of_the_end(app: Starlette, client: TestClient) -> None:
+    seen: list[tuple[int, list[int | None], bool]] = []
+    app.state.manager.finish_hooks.append(
+        lambda session, table, record: seen.append((table.id, table.user_ids, "deals" in record))
+    )
+    made = make_table(client, levels=["random", "random"], max_deals=1)
+    with client.websocket_connect(f"/ws/{made['table']}?token={made['token']}") as ws:
+        Session(ws, random.Random(1)).play()
+    assert seen == [(made["table"], [None, None, None], True)]
+
+
+def test_chat(app: Starlette, client: TestClient) -> None:
+    made = make_table(client, game="mariage", seats=[{"kind": "me"}, {"kind": "invited"}])
+    tid = made["table"]
+    bea = sit(client, tid, "Bea", invite=made["invite"])
+    with (
+        client.websocket_connect(f"/ws/{tid}?token={made['token']}") as a,
+        client.websocket_connect(f"/ws/{tid}?token={bea['token']}") as b,
+        client.websocket_connect(f"/ws/{tid}") as w,
+    ):
+        ana, bee, watcher = Session(a), Session(b), Session(w)
+        a.send_json({"type": "chat", "text": "  hola   <b>Bea</b>\n"})
+        for s in (ana, bee):
+            m = next_of(s, "chat")
+            assert m["seat"] == 0 and m["name"] == "Ana" and m["text"] == "hola <b>Bea</b>"
+        w.send_json({"type": "chat", "text": "hi"})
+        assert watcher.error()["code"] == "not_seated"
+        b.send_json({"type": "chat", "text": "x" * 301})
+        assert "300" in bee.error()["detail"]
+        b.send_json({"type": "chat", "text": "a\u0007b"})
+        assert bee.error()["code"] == "bad_message"
+        b.send_json({"type": "chat", "text": 5})
+        assert bee.error()["code"] == "bad_message"
+        # (Ana has sent one line) a burst of lines per connection, then a refusal
+        codes = []
+        for n in range(8):
+            a.send_json({"type": "chat", "text": f"line {n}"})
+        while len(codes) < 8:
+            m = ana.receive()
+            if m["type"] in ("chat", "error"):
+                codes.append(m["type"] if m["type"] == "chat" else m["code"])
+        assert codes[:4] == ["chat"] * 4 and "rate_limited" in codes
+        # a sync marks where the spectator is: it got no chat line at all
+        w.send_json({"type": "sync"})
+        next_of(watcher, "view")
+        assert not [m for m in watcher.log if m.message["type"] == "chat"]
+        # a new connection of a seat gets the last lines (kept in memory while the table is)
+        with client.websocket_connect(f"/ws/{tid}?token={bea['token']}") as b2:
+            again = Session(b2)
+            assert next_of(again, "chat")["text"] == "hola <b>Bea</b>"
+
+
+def test_spectators_refused(app: Starlette, client: TestClient) -> None:
+    made = make_table(client, levels=["random", "random"], spectators=False)
+    tid = made["table"]
+    assert all(t["table"] != tid for t in client.get("/api/tables/live").json())
+    with client.websocket_connect(f"/ws/{tid}") as ws:
+        m = ws.receive_json()
+        assert m["type"] == "error" and m["code"] == "no_spectators"
+        assert ws.receive()["code"] == 4403
+    # a seat still plays
+    with client.websocket_connect(f"/ws/{tid}?token={made['token']}") as ws:
+        assert next_of(Session(ws), "view")["view"]["seat"] == 0
+
+
+def test_delayed_spectators_see_the_game_n_actions_behind(
+    app: Starlette, client: TestClient
+) -> None:
+    delay = 3
+    made = make_table(
+        client, levels=["random", "random"], max_deals=1, spectator_delay=delay, seed=13
+    )
+    tid = made["table"]
+    with (
+        client.websocket_connect(f"/ws/{tid}") as w,
+        client.websocket_connect(f"/ws/{tid}?token={made['token']}") as ws,
+    ):
+        watcher = Session(w)
+        me = Session(ws, random.Random(5))
+        me.play()
+        final = me.version
+        while watcher.view is None or not watcher.view["over"]:
+            watcher.receive()
+    versions = [r.message["version"] for r in watcher.log if r.message["type"] == "view"]
+    assert versions[-1] == final > delay + 10
+    # nothing newer than N actions behind was shown while the game was on
+    assert not set(versions) & set(range(final - delay + 1, final))
+    assert max(v for v in versions if v != final) <= final - delay
+    # each view is the public view of the game at its version, replayed from the log
+    with app.state.manager.sessions() as session:
+        row = session.get(TableRow, tid)
+        assert row is not None
+        game = game_of(row)
+    actions = stored_actions(app, tid)
+    at = 0
+    for item in watcher.log:
+        m = item.message
+        if m["type"] != "view":
+            continue
+        while at < m["version"]:
+            game.apply(game.parse_action(actions[at]))
+            at += 1
+        expected = game.view(None)
+        assert m["view"] == expected, m["version"]
+    assert check_no_leak(app, tid, watcher.log, None) > 10
+
+
+def test_lobby_lists_public_tables_and_pushes_changes(app: Starlette, client: TestClient) -> None:
+    private = make_table(client, seats=[{"kind": "me"}, {"kind": "open"}, {"kind": "invited"}])
+    with client.websocket_connect("/ws/lobby") as lobby:
+        first = lobby.receive_json()
+        assert first == {"type": "lobby", "tables": []}
+        public = make_table(
+            client,
+            game="mariage",
+            profile="mariage",
+            seats=[{"kind": "open"}, {"kind": "me"}],
+            public=True,
+            spectators=False,
+        )
+        pushed = lobby.receive_json()
+        assert [t["table"] for t in pushed["tables"]] == [public["table"]]
+        entry = pushed["tables"][0]
+        assert entry["game"] == "mariage" and entry["target"] == 7
+        assert (entry["taken"], entry["free"], entry["rated"]) == (1, 1, False)
+        assert entry["clock"] is None and entry["spectators"] is False
+        assert "invite" not in entry and "token" not in json.dumps(entry)
+        assert client.get("/api/lobby").json() == pushed["tables"]
+        # an open seat of a listed table needs no code; the full table leaves the lobby
+        seated = sit(client, public["table"], "Bea")
+        assert seated["seat"] == 0 and seated["status"] == "playing"
+        assert lobby.receive_json() == {"type": "lobby", "tables": []}
+        lobby.send_text("hello")
+        assert lobby.receive_json()["code"] == "bad_message"
+    # the private table's open seat needs the code
+    r = client.post(f"/api/tables/{private['table']}/seats", json={"name": "Bea"})
+    assert r.status_code == 403
+    assert sit(client, private["table"], "Bea", invite=private["invite"])["seat"] == 1
+
+
+def test_lobby_sockets_are_bounded(make_app: MakeApp) -> None:
+    limits = Limits(create_burst=100_000, hint_processes=0, list_cache_s=0, max_lobby_sockets=1)
+    with (
+        TestClient(make_app(limits=limits)) as client,
+        client.websocket_connect("/ws/lobby") as one,
+    ):
+        assert one.receive_json()["type"] == "lobby"
+        with client.websocket_connect("/ws/lobby") as two:
+            assert two.receive_json()["code"] == "too_many"
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def _status(client: TestClient, table: int) -> str:
+    return str(client.get(f"/api/tables/{table}").json()["status"])
+
+
+def test_quick_game_joins_or_creates_and_computers_fill_after_the_wait(
+    app: Starlette, client: TestClient, tmp_path: Path
+) -> None:
+    clock = FakeClock()
+    manager = app.state.manager
+    manager.now = clock
+    r = client.post("/api/quick", json={"game": "mariage", "name": "Ana"})
+    assert r.status_code == 201
+    ana = r.json()
+    assert ana["seat"] == 0 and ana["status"] == "waiting"
+    lobby = client.get("/api/lobby").json()
+    assert [(t["table"], t["quick"], t["free"]) for t in lobby] == [(ana["table"], True, 1)]
+    bea = client.post("/api/quick", json={"game": "mariage", "name": "Bea"}).json()
+    assert (bea["table"], bea["seat"], bea["status"]) == (ana["table"], 1, "playing")
+    # a Mil quick game waits for two more people; nobody comes, computers sit down at 30 s
+    cid = client.post("/api/quick", json={"game": "mil", "name": "Cid"}).json()
+    assert cid["table"] != ana["table"] and cid["status"] == "waiting"
+    clock.t += 29
+    assert manager.fill_due() == 0 and _status(client, cid["table"]) == "waiting"
+    dan = client.post("/api/quick", json={"game": "mil", "name": "Dan", "fill_after_s": 5}).json()
+    assert (dan["table"], dan["seat"]) == (cid["table"], 1)
+    time.sleep(1.5)  # the server's own once-a-second fill runs on the same (fake) clock
+    assert _status(client, cid["table"]) == "waiting"
+    clock.t += 1.5
+    deadline = time.monotonic() + 10
+    while _status(client, cid["table"]) == "waiting" and time.monotonic() < deadline:
+        time.sleep(0.1)
+    info = client.get(f"/api/tables/{cid['table']}?token={cid['token']}").json()
+    assert info["status"] == "playing"
+    assert [s["kind"] for s in info["seats"]] == ["person", "person", "computer"]
+    assert info["levels"][2] == "rules" and info["players"][2] not in ("Cid", "Dan")
+    # the computer plays when its turn comes: the game goes on
+    with client.websocket_connect(f"/ws/{cid['table']}?token={cid['token']}") as ws:
+        next_of(Session(ws), "view")
+    r = client.post("/api/quick", json={"game": "mil", "name": "Eve", "fill_after_s": -1})
+    assert r.status_code == 400
+    r = client.post("/api/quick", json={"game": "chess", "name": "Eve"})
+    assert r.status_code == 400
+
+
+def test_the_message_schemas_accept_the_protocol_and_refuse_the_rest() -> None:
+    ok = [
+        {"type": "act", "version": 3, "action": {"type": "bid", "value": 120}},
+        {"type": "sync"},
+        {"type": "sync", "since": 12},
+        {"type": "chat", "text": "hola"},
+        {"type": "hint"},
+    ]
+    for m in ok:
+        assert jsonschema_rs.is_valid(CLIENT[m["type"]], m), m
+    bad = [
+        {"type": "act", "version": 3, "action": {"type": "pass", "seat": 1}},
+        {"type": "sync", "since": -1},
+        {"type": "chat", "text": "x" * 301},
+        {"type": "hint", "extra": 1},
+    ]
+    for m in bad:
+        assert not jsonschema_rs.is_valid(CLIENT[m["type"]], m), m
+    lobby = {
+        "type": "lobby",
+        "tables": [
+            {
+                "table": 1,
+                "game": "g",
+                "profile": "p",
+                "target": 7,
+                "taken": 1,
+                "free": 1,
+                "seats": [],
+                "invite": "secret",
+            }
+        ],
+    }
+    assert not jsonschema_rs.is_valid(SERVER["lobby"], lobby)
+
+
+def test_the_protocol_page_prints_every_schema() -> None:
+    """docs/dev/protocol.md holds each schema of tapete.server.messages, as JSON."""
+    page = (Path(__file__).parents[2] / "docs" / "dev" / "protocol.md").read_text("utf-8")
+    for direction, table in (("client", CLIENT), ("server", SERVER)):
+        for kind, schema in table.items():
+            marker = f"<!-- schema {direction} {kind} -->"
+            assert marker in page, marker
+            block = page.split(marker, 1)[1].split("```json", 1)[1].split("```", 1)[0]
+            assert json.loads(block) == schema, (direction, kind)
