@@ -212,7 +212,7 @@ class Oracle:
         with app.state.manager.sessions() as s:
             row = s.get(TableRow, table_id)
             assert row is not None
-            self.game = game_of(row, load_key(s, table_id))
+            self.game = game_of(row, deal_key=load_key(s, table_id))
         self.actions = stored_actions(app, table_id)
         self.seat = seat
         self.version = 0

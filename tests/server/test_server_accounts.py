@@ -308,8 +308,10 @@ def test_the_middleware_sets_the_user_for_http_and_websocket(
         seen = asyncio.run(_run_identity(accounts, scope))
         assert seen["state"]["user"] == User(user["id"], "Ana") and seen["state"]["other"] == 1
         scope["headers"] = [(b"cookie", f"{COOKIE_NAME}=not-a-session".encode())]
+        scope["state"] = {"other": 1}  # (a new request's scope)
         assert asyncio.run(_run_identity(accounts, scope))["state"]["user"] is None
         scope["headers"] = []
+        scope["state"] = {"other": 1}
         assert asyncio.run(_run_identity(accounts, scope))["state"]["user"] is None
 
 

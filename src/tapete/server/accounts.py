@@ -515,7 +515,9 @@ class Identity:
         cookie = cookie_parser(headers.get("cookie", "")).get(COOKIE_NAME)
         active = self.accounts.lookup(cookie) if cookie else None
         state = dict(scope.get("state") or {})
-        state["user"] = active.user if active else None
+        # (a layer outside the app that signs people in its own way may have set the user:
+        # a session cookie of ours wins, else that one stays; no client can set scope state)
+        state["user"] = active.user if active else state.get("user")
         state["account_session"] = active
         scope["state"] = state
         if scope["type"] == "http" and scope.get("method", "GET") in _UNSAFE_METHODS:

@@ -100,7 +100,7 @@ def build_game(
     )
 
 
-def game_of(row: TableRow, cap: int | None = None, deal_key: bytes | None = None) -> Game:
+def game_of(row: TableRow, *, cap: int | None = None, deal_key: bytes | None = None) -> Game:
     """A stored table's game before any action (its seed, players, start position and deal
     key: :func:`tapete.server.fairness.load_key`). ``cap``: the deals after which it stops
     when the table sets no ``max_deals`` of its own (:meth:`TableManager.deal_cap`)."""
@@ -1021,7 +1021,7 @@ class TableManager:
         table.actions = actions
         table.deal_key = deal_key
         if hand_start < len(actions) and not game.over:
-            table.memory = (game_of(row, cap, deal_key), actions, hand_start)
+            table.memory = (game_of(row, cap=cap, deal_key=deal_key), actions, hand_start)
         if keep:
             self.tables[table_id] = table
         return table
@@ -1033,7 +1033,7 @@ class TableManager:
         action, and the events of the last actions (for reconnecting clients: the game's own,
         as the engine gives them again replaying the log); ``ValueError`` for a refused
         start, ``RecordError`` for actions that do not replay."""
-        game = game_of(row, cap, deal_key)
+        game = game_of(row, cap=cap, deal_key=deal_key)
         hand_start = 0
         deal = game.deal_number
         recorder = _Recorder(game)
