@@ -922,6 +922,7 @@ def create_app(
     allowed_origins: Iterable[str] = (),
     secure_cookies: bool = False,
     trusted_proxies: Iterable[str] = (),
+    clock: ClockSettings | None = None,
 ) -> Starlette:
     """The Tapete server app. ``db_url``: a SQLAlchemy URL (default: SQLite in the user data
     folder; or PostgreSQL, docs/server.md "PostgreSQL"); the schema is upgraded to the newest
@@ -933,12 +934,14 @@ def create_app(
     may open the table WebSocket (the server's own origin always may); ``trusted_proxies``:
     the reverse proxies (addresses or networks) whose ``X-Forwarded-For`` names the client
     that the per-address limits count (none: the peer's address); ``secure_cookies``:
-    the session cookie always carries ``Secure`` (behind an https proxy)."""
+    the session cookie always carries ``Secure`` (behind an https proxy); ``clock``: the
+    clock of the tables created without one (docs/server.md, "Clocks and dropped seats")."""
     limits = limits or Limits()
     proxies = TrustedProxies(trusted_proxies)
     engine = make_engine(db_url or default_db_url(), busy_timeout_s=limits.busy_timeout_s)
     upgrade(engine)
     manager = TableManager(engine, delay_ms=delay_ms, bot_timeout_s=bot_timeout_s, limits=limits)
+    manager.default_clock = None if clock is None else clock.to_json()
     server = Server(
         manager,
         delay_ms=delay_ms,

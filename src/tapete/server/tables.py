@@ -542,6 +542,8 @@ class TableManager:
         self._lobby_due = False
         #: quick tables: table id -> when computers take its free seats (``self.now`` time)
         self.fill_at: dict[int, float] = {}
+        #: the clock setting of the tables created without one (None: the defaults)
+        self.default_clock: JSON | None = None
         self.sessions = sessionmaker(engine, expire_on_commit=False)
         self.delay_s = max(0, delay_ms) / 1000
         self.bot_timeout_s = bot_timeout_s
@@ -682,7 +684,7 @@ class TableManager:
                 listed=listed,
                 quick=quick,
                 fill_after_s=fill_after_s,
-                clock=clock,
+                clock=clock if clock is not None else self.default_clock,
             )
             session.add(row)
             session.flush()
