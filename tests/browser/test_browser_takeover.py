@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 import time
 
-from browser_helpers import shot, state, take_turn, tid, view
+from browser_helpers import shot, state, take_turn, tid
 from browser_server import LiveServer
 
 from tapete.server.clock import ClockSettings
@@ -91,6 +91,8 @@ def test_a_closed_tab_is_played_by_a_computer_until_its_person_is_back(
 
         # Bea opens the table again: the seat is hers again, and Ana's page says so
         bea = context.new_page()
+        errors: list[str] = []
+        bea.on("pageerror", lambda e: errors.append(str(e)))
         bea.goto(back_url)
         bea.wait_for_selector(f"{tid('hand')} .card")
         ana.wait_for_function(
@@ -116,6 +118,6 @@ def test_a_closed_tab_is_played_by_a_computer_until_its_person_is_back(
             seconds=240,
         )
         assert len(logs.get("bea", [])) > before, logs
-        assert not ana.js_errors and not bea.js_errors
+        assert not ana.js_errors and not errors
     finally:
         server.stop()
