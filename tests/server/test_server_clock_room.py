@@ -297,3 +297,76 @@ def test_clock_settings_are_checked_and_shown_in_the_lobby(client: TestClient) -
         "grace_s": 30.0,
         "abandon_s": 300.0,
     }
+
+
+def test_a_rated_mil_game_of_three_users_with_an_abandonment_changes_their_ratings(
+    app: Starlette, client: TestClient
+) -> None:
+    from tapete.server.ratings import RatingHistoryRow
+
+    clock = FakeClock()
+    app.state.manager.now = clock
+
+    def sign_up(name: str) -> dict[str, Any]:
+        client.cookies.clear()
+        r = client.post("/api/signup", json={"name": name, "password": "correct horse 7"})
+        assert r.status_code == 201, r.text
+        body: dict[str, Any] = r.json()
+        return body
+
+    ana = sign_up("Ana")
+    r = client.post(
+        "/api/tables",
+        json={
+            "game": "mil",
+            "name": "Ana",
+            "rated": True,
+            "max_deals": 1,
+            "seats": [{"kind": "me"}, {"kind": "invited"}, {"kind": "invited"}],
+            "clock": {"grace_s": 5, "abandon_s": 20},
+        },
+        headers={"x-csrf-token": ana["csrf"]},
+    )
+    assert r.status_code == 201, r.text
+    made = r.json()
+    tid, tokens = made["table"], {0: made["token"]}
+    for seat, name in ((1, "Bea"), (2, "Cid")):
+        me = sign_up(name)
+        r = client.post(
+            f"/api/tables/{tid}/seats",
+            json={"invite": made["invite"]},
+            headers={"x-csrf-token": me["csrf"]},
+        )
+        assert r.status_code == 201 and r.json()["seat"] == seat, r.text
+        tokens[seat] = r.json()["token"]
+    users = _live(app, tid).user_ids
+    assert None not in users and _live(app, tid).rated
+    with (
+        client.websocket_connect(f"/ws/{tid}?token={tokens[0]}") as wa,
+        client.websocket_connect(f"/ws/{tid}?token={tokens[1]}") as wb,
+    ):
+        people = {0: Session(wa), 1: Session(wb)}
+        # Cid never comes: a computer takes his seat after the grace, then he has abandoned
+        clock.t += 6
+        _tick(client, app, tid)
+        clock.t += 21
+        _tick(client, app, tid)
+        assert _until("abandoned", people[0])["seat"] == 2
+        play(app, tid, people, lambda: False, random.Random(9))
+        assert _live(app, tid).game.over
+
+    def stored_status() -> str | None:
+        with app.state.manager.sessions() as s:
+            row = s.get(TableRow, tid)
+            return None if row is None else row.status
+
+    _wait("the game's end to be stored", lambda: stored_status() == "finished")
+    with app.state.manager.sessions() as s:
+        rows = {r.user_id: r for r in s.scalars(select(RatingHistoryRow))}
+        stored = s.get(TableRow, tid)
+        assert stored is not None and stored.abandoned_seats == [2]
+    assert set(rows) == set(users)
+    cid = rows[users[2]]
+    assert cid.abandoned == 1 and cid.place == 3 and cid.ordinal < cid.before
+    winner = min(rows.values(), key=lambda r: r.place)
+    assert winner.place == 1 and winner.ordinal > winner.before and winner.abandoned == 0
