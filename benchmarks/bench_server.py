@@ -18,46 +18,12 @@ import contextlib
 import json
 import os
 import random
-import socket
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
-import urllib.request
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-
-SERVER_CODE = """
-import sys, uvicorn
-from tapete.server.app import create_app
-url, port, delay = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-app = create_app(url, delay, rate_limit=1_000_000)
-uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", ws_max_size=65536)
-"""
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    ticks = os.sysconf("SC_CLK_TCK")
-    return (int(fields[11]) + int(fields[12])) / ticks
-
-
-def http_json(url: str, body: dict[str, Any] | None = None) -> Any:
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, headers={"content-type": "application/json"})
-    with urllib.request.urlopen(req, timeout=30) as r:
-        return json.loads(r.read())
+from server_harness import ChildServer, http_json, percentile
 
 
 @dataclass
@@ -185,41 +151,20 @@ def main() -> int:
     if not 1 <= args.tables <= 500:
         p.error("--tables must be from 1 to 500")
 
-    port = free_port()
-    tmp = tempfile.TemporaryDirectory(prefix="tapete-bench-")
-    url = f"sqlite:///{Path(tmp.name) / 'bench.sqlite3'}"
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
-    server = subprocess.Popen(
-        [sys.executable, "-c", SERVER_CODE, url, str(port), str(args.delay_ms)], env=env
-    )
-    try:
-        for _ in range(300):
-            try:
-                http_json(f"http://127.0.0.1:{port}/api/config")
-                break
-            except OSError:
-                if server.poll() is not None:
-                    print("the server did not start", file=sys.stderr)
-                    return 1
-                time.sleep(0.1)
-        cpu0 = cpu_seconds(server.pid)
+    with ChildServer(delay_ms=args.delay_ms) as server:
+        cpu0 = server.cpu()
         wall0 = time.monotonic()
         client0 = time.process_time()
-        totals = asyncio.run(run(args, port, server.pid))
+        totals = asyncio.run(run(args, server.port, server.pid))
         client_cpu = time.process_time() - client0
         wall = time.monotonic() - wall0
-        cpu = cpu_seconds(server.pid) - cpu0
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
-        tmp.cleanup()
+        cpu = server.cpu() - cpu0
 
     lat = sorted(totals.latencies)
     if not lat:
         print("no action was measured", file=sys.stderr)
         return 1
-    p99 = lat[min(len(lat) - 1, round(0.99 * (len(lat) - 1)))]
+    p99 = percentile(lat, 0.99)
     print(
         f"{args.tables} {args.game} tables ({args.deals} deal(s) each, computer levels "
         f"{args.levels or 'random'}, bot delay {args.delay_ms} ms, think {args.think_ms} ms): "

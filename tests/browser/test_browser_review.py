@@ -26,6 +26,7 @@ from browser_helpers import (
     view,
 )
 from browser_server import LiveServer
+from playwright.sync_api import expect
 
 import tapete.server.app as app_module
 from tapete.server.db import make_engine
@@ -223,7 +224,8 @@ def test_review_this_deal_from_the_end_of_deal_moment(new_page, review_server, a
     for lang in ("es", "pt", "en"):
         page.click(tid(f"lang-{lang}"))
         button = page.locator(f"{tid('deal-end')} {tid('deal-end-review')}")
-        assert button.inner_text() == BUTTON[lang]
+        # (the page redraws on the next frame, or within 100 ms: wait for the new language)
+        expect(button).to_have_text(BUTTON[lang], timeout=10_000)
         assert page.get_by_role("button", name=BUTTON[lang]).count() >= 1
         if lang == "en":
             shot(page, artifacts, "deal-end-review-button-en")

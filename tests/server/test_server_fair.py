@@ -181,14 +181,14 @@ def test_a_chosen_game_number_is_a_practice_deal_without_commitment(
 
 
 def test_a_table_from_before_the_migration_keeps_its_deals(db_url: str, make_app: MakeApp) -> None:
-    """A table made at revision 0004 (no deal key, the deal nobody chose) is dealt from its
+    """A table made before revision 0007_fair (no deal key, the deal nobody chose) is dealt from its
     seed as before, once the database is upgraded: its stored game goes on unchanged."""
     engine = make_engine(db_url)
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     with engine.begin() as connection:
         cfg.attributes["connection"] = connection
-        command.upgrade(cfg, "0004")
+        command.upgrade(cfg, "0006_accounts")  # (the revision before 0007_fair)
     players = ["Ana", "Bruno", "Carla"]
     with DbSession(engine) as s, s.begin():
         row = TableRow(

@@ -1,0 +1,861 @@
+"""Load benchmark of the online room (issue 13, item 13; not a test).
+
+Starts the server in a child process (server_harness.py: 127.0.0.1, a free port, a temporary
+SQLite file) and plays N tables at once with scripted clients over real WebSockets: at each
+table every person's seat is a client of its own (three for Mil, two for Mariage) that plays
+a random legal action 1-3 s after it becomes its turn (``--think``; ``--flat-out``: at once),
+a few spectators watch it, and a fraction of the clients drop their socket now and then and
+reconnect with their last version (``sync`` with ``since``). A game over, the table's
+clients sit down at a new one.
+
+Seating (``--seating``): ``room`` seats the people by the invitation API (the creator's
+``{"kind": "me"}`` and invited seats, ``POST /api/tables/{id}/seats``); ``solo`` is the
+server before the room, one person at seat 0 and ``random`` computers elsewhere (reconnection
+without ``since``: the first view); ``auto`` (default) picks ``room`` when the server's
+OpenAPI document has the seats route.
+
+Measured over a window of ``--seconds`` that starts once every table is seated: action
+latency (a client's send -> the message of that action received by that client), actions
+applied per second, the server's CPU time per action (from /proc), bytes per message (the
+first message of each connection, later ``view`` messages, ``sync`` answers: the length of
+the JSON text, before the wire's permessage-deflate), errors; before it, a baseline: the
+same clients at one table, flat out, on a server of its own. Figures and commands:
+docs/benchmarks.md, "Online room load".
+
+    PYTHONPATH=src .venv/bin/python benchmarks/bench_room.py --tables 200 --seconds 60 --clients 2
+    PYTHONPATH=src .venv/bin/python benchmarks/bench_room.py --tables 100 --flat-out --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import multiprocessing
+import multiprocessing.process
+import os
+import queue
+import random
+import statistics
+import sys
+import threading
+import time
+from array import array
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import websockets
+from server_harness import ChildServer, percentile
+
+#: the issue's targets for one process on a 2-core machine
+TARGET_TABLES = 1000
+TARGET_P99_MS = 50.0
+TARGET_ACTIONS_PER_S = 5000.0
+TARGET_MEDIAN_BYTES = 2048
+
+#: message kinds in the byte counts
+CATEGORIES = ("first", "later", "sync", "other")
+
+
+@dataclass
+class Settings:
+    """One run of the benchmark (the command line's options)."""
+
+    game: str = "mil"
+    tables: int = 50
+    seconds: float = 60.0
+    think: tuple[float, float] = (1.0, 3.0)
+    flat_out: bool = False
+    spectators: int = 2
+    reconnect: float = 0.1
+    drop_every: tuple[float, float] = (10.0, 30.0)
+    deals: int = 2
+    seating: str = "auto"
+    ramp: float = -1.0  # seconds over which the tables sit down; < 0: tables / 50
+    baseline_seconds: float = 5.0
+    seed: int = 1
+    progress_every: float = 5.0
+    delay_ms: int = -1  # the computers' pause (solo seating); < 0: computer_delay_ms()
+    clients: int = 1  # client shards: 1 a thread, more processes
+    seat_timeout: float = 120.0  # the window starts at the latest this long after the ramp
+
+
+@dataclass
+class Stats:
+    """What the clients saw in one phase."""
+
+    latencies: array[float] = field(default_factory=lambda: array("d"))
+    sizes: dict[str, array[int]] = field(
+        default_factory=lambda: {c: array("I") for c in CATEGORIES}
+    )
+    actions: int = 0  # actions applied at the tables (every seat), seen by the clients
+    sent: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+    reconnects: int = 0
+    reconnect_latencies: array[float] = field(default_factory=lambda: array("d"))
+    connections: int = 0
+    open_sockets: int = 0
+    seated: int = 0
+    finished: int = 0
+    lag: array[float] = field(default_factory=lambda: array("d"))
+
+    def merge(self, other: Stats) -> None:
+        """Add another shard's counters to these."""
+        self.latencies.extend(other.latencies)
+        for c in CATEGORIES:
+            self.sizes[c].extend(other.sizes[c])
+        self.reconnect_latencies.extend(other.reconnect_latencies)
+        self.lag.extend(other.lag)
+        self.errors.update(other.errors)
+        for name in ("actions", "sent", "reconnects", "connections", "seated", "finished"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+@dataclass
+class Client:
+    """A person's client across its sockets: the last version it holds."""
+
+    seat: int
+    rng: random.Random
+    since: int | None = None
+
+
+@dataclass
+class Table:
+    id: int
+    tokens: list[tuple[int, str]]  # (seat, token) of every person's seat
+    version: int = 0
+    over: bool = False
+
+
+class Board:
+    """Counters the client shards share with the parent (a shared-memory array, so that
+    shards may be processes), and the window's start that the parent sets."""
+
+    SLOTS = ("seated", "sockets", "actions", "errors", "reconnects", "p50", "p99")
+
+    def __init__(self, shards: int) -> None:
+        self.values = multiprocessing.Array("d", shards * len(self.SLOTS), lock=False)
+        self.start = multiprocessing.Value("d", 0.0, lock=False)
+
+    def put(self, shard: int, **values: float) -> None:
+        for name, value in values.items():
+            self.values[shard * len(self.SLOTS) + self.SLOTS.index(name)] = value
+
+    def column(self, name: str) -> list[float]:
+        n, i = len(self.SLOTS), self.SLOTS.index(name)
+        return [self.values[k] for k in range(i, len(self.values), n)]
+
+    def total(self, name: str) -> float:
+        return sum(self.column(name))
+
+
+class Run:
+    """One shard of a phase: its tables (every ``shards``-th from ``shard``), the server's
+    addresses and the counters."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        base: str,
+        ws_base: str,
+        seating: str,
+        shard: int = 0,
+        shards: int = 1,
+        board: Board | None = None,
+    ) -> None:
+        self.s = settings
+        self.base, self.ws_base = base, ws_base
+        self.seating = seating
+        self.shard, self.shards = shard, shards
+        self.board = board or Board(1)
+        self.seats = 3 if settings.game == "mil" else 2
+        self.stats = Stats()
+        self.stopping = False
+        self.start = math.inf
+        self.deadline = math.inf
+        self.client_cpu = 0.0
+        self.http: httpx.AsyncClient | None = None
+
+    @property
+    def measuring(self) -> bool:
+        return self.start <= time.monotonic() < self.deadline
+
+    def active(self) -> bool:
+        return not self.stopping and time.monotonic() < self.deadline
+
+    def saw(self, table: Table, version: int) -> None:
+        if version > table.version:
+            if self.measuring:
+                self.stats.actions += version - table.version
+            table.version = version
+
+    def size(self, category: str, n: int) -> None:
+        self.stats.sizes[category].append(n)
+
+    def error(self, code: str) -> None:
+        self.stats.errors[code] += 1
+
+    async def post(self, path: str, body: dict[str, Any]) -> Any:
+        assert self.http is not None
+        for attempt in range(3):  # a kept-alive connection the server closed meanwhile
+            try:
+                r = await self.http.post(path, json=body)
+                break
+            except httpx.TransportError:
+                if attempt == 2:
+                    raise
+        if r.status_code >= 300:
+            raise RuntimeError(f"POST {path}: {r.status_code} {r.text[:200]}")
+        return r.json()
+
+
+# ---------------------------------------------------------------------------- seating
+
+
+async def detect_seating(server: ChildServer) -> str:
+    """``room`` when the server has the invitation API, else ``solo``."""
+    async with httpx.AsyncClient(base_url=server.base, timeout=30) as client:
+        paths = (await client.get("/api/openapi.json")).json().get("paths", {})
+    return "room" if any(p.endswith("/seats") for p in paths) else "solo"
+
+
+async def seat_table(run: Run, index: int, round_: int) -> Table:
+    """Sit the people of table ``index`` (its ``round_``-th game) down; the one place that
+    knows how a table is made (``room``: the invitation API; ``solo``: seat 0 only)."""
+    name = f"t{index}g{round_}"
+    body: dict[str, Any] = {
+        "game": run.s.game,
+        "name": f"{name}a",
+        "seed": (run.s.seed * 1_000_003 + index * 1009 + round_) % 2**62,
+        "max_deals": run.s.deals,
+    }
+    if run.seating == "solo":
+        created = await run.post("/api/tables", {**body, "levels": ["random"] * (run.seats - 1)})
+        return Table(created["table"], [(created["seat"], created["token"])])
+    seats = [{"kind": "me"}] + [{"kind": "invited"}] * (run.seats - 1)
+    created = await run.post("/api/tables", {**body, "seats": seats})
+    table = Table(created["table"], [(created["seat"], created["token"])])
+    for n in range(1, run.seats):
+        joined = await run.post(
+            f"/api/tables/{table.id}/seats",
+            {"name": f"{name}{'abc'[n]}", "invite": created["invite"]},
+        )
+        table.tokens.append((joined["seat"], joined["token"]))
+    return table
+
+
+# ---------------------------------------------------------------------------- clients
+
+
+def _connect(url: str) -> Any:
+    return websockets.connect(url, max_size=2**22, open_timeout=120, ping_interval=None)
+
+
+async def player(
+    run: Run, table: Table, seat: int, token: str, rng: random.Random, drops: bool
+) -> None:
+    """One person's seat: play until the game is over or the run stops; a dropping client
+    closes its socket every ``drop_every`` seconds and comes back with ``since``."""
+    st = run.stats
+    url = f"{run.ws_base}/ws/{table.id}?token={token}"
+    client = Client(seat, rng)
+    while not table.over and run.active():
+        drop_at = time.monotonic() + rng.uniform(*run.s.drop_every) if drops else math.inf
+        dropped = False
+        try:
+            async with _connect(url) as ws:
+                st.connections += 1
+                st.open_sockets += 1
+                try:
+                    dropped = await _play_socket(run, ws, table, client, drop_at)
+                finally:
+                    st.open_sockets -= 1
+        except (OSError, websockets.exceptions.WebSocketException, TimeoutError) as exc:
+            run.error(f"socket: {type(exc).__name__}")
+            await asyncio.sleep(0.5)
+            continue
+        if dropped:
+            st.reconnects += 1
+            await asyncio.sleep(rng.uniform(0.1, 0.5))
+
+
+async def _play_socket(
+    run: Run,
+    ws: Any,
+    table: Table,
+    client: Client,
+    drop_at: float,
+) -> bool:
+    """Play over one socket; True when the client dropped it on purpose."""
+    s, st = run.s, run.stats
+    seat, rng = client.seat, client.rng
+    opened = time.perf_counter()
+    waiting_sync = False
+    if client.since is not None and run.seating == "room":
+        await ws.send(json.dumps({"type": "sync", "since": client.since}))
+        waiting_sync = True
+    first = True
+    in_sync = False
+    sent_at = 0.0
+    sent_version = -1
+    pending = False
+    latest = -1
+    while True:
+        timeout = min(drop_at, run.deadline) - time.monotonic()
+        if timeout <= 0 or run.stopping:
+            return drop_at <= run.deadline and not run.stopping
+        try:
+            text = await asyncio.wait_for(ws.recv(), timeout=min(timeout, 5.0))
+        except TimeoutError:
+            continue
+        now = time.perf_counter()
+        m = json.loads(text)
+        kind = m.get("type")
+        if first:
+            category = "first"
+        elif kind == "events" or (kind == "view" and in_sync):
+            category = "sync"
+        else:
+            category = "later" if kind == "view" else "other"
+        first = False
+        run.size(category, len(text))
+        if kind == "error":
+            run.error(str(m.get("code")))
+            if pending and m.get("code") in ("stale_version", "not_your_turn", "illegal"):
+                pending = False
+            continue
+        if kind == "events":
+            in_sync = True
+            if waiting_sync:
+                st.reconnect_latencies.append(now - opened)
+        if kind not in ("view", "events"):
+            continue
+        version = int(m["version"])
+        run.saw(table, version)
+        client.since = version if client.since is None else max(client.since, version)
+        if pending and version > sent_version:
+            pending = False
+            if run.measuring:
+                st.latencies.append(now - sent_at)
+        if kind == "events":
+            continue
+        if in_sync:  # the view after the events ends the sync answer
+            in_sync = waiting_sync = False
+        elif waiting_sync:
+            continue  # the connection's first view: act on the sync answer's
+        if version < latest:
+            continue
+        latest = version
+        view = m["view"]
+        if view.get("over"):
+            table.over = True
+            return False
+        if pending or view.get("turn") != seat or not view.get("legal"):
+            continue
+        if not s.flat_out:
+            await asyncio.sleep(rng.uniform(*s.think))
+            if time.monotonic() >= min(drop_at, run.deadline):
+                continue
+        action = rng.choice(view["legal"])
+        sent_at = time.perf_counter()
+        sent_version = version
+        pending = True
+        await ws.send(json.dumps({"type": "act", "version": version, "action": action}))
+        st.sent += 1
+
+
+async def spectator(run: Run, table: Table) -> None:
+    """A watcher of the table: counts what it receives until the game is over."""
+    url = f"{run.ws_base}/ws/{table.id}"
+    try:
+        async with _connect(url) as ws:
+            run.stats.connections += 1
+            run.stats.open_sockets += 1
+            first = True
+            try:
+                while not table.over and not run.stopping:
+                    timeout = min(run.deadline - time.monotonic(), 1.0)
+                    if timeout <= 0:
+                        break
+                    try:
+                        text = await asyncio.wait_for(ws.recv(), timeout=timeout)
+                    except TimeoutError:
+                        continue
+                    m = json.loads(text)
+                    kind = m.get("type")
+                    run.size(
+                        "first" if first else "later" if kind == "view" else "other", len(text)
+                    )
+                    first = False
+                    if kind == "error":
+                        run.error(str(m.get("code")))
+                    elif kind == "view" and m["view"].get("over"):
+                        break
+            finally:
+                run.stats.open_sockets -= 1
+    except (OSError, websockets.exceptions.WebSocketException, TimeoutError) as exc:
+        run.error(f"spectator socket: {type(exc).__name__}")
+
+
+async def table_driver(run: Run, index: int, ramp: float) -> None:
+    """Table ``index``: sit down, play the game with its clients, and again, until the end."""
+    await asyncio.sleep(ramp * index / max(1, run.s.tables))
+    round_ = 0
+    first = True
+    while not run.stopping:
+        try:
+            table = await seat_table(run, index, round_)
+        except (httpx.HTTPError, RuntimeError, KeyError) as exc:
+            run.error(f"seating: {str(exc)[:60] or type(exc).__name__}")
+            await asyncio.sleep(1.0)
+            continue
+        if first:
+            first = False
+            run.stats.seated += 1
+        rng = random.Random(f"{run.s.seed}/{index}/{round_}")
+        drops = [rng.random() < run.s.reconnect for _ in table.tokens]
+        await asyncio.gather(
+            *(
+                player(run, table, seat, token, random.Random(rng.random()), drop)
+                for (seat, token), drop in zip(table.tokens, drops, strict=True)
+            ),
+            *(spectator(run, table) for _ in range(run.s.spectators)),
+        )
+        if table.over and run.measuring:
+            run.stats.finished += 1
+        round_ += 1
+
+
+# ---------------------------------------------------------------------------- a phase
+
+
+async def lag_probe(run: Run) -> None:
+    """The client's own event-loop lag (a 50 ms sleep's overshoot): latency the server did
+    not cause."""
+    while not run.stopping:
+        before = time.perf_counter()
+        await asyncio.sleep(0.05)
+        if run.measuring:
+            run.stats.lag.append(time.perf_counter() - before - 0.05)
+
+
+async def board_sync(run: Run) -> None:
+    """Publish this shard's counters, learn the window from the parent, and stop the shard
+    at the window's end (taking the shard's CPU time over the window)."""
+    st = run.stats
+    last_n, last_p = 0, time.monotonic()
+    cpu0 = 0.0
+    while True:
+        await asyncio.sleep(0.1)
+        now = time.monotonic()
+        if run.start == math.inf and run.board.start.value:
+            run.start = run.board.start.value
+            run.deadline = run.start + run.s.seconds
+        if not cpu0 and now >= run.start:
+            cpu0 = time.process_time()
+        if now >= run.deadline:
+            run.client_cpu = time.process_time() - cpu0
+            run.stopping = True
+            return
+        values: dict[str, float] = {
+            "seated": st.seated,
+            "sockets": st.open_sockets,
+            "actions": st.actions,
+            "errors": sum(st.errors.values()),
+            "reconnects": st.reconnects,
+        }
+        if now - last_p >= max(1.0, run.s.progress_every):
+            recent = st.latencies[last_n:]
+            values["p50"] = statistics.median(recent) * 1000 if recent else 0.0
+            values["p99"] = percentile(recent, 0.99) * 1000
+            last_n, last_p = len(st.latencies), now
+        run.board.put(run.shard, **values)
+
+
+async def play_shard(run: Run) -> None:
+    """Seat and play this shard's tables until the parent's window is over."""
+    ramp = run.s.ramp if run.s.ramp >= 0 else run.s.tables / 50
+    async with httpx.AsyncClient(
+        base_url=run.base, timeout=120, limits=httpx.Limits(max_connections=16)
+    ) as http:
+        run.http = http
+        helpers = [asyncio.create_task(lag_probe(run))]
+        sync = asyncio.create_task(board_sync(run))
+        drivers = [
+            asyncio.create_task(table_driver(run, i, ramp))
+            for i in range(run.shard, run.s.tables, run.shards)
+        ]
+        await sync
+        results = await asyncio.gather(*drivers, return_exceptions=True)
+        for h in helpers:
+            h.cancel()
+        await asyncio.gather(*helpers, return_exceptions=True)
+    for r in results:
+        if isinstance(r, BaseException):
+            run.error(f"client crashed: {type(r).__name__}: {r}")
+
+
+def shard_main(run: Run, results: Any) -> None:
+    """A shard's thread or process: play, then hand the counters back."""
+    try:
+        asyncio.run(play_shard(run))
+    except BaseException as exc:  # the parent reports it
+        run.error(f"shard crashed: {type(exc).__name__}: {exc}")
+    results.put((run.shard, run.stats, run.client_cpu))
+
+
+def phase(settings: Settings, server: ChildServer, seating: str, label: str) -> dict[str, Any]:
+    """Play ``settings`` against ``server`` with ``settings.clients`` client shards (one:
+    a thread of this process; more: processes); the phase's summary. The window starts
+    once every table is seated (or ``seat_timeout`` after the ramp) and lasts
+    ``settings.seconds``."""
+    shards = max(1, min(settings.clients, settings.tables))
+    board = Board(shards)
+    results: Any
+    workers: list[threading.Thread | multiprocessing.process.BaseProcess]
+    runs = [
+        Run(settings, server.base, server.ws_base, seating, k, shards, board) for k in range(shards)
+    ]
+    if shards == 1:
+        results = queue.Queue()
+        workers = [threading.Thread(target=shard_main, args=(runs[0], results), daemon=True)]
+    else:
+        context = multiprocessing.get_context("fork")
+        results = context.Queue()
+        workers = [context.Process(target=shard_main, args=(r, results)) for r in runs]
+    for w in workers:
+        w.start()
+    ramp = settings.ramp if settings.ramp >= 0 else settings.tables / 50
+    started = time.monotonic()
+    ticker = Ticker(settings, board, label, started)
+    while (
+        board.total("seated") < settings.tables
+        and time.monotonic() - started < ramp + settings.seat_timeout
+    ):
+        time.sleep(0.1)
+        ticker.tick(False)
+    seated = int(board.total("seated"))
+    start = time.monotonic() + 0.2
+    board.start.value = start
+    time.sleep(max(0.0, start - time.monotonic()))
+    cpu0 = server.cpu()
+    while time.monotonic() < start + settings.seconds:
+        time.sleep(min(0.1, max(0.0, start + settings.seconds - time.monotonic())))
+        ticker.tick(True)
+    cpu = server.cpu() - cpu0
+    wall = time.monotonic() - start
+    stats, client_cpu = Stats(), 0.0
+    for _ in workers:
+        _, part, part_cpu = results.get(timeout=300)
+        stats.merge(part)
+        client_cpu += part_cpu
+    for w in workers:
+        w.join(timeout=30)
+    summary = summarise(runs[0], stats, wall, cpu, client_cpu)
+    summary["seated_at_start"] = seated
+    summary["client_shards"] = shards
+    summary["computer_delay_ms"] = server.delay_ms if seating == "solo" else None
+    return summary
+
+
+class Ticker:
+    """The progress lines, every ``progress_every`` seconds, from the shards' counters."""
+
+    def __init__(self, settings: Settings, board: Board, label: str, started: float) -> None:
+        self.s, self.board, self.label, self.started = settings, board, label, started
+        self.last_t, self.last_actions = started, 0.0
+
+    def tick(self, measuring: bool) -> None:
+        now = time.monotonic()
+        if self.s.progress_every <= 0 or now - self.last_t < self.s.progress_every:
+            return
+        b = self.board
+        actions = b.total("actions")
+        rate = (actions - self.last_actions) / (now - self.last_t)
+        p50s = [x for x in b.column("p50") if x]
+        print(
+            f"[{self.label} {now - self.started:6.1f} s {'measuring' if measuring else 'seating'}]"
+            f" seated {b.total('seated'):.0f}/{self.s.tables} sockets {b.total('sockets'):.0f}"
+            f" actions {actions:.0f} ({rate:.0f}/s) latency p50"
+            f" {statistics.median(p50s) if p50s else 0:.1f} ms p99 {max(b.column('p99')):.1f} ms"
+            f" errors {b.total('errors'):.0f} reconnects {b.total('reconnects'):.0f}"
+            f" load {os.getloadavg()[0]:.1f}",
+            file=sys.stderr,
+            flush=True,
+        )
+        self.last_t, self.last_actions = now, actions
+
+
+def _ms(values: array[float]) -> dict[str, Any]:
+    return {
+        "count": len(values),
+        "median": round(statistics.median(values) * 1000, 2) if values else None,
+        "p99": round(percentile(values, 0.99) * 1000, 2) if values else None,
+        "max": round(max(values) * 1000, 2) if values else None,
+    }
+
+
+def _bytes(values: list[int] | array[int]) -> dict[str, Any]:
+    return {
+        "count": len(values),
+        "median": statistics.median(values) if values else None,
+        "p99": percentile(values, 0.99) if values else None,
+        "max": max(values) if values else None,
+    }
+
+
+def summarise(run: Run, st: Stats, wall: float, cpu: float, client: float) -> dict[str, Any]:
+    everything = [n for c in CATEGORIES for n in st.sizes[c]]
+    return {
+        "tables": run.s.tables,
+        "game": run.s.game,
+        "seating": run.seating,
+        "people_per_table": run.seats if run.seating == "room" else 1,
+        "flat_out": run.s.flat_out,
+        "window_s": round(wall, 2),
+        "actions": st.actions,
+        "actions_per_s": round(st.actions / wall, 1) if wall else 0.0,
+        "sent": st.sent,
+        "latency_ms": _ms(st.latencies),
+        "server_cpu_s": round(cpu, 3),
+        "server_cpu_ms_per_action": round(cpu / st.actions * 1000, 3) if st.actions else None,
+        "server_cpu_share": round(cpu / wall, 3) if wall else None,
+        "client_cpu_s": round(client, 3),
+        "client_lag_ms": _ms(st.lag),
+        "bytes": {"all": _bytes(everything), **{c: _bytes(st.sizes[c]) for c in CATEGORIES}},
+        "errors": dict(st.errors),
+        "error_count": sum(st.errors.values()),
+        "connections": st.connections,
+        "reconnects": st.reconnects,
+        "reconnect_ms": _ms(st.reconnect_latencies),
+        "games_finished": st.finished,
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "cores": os.cpu_count(),
+    }
+
+
+def targets(main: dict[str, Any]) -> dict[str, Any]:
+    """The issue's targets beside this run's figures (``met``: None when the run was not
+    one that can tell: too few tables, or not flat out)."""
+    p99 = main["latency_ms"]["p99"]
+    later = main["bytes"]["later"]["median"]
+    enough = main["tables"] >= TARGET_TABLES and not main["flat_out"]
+    return {
+        "p99_at_1000_tables": {
+            "target": f"{TARGET_TABLES} tables at p99 <= {TARGET_P99_MS:g} ms",
+            "measured": f"{main['tables']} tables at p99 {p99} ms",
+            "met": (p99 is not None and p99 <= TARGET_P99_MS) if enough else None,
+        },
+        "actions_per_s_flat_out": {
+            "target": f">= {TARGET_ACTIONS_PER_S:g} actions/s flat out",
+            "measured": f"{main['actions_per_s']} actions/s"
+            + (" flat out" if main["flat_out"] else " at human pace"),
+            "met": main["actions_per_s"] >= TARGET_ACTIONS_PER_S if main["flat_out"] else None,
+        },
+        "median_message": {
+            "target": f"median later message <= {TARGET_MEDIAN_BYTES} bytes",
+            "measured": f"{later} bytes",
+            "met": later is not None and later <= TARGET_MEDIAN_BYTES,
+        },
+    }
+
+
+def ratios(main: dict[str, Any], base: dict[str, Any]) -> dict[str, float | None]:
+    def ratio(a: float | None, b: float | None) -> float | None:
+        return round(a / b, 2) if a is not None and b else None
+
+    return {
+        "latency_median": ratio(main["latency_ms"]["median"], base["latency_ms"]["median"]),
+        "latency_p99": ratio(main["latency_ms"]["p99"], base["latency_ms"]["p99"]),
+        "server_cpu_per_action": ratio(
+            main["server_cpu_ms_per_action"], base["server_cpu_ms_per_action"]
+        ),
+        "actions_per_s": ratio(main["actions_per_s"], base["actions_per_s"]),
+    }
+
+
+def computer_delay_ms(settings: Settings) -> int:
+    """The server's pause before a computer's move (``solo`` seating only): none flat out,
+    else the middle of the think time, so that a table of one person and two computers
+    goes at the pace of a table of three people."""
+    if settings.delay_ms >= 0:
+        return settings.delay_ms
+    return 0 if settings.flat_out else round(sum(settings.think) / 2 * 1000)
+
+
+def measure(
+    settings: Settings, src: Path | None = None, profile: Path | None = None
+) -> dict[str, Any]:
+    """The whole benchmark: the baseline (one table of the same clients, flat out, no
+    drops, on a server of its own), then the run on a fresh server; the summary with the
+    targets and the ratios to the baseline. ``src``: the server's source folder;
+    ``profile``: where the run's server writes a cProfile of its event loop."""
+    seating = settings.seating
+    out: dict[str, Any] = {"settings": asdict(settings)}
+    if settings.baseline_seconds > 0:
+        base_settings = Settings(
+            **{
+                **asdict(settings),
+                "tables": 1,
+                "seconds": settings.baseline_seconds,
+                "flat_out": True,
+                "reconnect": 0.0,
+                "ramp": 0.0,
+                "seed": settings.seed + 7919,
+            }
+        )
+        with ChildServer(delay_ms=0, src=src) as server:
+            if seating == "auto":
+                seating = asyncio.run(detect_seating(server))
+            out["baseline"] = phase(base_settings, server, seating, "baseline")
+    with ChildServer(delay_ms=computer_delay_ms(settings), src=src, profile=profile) as server:
+        if seating == "auto":
+            seating = asyncio.run(detect_seating(server))
+        out["run"] = phase(settings, server, seating, "run")
+    out["targets"] = targets(out["run"])
+    if "baseline" in out:
+        out["ratio_to_baseline"] = ratios(out["run"], out["baseline"])
+    return out
+
+
+# ---------------------------------------------------------------------------- report
+
+
+def report(out: dict[str, Any]) -> str:
+    r = out["run"]
+    lines = []
+    pace = "flat out" if r["flat_out"] else "think {}-{} s".format(*out["settings"]["think"])
+    lines.append(
+        f"{r['tables']} {r['game']} tables, seating {r['seating']} "
+        f"({r['people_per_table']} person client(s) a table"
+        + (f", computers {r['computer_delay_ms']} ms" if r["computer_delay_ms"] is not None else "")
+        + f"), {out['settings']['spectators']} "
+        f"spectator(s) a table, {out['settings']['reconnect']:.0%} of clients dropping, {pace}; "
+        f"window {r['window_s']} s from {r['seated_at_start']} tables seated; "
+        f"{r['client_shards']} client process(es)"
+    )
+
+    def figures(name: str, x: dict[str, Any]) -> str:
+        lat, b = x["latency_ms"], x["bytes"]
+        return (
+            f"{name}: latency median {lat['median']} ms, p99 {lat['p99']} ms, max {lat['max']} ms "
+            f"({lat['count']} actions timed); {x['actions']} actions = {x['actions_per_s']}/s; "
+            f"server CPU {x['server_cpu_s']} s = {x['server_cpu_ms_per_action']} ms per action "
+            f"({x['server_cpu_share']:.0%} of a core); bytes per message median "
+            f"{b['all']['median']}, p99 {b['all']['p99']}; errors {x['error_count']}"
+        )
+
+    if "baseline" in out:
+        lines.append(figures("baseline (1 table, flat out)", out["baseline"]))
+    lines.append(figures("run", r))
+    b = r["bytes"]
+    lines.append(
+        "messages: "
+        + "; ".join(
+            f"{c} {b[c]['count']} (median {b[c]['median']}, p99 {b[c]['p99']}, max {b[c]['max']})"
+            for c in CATEGORIES
+        )
+    )
+    lines.append(
+        f"connections {r['connections']}, reconnections {r['reconnects']} (connect -> missed "
+        f"events: median {r['reconnect_ms']['median']} ms, p99 {r['reconnect_ms']['p99']} ms), "
+        f"games finished {r['games_finished']}, errors {r['errors'] or 'none'}"
+    )
+    lines.append(
+        f"client CPU {r['client_cpu_s']} s, client loop lag p99 {r['client_lag_ms']['p99']} ms; "
+        f"load average {r['load_average']} on {r['cores']} cores shared with other jobs "
+        "(latency includes waiting for a core)"
+    )
+    for t in out["targets"].values():
+        met = {True: "met", False: "NOT met", None: "not measured by this run"}[t["met"]]
+        lines.append(f"target {t['target']}: {t['measured']} -> {met}")
+    if "ratio_to_baseline" in out:
+        lines.append(
+            "run / baseline: " + ", ".join(f"{k} {v}" for k, v in out["ratio_to_baseline"].items())
+        )
+    return "\n".join(lines)
+
+
+def _pair(text: str) -> tuple[float, float]:
+    low, _, high = text.partition("-")
+    a, b = float(low), float(high or low)
+    if not 0 <= a <= b:
+        raise argparse.ArgumentTypeError(
+            f"expected LOW-HIGH seconds with 0 <= LOW <= HIGH, got {text!r}"
+        )
+    return a, b
+
+
+def parse_args(argv: list[str] | None = None) -> tuple[Settings, argparse.Namespace]:
+    p = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    p.add_argument("--tables", type=int, default=50, help="concurrent tables (1..5000)")
+    p.add_argument("--game", choices=("mil", "mariage"), default="mil")
+    p.add_argument("--seconds", type=float, default=60.0, help="the measured window")
+    p.add_argument("--think", type=_pair, default=(1.0, 3.0), help="think time LOW-HIGH s")
+    p.add_argument("--flat-out", action="store_true", help="no think time")
+    p.add_argument("--spectators", type=int, default=2, help="spectators a table")
+    p.add_argument("--reconnect", type=float, default=0.1, help="share of dropping clients")
+    p.add_argument("--drop-every", type=_pair, default=(10.0, 30.0), help="LOW-HIGH s")
+    p.add_argument("--deals", type=int, default=2, help="deals a game (max_deals)")
+    p.add_argument("--seating", choices=("auto", "room", "solo"), default="auto")
+    p.add_argument("--ramp", type=float, default=-1.0, help="seating time (default tables/50 s)")
+    p.add_argument("--baseline-seconds", type=float, default=5.0, help="0: no baseline")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument(
+        "--delay-ms", type=int, default=-1, help="computers' pause, solo seating (default: auto)"
+    )
+    p.add_argument("--progress-every", type=float, default=5.0, help="0: no progress lines")
+    p.add_argument("--clients", type=int, default=1, help="client processes (1: in-process)")
+    p.add_argument(
+        "--seat-timeout", type=float, default=120.0, help="longest wait for seating after the ramp"
+    )
+    p.add_argument("--json", metavar="FILE", help="also write the summary as JSON (- : stdout)")
+    p.add_argument("--server-src", type=Path, help="run the server from this src folder")
+    p.add_argument("--profile-server", type=Path, help="cProfile of the run's server, to FILE")
+    a = p.parse_args(argv)
+    if not 1 <= a.tables <= 5000:
+        p.error("--tables must be from 1 to 5000")
+    if not 0 <= a.reconnect <= 1:
+        p.error("--reconnect must be from 0 to 1")
+    if a.seconds <= 0 or a.spectators < 0 or a.deals < 1:
+        p.error("--seconds must be > 0, --spectators >= 0, --deals >= 1")
+    settings = Settings(
+        game=a.game,
+        tables=a.tables,
+        seconds=a.seconds,
+        think=a.think,
+        flat_out=a.flat_out,
+        spectators=a.spectators,
+        reconnect=a.reconnect,
+        drop_every=a.drop_every,
+        deals=a.deals,
+        seating=a.seating,
+        ramp=a.ramp,
+        baseline_seconds=a.baseline_seconds,
+        seed=a.seed,
+        progress_every=a.progress_every,
+        delay_ms=a.delay_ms,
+        clients=a.clients,
+        seat_timeout=a.seat_timeout,
+    )
+    return settings, a
+
+
+def main(argv: list[str] | None = None) -> int:
+    settings, a = parse_args(argv)
+    out = measure(settings, a.server_src, a.profile_server)
+    print(report(out))
+    if a.json == "-":
+        print(json.dumps(out, indent=1))
+    elif a.json:
+        Path(a.json).write_text(json.dumps(out, indent=1) + "\n")
+    return 0 if out["run"]["latency_ms"]["count"] else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
