@@ -6,6 +6,10 @@ import socket
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tapete.server.clock import ClockSettings
 
 
 def free_port() -> int:
@@ -20,7 +24,11 @@ class LiveServer:
     Content-Security-Policy, the connection limits); only the per-client rate limits on
     new tables and hints are lifted (the tests play fast)."""
 
-    def __init__(self, db_path: Path, port: int | None = None) -> None:
+    def __init__(
+        self, db_path: Path, port: int | None = None, clock: ClockSettings | None = None
+    ) -> None:
+        #: ``clock``: a ``ClockSettings`` for the tables created without one
+        self.clock = clock
         self.db_path = db_path
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -39,6 +47,7 @@ class LiveServer:
             delay_ms=0,
             limits=limits,
             trusted_hosts=default_trusted_hosts("127.0.0.1"),
+            clock=self.clock,
         )
         config = uvicorn_config(
             app, "127.0.0.1", self.port, limits, log_level="warning", lifespan="on"

@@ -30,6 +30,7 @@ from tapete.game import JSON, GameKind
 from tapete.games import GAMES, kind, kinds
 from tapete.server import ratings, stats
 from tapete.server.accounts import Accounts, AccountSettings, Identity
+from tapete.server.clock import ClockSettings, ClockSettingsError
 from tapete.server.db import BUSY_ERRORS, default_db_url, make_engine, upgrade
 from tapete.server.hints import HintPool
 from tapete.server.i18n import LANGUAGES
@@ -170,7 +171,7 @@ def parse_new_table(body: bytes, *, max_deals_limit: int = 10_000) -> dict[str, 
 
 
 #: the room's fields of ``POST /api/tables`` (docs/dev/protocol.md, "The online room")
-ROOM_FIELDS = ("seats", "rated", "spectators", "spectator_delay", "public")
+ROOM_FIELDS = ("seats", "rated", "spectators", "spectator_delay", "public", "clock")
 SEAT_CHOICES = ("me", "open", "invited", "computer")
 MAX_SPECTATOR_DELAY = 100
 
@@ -223,6 +224,11 @@ def parse_room_fields(data: dict[str, Any], game: str, count: int) -> dict[str, 
                 f"{MAX_SPECTATOR_DELAY}"
             )
         out["spectator_delay"] = delay
+    if data.get("clock") is not None:
+        try:
+            out["clock"] = ClockSettings.from_json(data["clock"]).to_json()
+        except ClockSettingsError as exc:
+            raise BadRequest(str(exc)) from None
     if out.get("listed") and "seats" in out and not any(k == "open" for k, _ in out["seats"]):
         raise BadRequest("a public table needs an open seat ('kind': 'open')")
     return out
@@ -402,9 +408,12 @@ def parse_message(text: str) -> dict[str, Any]:
         "hint": {"type"},
         "sync": {"type"},
         "chat": {"type", "text"},
+        "back": {"type"},
     }
     if kind not in expected:
-        raise TableError("bad_message", f"unknown message type {kind!r}: act, hint, sync or chat")
+        raise TableError(
+            "bad_message", f"unknown message type {kind!r}: act, hint, sync, chat or back"
+        )
     keys = set(data)
     if kind == "sync" and "since" in data:
         keys.discard("since")
@@ -836,6 +845,10 @@ class Server:
     async def _handle(self, table: Table, conn: Connection, text: str) -> None:
         data = parse_message(text)
         kind = data["type"]
+        if kind != "sync":
+            self.manager.active(table, conn.seat)  # (a seat taken over is the person's again)
+        if kind == "back":
+            return
         if kind == "sync":
             await self.manager.settled(table)
             if "since" in data:
@@ -909,6 +922,7 @@ def create_app(
     allowed_origins: Iterable[str] = (),
     secure_cookies: bool = False,
     trusted_proxies: Iterable[str] = (),
+    clock: ClockSettings | None = None,
 ) -> Starlette:
     """The Tapete server app. ``db_url``: a SQLAlchemy URL (default: SQLite in the user data
     folder; or PostgreSQL, docs/server.md "PostgreSQL"); the schema is upgraded to the newest
@@ -920,12 +934,14 @@ def create_app(
     may open the table WebSocket (the server's own origin always may); ``trusted_proxies``:
     the reverse proxies (addresses or networks) whose ``X-Forwarded-For`` names the client
     that the per-address limits count (none: the peer's address); ``secure_cookies``:
-    the session cookie always carries ``Secure`` (behind an https proxy)."""
+    the session cookie always carries ``Secure`` (behind an https proxy); ``clock``: the
+    clock of the tables created without one (docs/server.md, "Clocks and dropped seats")."""
     limits = limits or Limits()
     proxies = TrustedProxies(trusted_proxies)
     engine = make_engine(db_url or default_db_url(), busy_timeout_s=limits.busy_timeout_s)
     upgrade(engine)
     manager = TableManager(engine, delay_ms=delay_ms, bot_timeout_s=bot_timeout_s, limits=limits)
+    manager.default_clock = None if clock is None else clock.to_json()
     server = Server(
         manager,
         delay_ms=delay_ms,

@@ -134,6 +134,10 @@ class TableRow(Base):
     #: seats ``fill_after_s`` seconds after it was made (None: never)
     quick: Mapped[bool] = mapped_column(Boolean, default=False)
     fill_after_s: Mapped[float | None] = mapped_column(Float, nullable=True)
+    #: the clock settings (``tapete.server.clock.ClockSettings`` JSON; None: the defaults)
+    clock: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    #: the seats whose person abandoned the game (counted last in a rated game)
+    abandoned_seats: Mapped[list[int] | None] = mapped_column(JSON, nullable=True)
 
 
 class SeatRow(Base):
@@ -272,7 +276,9 @@ BUSY_ERRORS: tuple[type[Exception], ...] = (sa_exc.OperationalError, sa_exc.Time
 
 #: the dialects Tapete's schema is tested on
 _DIALECTS = {"sqlite": "SQLite", "postgresql": "PostgreSQL"}
-_EXAMPLES = "for example sqlite:////home/ana/tapete.db or postgresql+psycopg://tapete@localhost/tapete"
+_EXAMPLES = (
+    "for example sqlite:////home/ana/tapete.db or postgresql+psycopg://tapete@localhost/tapete"
+)
 
 #: the key of the PostgreSQL advisory lock held while the migrations run (two servers that
 #: start at once on one database upgrade it one after the other); "tapete" in ASCII

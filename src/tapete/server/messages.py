@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["CLIENT", "LOBBY_TABLE", "SEAT_INFO", "SERVER", "schema_of"]
+__all__ = ["CLIENT", "CLOCK", "CLOCKS", "LOBBY_TABLE", "SEAT_INFO", "SERVER", "schema_of"]
 
 Schema = dict[str, Any]
 
@@ -56,7 +56,71 @@ CLIENT: dict[str, Schema] = {
         [],
     ),
     "chat": _message("chat", {"text": {"type": "string", "maxLength": 300}}, ["text"]),
+    "back": _message("back", {}, []),
 }
+
+_SECONDS: Schema = {"type": ["number", "null"], "minimum": 0}
+
+#: a table's clock setting (``tapete.server.clock.ClockSettings.to_json``)
+CLOCK: Schema = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["move_s", "bank_s", "grace_s", "abandon_s"],
+    "properties": {
+        "move_s": _SECONDS,
+        "bank_s": {"type": "number", "minimum": 0},
+        "grace_s": {"type": "number", "minimum": 0},
+        "abandon_s": {"type": "number", "minimum": 0},
+    },
+}
+
+#: the clocks in a ``view`` or ``presence`` message (``SeatClocks.snapshot``): per seat,
+#: null for a computer's seat
+CLOCKS: Schema = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["clock", "seats"],
+    "properties": {
+        "clock": CLOCK,
+        "seats": {
+            "type": "array",
+            "items": {
+                "type": ["object", "null"],
+                "additionalProperties": False,
+                "required": [
+                    "connected",
+                    "taken",
+                    "abandoned",
+                    "running",
+                    "move",
+                    "bank",
+                    "grace",
+                    "back_by",
+                ],
+                "properties": {
+                    "connected": {"type": "boolean"},
+                    "taken": {"enum": [None, "time", "disconnected"]},
+                    "abandoned": {"type": "boolean"},
+                    "running": {"type": "boolean"},
+                    "move": _SECONDS,
+                    "bank": _SECONDS,
+                    "grace": _SECONDS,
+                    "back_by": _SECONDS,
+                },
+            },
+        },
+    },
+}
+
+
+def _seat_news(kind: str, extra: Schema, required: list[str]) -> Schema:
+    """A clock decision announced to everyone at the table."""
+    return _message(
+        kind,
+        {"seat": _SEAT, "name": {"type": "string"}, "version": _VERSION, **extra},
+        ["seat", "name", "version", *required],
+    )
+
 
 SEAT_INFO: Schema = {
     "type": "object",
@@ -90,7 +154,7 @@ LOBBY_TABLE: Schema = {
         "spectator_delay": {"type": "integer"},
         "listed": {"type": "boolean"},
         "quick": {"type": "boolean"},
-        "clock": {"type": "null", "description": "the clock setting (not yet)"},
+        "clock": {"anyOf": [{"type": "null"}, CLOCK], "description": "null: the defaults"},
         "created_at": {"type": "string"},
     },
     "not": {"anyOf": [{"required": ["invite"]}, {"required": ["token"]}]},
@@ -104,6 +168,7 @@ SERVER: dict[str, Schema] = {
             "view": {"type": "object", "required": ["seat", "players", "legal", "over"]},
             "sheet_from": {"type": "integer", "minimum": 0},
             "events": {"type": "array", "items": _EVENT},
+            "clocks": CLOCKS,
         },
         ["version", "view", "sheet_from", "events"],
     ),
@@ -133,9 +198,13 @@ SERVER: dict[str, Schema] = {
             "status": {"enum": ["waiting", "playing", "finished", "closed"]},
             "seats": {"type": "array", "items": SEAT_INFO},
             "spectators": {"type": "integer", "minimum": 0},
+            "clocks": CLOCKS,
         },
         ["status", "seats", "spectators"],
     ),
+    "takeover": _seat_news("takeover", {"reason": {"enum": ["time", "disconnected"]}}, ["reason"]),
+    "giveback": _seat_news("giveback", {}, []),
+    "abandoned": _seat_news("abandoned", {}, []),
     "chat": _message(
         "chat",
         {

@@ -20,6 +20,18 @@ __all__ = ["openapi_document"]
 
 JSONDoc = dict[str, Any]
 
+#: a ``clock`` request field: any of ClockSettings' fields (the rest take their defaults)
+CLOCK_SETTING: JSONDoc = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "move_s": {"type": ["number", "null"], "minimum": 1, "maximum": 3600},
+        "bank_s": {"type": "number", "minimum": 0, "maximum": 3600},
+        "grace_s": {"type": "number", "minimum": 1, "maximum": 3600},
+        "abandon_s": {"type": "number", "minimum": 1, "maximum": 86400},
+    },
+}
+
 #: the room's fields of a table's description (their schemas are the lobby's)
 _ROOM_KEYS = ("rated", "spectators", "spectator_delay", "listed", "quick", "clock")
 
@@ -148,6 +160,11 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
             "spectators": {"type": "boolean", "default": True},
             "spectator_delay": {"type": "integer", "minimum": 0, "maximum": 100},
             "public": {"type": "boolean", "description": "listed in the lobby"},
+            "clock": {
+                "anyOf": [{"type": "null"}, CLOCK_SETTING],
+                "description": "the clock and dropped-seat settings (fields left out: their "
+                "defaults; docs/server.md, 'Clocks and dropped seats')",
+            },
         },
     }
     created = {

@@ -48,6 +48,16 @@ from tapete.game import JSON, Event, Game
 from tapete.games import kind, kinds
 from tapete.replay import RecordError, replay_actions
 from tapete.server import fairness, stats
+from tapete.server.clock import (
+    Abandoned,
+    ClockDriver,
+    ClockSettings,
+    ClockSettingsError,
+    Decision,
+    GiveBack,
+    SeatClocks,
+    TakeOver,
+)
 from tapete.server.db import ActionRow, SeatRow, SecretRow, TableRow, utcnow
 from tapete.server.i18n import error_text
 from tapete.server.limits import Limits, RefusalLog
@@ -217,8 +227,19 @@ class Table:
     listed: bool = False
     quick: bool = False
     fill_after_s: float | None = None
-    #: the seats whose person abandoned the game (the clock helper fills it)
+    #: the seats whose person abandoned the game (stored: ``abandoned_seats``)
     abandoned: set[int] = field(default_factory=set)
+    #: the clock setting as created (``ClockSettings`` JSON; None: the defaults)
+    clock: JSON | None = None
+    #: the seat clocks and their driver (tables of several people, while playing in memory)
+    clocks: SeatClocks | None = field(default=None, repr=False)
+    driver: ClockDriver | None = field(default=None, repr=False)
+    #: the deal number the clocks last saw (a new one refills the banks)
+    clock_deal: int = 0
+    #: the manager's clock (``TableManager.now``), for the clocks' snapshot
+    clock_now: Callable[[], float] = field(default=time.monotonic, repr=False)
+    #: the seats taken over whose new computer player must first remember the hand
+    remember: set[int] = field(default_factory=set)
     #: the events of the last actions, by version (reconnection: ``sync`` with ``since``)
     history: History = field(default_factory=lambda: History(0))
     #: every applied action's JSON, in order (the delayed spectators' game follows it)
@@ -254,12 +275,25 @@ class Table:
     def presence(self) -> JSON:
         """The ``presence`` message: who sits where and how many connections each seat has."""
         counts = self.connected()
-        return {
+        out: JSON = {
             "type": "presence",
             "status": self.status,
             "seats": [s.public(n, counts.get(n, 0)) for n, s in enumerate(self.seats)],
             "spectators": counts.get(None, 0),
         }
+        if self.clocks is not None:
+            out["clocks"] = self.clocks.snapshot(self.clock_now())
+        return out
+
+    @property
+    def takeover_level(self) -> str:
+        """The level of the computer that plays a person's dropped seat: the level of the
+        table's computers (the first one's), else ``rules`` (quick tables: ``rules``)."""
+        if not self.quick:
+            for level in self.levels:
+                if level is not None:
+                    return level
+        return "rules"
 
     @property
     def counts_in_stats(self) -> bool:
@@ -289,7 +323,13 @@ class Table:
         return int.from_bytes(digest[:16], "big")
 
     def is_bot(self, seat: int | None) -> bool:
-        return seat is not None and self.levels[seat] is not None
+        """Whether a computer plays ``seat`` now: a computer's seat, or a person's seat taken
+        over (the clocks) or abandoned."""
+        if seat is None:
+            return False
+        if self.levels[seat] is not None or seat in self.abandoned:
+            return True
+        return self.clocks is not None and self.clocks.computer_plays(seat)
 
     def seat_for_token(self, token: str | None) -> int | None:
         """The seat whose token this is, None for anything else."""
@@ -313,13 +353,16 @@ class Table:
         sheet = view.get("sheet")
         if sheet_from and isinstance(sheet, list):
             view = {**view, "sheet": sheet[sheet_from:]}
-        return {
+        out: JSON = {
             "type": "view",
             "version": self.seen_version(seat),
             "view": view,
             "sheet_from": sheet_from,
             "events": [e.for_viewer(seat) for e in events or ()],
         }
+        if self.clocks is not None:
+            out["clocks"] = self.clocks.snapshot(self.clock_now())
+        return out
 
     def spectator_view_game(self) -> Game:
         """The delayed spectators' game, brought to ``version - spectator_delay`` actions."""
@@ -380,6 +423,7 @@ class _RoomFields(Protocol):
     spectator_delay: int
     listed: bool
     quick: bool
+    clock: JSON | None
 
 
 def room_info(
@@ -395,7 +439,7 @@ def room_info(
         "spectator_delay": int(table.spectator_delay or 0),
         "listed": bool(table.listed),
         "quick": bool(table.quick),
-        "clock": None,
+        "clock": table.clock,
     }
 
 
@@ -438,7 +482,13 @@ class _Recorder:
         return getattr(self.game, name)
 
 
-def rebuild_memory(table: Table, game: Game, actions: list[JSON], hand_start: int) -> None:
+def rebuild_memory(
+    table: Table,
+    game: Game,
+    actions: list[JSON],
+    hand_start: int,
+    only: Iterable[int] | None = None,
+) -> None:
     """Give the computer seats back what they saw of the current hand before a restart.
 
     The hand is replayed through the engine from the stored actions; at every action that a
@@ -447,12 +497,16 @@ def rebuild_memory(table: Table, game: Game, actions: list[JSON], hand_start: in
     what it would be had the server never stopped. A bot with ``remember(view)`` takes the
     view in without deciding; any other bot decides again with the same random numbers as
     the first time (``act``) and the decision is dropped. ``game``: the table's game before
-    its first action (:func:`game_of`); ``actions``: the stored ones."""
+    its first action (:func:`game_of`); ``actions``: the stored ones; ``only``: just these
+    seats' bots (a computer that has just taken a person's seat over)."""
     rng = random.Random()
+    chosen = None if only is None else set(only)
     for n, _ in enumerate(replay_actions(game, actions)):
         if n < hand_start:
             continue
         seat = game.turn
+        if chosen is not None and seat not in chosen:
+            continue
         bot = table.bots.get(seat) if seat is not None else None
         if bot is not None and getattr(bot, "name", None) not in _INLINE_BOTS:
             view = game.view(seat)
@@ -488,6 +542,8 @@ class TableManager:
         self._lobby_due = False
         #: quick tables: table id -> when computers take its free seats (``self.now`` time)
         self.fill_at: dict[int, float] = {}
+        #: the clock setting of the tables created without one (None: the defaults)
+        self.default_clock: JSON | None = None
         self.sessions = sessionmaker(engine, expire_on_commit=False)
         self.delay_s = max(0, delay_ms) / 1000
         self.bot_timeout_s = bot_timeout_s
@@ -550,6 +606,7 @@ class TableManager:
         listed: bool = False,
         quick: bool = False,
         fill_after_s: float | None = None,
+        clock: JSON | None = None,
     ) -> Table:
         """A new table. With ``levels``: the person at seat 0 and computer players of those
         levels at the other seats (the game starts at once). With ``seats``: per seat
@@ -627,6 +684,7 @@ class TableManager:
                 listed=listed,
                 quick=quick,
                 fill_after_s=fill_after_s,
+                clock=clock if clock is not None else self.default_clock,
             )
             session.add(row)
             session.flush()
@@ -736,6 +794,7 @@ class TableManager:
             )
         table.status = "playing"
         self.fill_at.pop(table.id, None)
+        self._ensure_clocks(table)
         self._broadcast(table, [])
         self.announce(table)
         with contextlib.suppress(RuntimeError):  # (no loop: a synchronous caller)
@@ -974,8 +1033,13 @@ class TableManager:
             quick=bool(row.quick),
             fill_after_s=row.fill_after_s,
             history=History(self.limits.history_actions),
+            clock=row.clock,
+            abandoned=set(row.abandoned_seats or ()),
+            clock_now=lambda: self.now(),
         )
         for seat, level in enumerate(table.levels):
+            if level is None and seat in table.abandoned:
+                level = table.takeover_level  # (its memory is rebuilt with the others')
             if level is not None:
                 table.bots[seat] = make_bot(row.game, level, profile=row.profile)
                 table.rngs[seat] = random.Random()
@@ -1057,10 +1121,13 @@ class TableManager:
             table.listeners
             or table.lock.locked()
             or (table.bot_task is not None and not table.bot_task.done())
+            or (table.clocks is not None and table.clocks.next_deadline() is not None)
         ):
             return
         if self.tables.get(table.id) is table:
             del self.tables[table.id]
+            if table.driver is not None:
+                table.driver.close()
 
     def playing_ids(self) -> list[int]:
         with self.sessions() as session:
@@ -1401,6 +1468,8 @@ class TableManager:
                 table.broken = True
                 if table.bot_task is not None:
                     table.bot_task.cancel()
+                if table.driver is not None:
+                    table.driver.close()
                 for listener in list(table.listeners):
                     listener.close()
         if closed:
@@ -1508,6 +1577,7 @@ class TableManager:
         table.history.add(n + 1, events)
         if table.game.over:
             table.status = "abandoned" if table.capped else "finished"
+        self._clock_after_action(table, seat)
         self._broadcast(table, events)
 
     def _write(
@@ -1633,6 +1703,9 @@ class TableManager:
         elif current is not None and current is not table:
             table = current
         table.listeners.add(listener)
+        if not self._ensure_clocks(table) and self._clocked(table, listener.seat):
+            assert table.clocks is not None and listener.seat is not None
+            self._clock_input(table, table.clocks.connected(listener.seat, self.now()))
         message = table.view_message(listener.seat)
         listener.push(json.dumps(message, separators=(",", ":")))
         if listener.seat is not None:
@@ -1644,13 +1717,188 @@ class TableManager:
     def detach(self, table: Table, listener: Listener) -> None:
         if listener in table.listeners:
             table.listeners.discard(listener)
+            if self._clocked(table, listener.seat):
+                assert table.clocks is not None and listener.seat is not None
+                self._clock_input(table, table.clocks.disconnected(listener.seat, self.now()))
             self.announce(table)
         self._maybe_evict(table)
+
+    # ------------------------------------------------------------------ clocks
+
+    def _clocked(self, table: Table, seat: int | None) -> bool:
+        """Whether ``seat`` is a person's seat under the table's clocks."""
+        return table.clocks is not None and seat is not None and table.levels[seat] is None
+
+    def _ensure_clocks(self, table: Table) -> bool:
+        """Build the seat clocks of a table of several people that is being played (once per
+        table in memory: at its start, or when it is rebuilt after a restart), counting the
+        connections already open. True if it built them now. A table of one person against
+        computers has none: its person leaving hands nothing to a computer."""
+        if (
+            table.clocks is not None
+            or not table.shared
+            or table.status != "playing"
+            or table.game.over
+            or table.broken
+        ):
+            return False
+        try:
+            settings = ClockSettings.from_json(table.clock or {})
+        except ClockSettingsError as exc:  # (a row written by hand)
+            log.error("table %s: its clock setting is refused (%s): the defaults", table.id, exc)
+            settings = ClockSettings()
+        people = [n for n, level in enumerate(table.levels) if level is None]
+        now = self.now()
+        clocks = SeatClocks(
+            settings,
+            seats=len(table.levels),
+            people=people,
+            now=now,
+            abandoned=table.abandoned & set(people),
+        )
+        decisions: list[Decision] = []
+        for listener in table.listeners:
+            if listener.seat in people:
+                decisions += clocks.connected(listener.seat, now)
+        decisions += clocks.turn_started(table.game.turn, now)
+        table.clocks = clocks
+        table.clock_deal = table.game.deal_number
+        table.driver = ClockDriver(
+            clocks, functools.partial(self._carry_out, table), now=lambda: self.now()
+        )
+        self._clock_input(table, decisions)
+        return True
+
+    def _clock_input(self, table: Table, decisions: list[Decision]) -> None:
+        """Carry out the decisions of an input to the clocks and re-arm the driver."""
+        if decisions:
+            self._carry_out(table, decisions)
+        if table.driver is not None:
+            with contextlib.suppress(RuntimeError):  # (no loop: a synchronous caller)
+                table.driver.reschedule()
+
+    def _clock_after_action(self, table: Table, seat: int) -> None:
+        """Tell the clocks that ``seat`` acted (``_commit``): the next turn, a new deal, the end."""
+        clocks = table.clocks
+        if clocks is None:
+            return
+        now = self.now()
+        game = table.game
+        decisions: list[Decision] = []
+        try:
+            decisions += clocks.acted(seat, now)
+            if game.deal_number != table.clock_deal:
+                table.clock_deal = game.deal_number
+                decisions += clocks.deal_started(now)
+            if game.over:
+                decisions += clocks.game_over(now)
+            else:
+                decisions += clocks.turn_started(game.turn, now)
+        except ValueError:
+            log.exception("table %s: the clocks refused the action of seat %d", table.id, seat)
+        self._clock_input(table, decisions)
+
+    def active(self, table: Table, seat: int | None) -> None:
+        """A person's own message from ``seat`` (an action, a hint, a chat line, ``back``;
+        not ``sync``): a seat taken over is theirs again."""
+        if self._clocked(table, seat) and any(
+            listener.seat == seat for listener in table.listeners
+        ):
+            assert table.clocks is not None and seat is not None
+            self._clock_input(table, table.clocks.active(seat, self.now()))
+
+    def tick_clocks(self, table: Table) -> None:
+        """Fire the table's clock deadlines due by ``self.now()`` (what the driver does when
+        its wait ends; tests call it with a fake clock)."""
+        if table.clocks is not None:
+            self._clock_input(table, table.clocks.tick(self.now()))
+
+    def _carry_out(self, table: Table, decisions: list[Decision]) -> None:
+        """Do what the clocks decided, announce each decision to everyone at the table (seats
+        and spectators: no card in it) and let a computer act if it now plays the turn."""
+        from tapete.bots import make_bot
+
+        for decision in decisions:
+            seat = decision.seat
+            if isinstance(decision, TakeOver):
+                if seat not in table.bots:
+                    level = table.takeover_level
+                    table.bots[seat] = make_bot(table.game_name, level, profile=table.profile)
+                    table.rngs[seat] = random.Random()
+                    if table.memory is None:  # (else the pending rebuild covers it)
+                        table.remember.add(seat)
+            elif isinstance(decision, GiveBack):
+                if table.levels[seat] is None:  # (the next takeover starts a fresh memory)
+                    table.bots.pop(seat, None)
+                    table.rngs.pop(seat, None)
+                    table.remember.discard(seat)
+            elif isinstance(decision, Abandoned):
+                table.abandoned.add(seat)
+                self._store_abandoned(table)
+            message = {
+                **decision.to_json(),
+                "name": table.seats[seat].name,
+                "version": table.version,
+            }
+            text = json.dumps(message, separators=(",", ":"))
+            for listener in list(table.listeners):
+                listener.push(text)
+        self.announce(table)
+        with contextlib.suppress(RuntimeError):
+            self.ensure_bots(table)
+
+    def _store_abandoned(self, table: Table) -> None:
+        try:
+            with self.sessions.begin() as session:
+                session.execute(
+                    update(TableRow)
+                    .where(TableRow.id == table.id)
+                    .values(abandoned_seats=sorted(table.abandoned))
+                )
+        except Exception as exc:  # (the game goes on; the ratings still read table.abandoned)
+            self.failed_writes.note("abandoned", f"table {table.id}", str(exc))
+
+    async def _remember(self, table: Table) -> None:
+        """Give the computers that have just taken seats over what those seats saw of the
+        current hand (``rebuild_memory`` for those seats only). The caller holds the lock."""
+        seats = set(table.remember)
+        table.remember.clear()
+        actions = list(table.actions)
+
+        def rebuild() -> None:
+            fresh = self._fresh_game(table)
+            probe = self._fresh_game(table)
+            deal, hand_start = probe.deal_number, 0
+            for n, _ in enumerate(replay_actions(probe, actions)):
+                if probe.deal_number != deal:
+                    deal, hand_start = probe.deal_number, n
+            if probe.deal_number != deal:
+                hand_start = len(actions)
+            rebuild_memory(table, fresh, actions, hand_start, only=seats)
+
+        try:
+            await asyncio.to_thread(rebuild)
+        except Exception:
+            log.exception("table %s: the memory of seats %s was not rebuilt", table.id, seats)
+
+    def _fresh_game(self, table: Table) -> Game:
+        return build_game(
+            table.game_name,
+            table.profile,
+            seed=table.seed,
+            players=list(table.players),
+            max_deals=table.max_deals
+            if table.max_deals is not None
+            else self.deal_cap(table.game_name),
+            start=table.start,
+            deal_key=table.deal_key,
+        )
 
     # ------------------------------------------------------------------ computer players
 
     def ensure_bots(self, table: Table) -> None:
         """Start the table's bot task if a computer seat is to act (needs a running loop)."""
+        self._ensure_clocks(table)
         if (
             table.game.over
             or table.status == "waiting"
@@ -1676,13 +1924,18 @@ class TableManager:
             while not table.broken and not table.game.over and table.is_bot(table.game.turn):
                 # pace the computer players (and always let other tables run first)
                 await asyncio.sleep(self.delay_s)
+                if table.remember:
+                    async with table.lock:
+                        await self._remember(table)
                 seat = table.game.turn
-                assert seat is not None
+                if seat is None or not table.is_bot(seat):
+                    break  # (the seat was given back meanwhile)
                 version = table.version
                 view = table.game.view(seat)
                 action = await self._choose(table, seat, view, version)
                 async with table.lock:
-                    if table.broken or table.version != version:
+                    # a seat given back while the computer thought: its move is void
+                    if table.broken or table.version != version or not table.is_bot(seat):
                         continue
                     try:
                         events = table.game.apply(action)
@@ -1742,6 +1995,9 @@ class TableManager:
         return table.game.legal_actions()[0]
 
     async def close(self) -> None:
+        for t in self.tables.values():
+            if t.driver is not None:
+                t.driver.close()
         tasks = [t.bot_task for t in self.tables.values() if t.bot_task is not None]
         tasks += self.background
         for task in tasks:

@@ -9,7 +9,7 @@ import { loadHistory, takeEvents } from "./history.js";
 import { holdDealEnd, noteTalon } from "./deal_end.js";
 import { takeHint } from "./hints.js";
 import { api, leaveWatchUrl, rememberTable, storeSession } from "./session.js";
-import { takeChat, takePresence } from "./room.js";
+import { takeChat, takeClocks, takePresence, takeSeatNews } from "./room.js";
 
 export function setStatus(text) {
   const el = document.getElementById("status");
@@ -117,6 +117,7 @@ export function onMessage(msg) {
     S.resynced = false;
     const wasOffline = S.offline;
     S.version = msg.version; S.pending = false; S.error = null; S.offline = false;
+    takeClocks(msg.clocks);
     if (!watching()) holdDealEnd(prev, msg); // the end of a deal waits for the player
     takeEvents(msg.events);
     S.view = msg.view;
@@ -139,6 +140,8 @@ export function onMessage(msg) {
     takePresence(msg);
   } else if (msg.type === "chat") {
     takeChat(msg);
+  } else if (msg.type === "takeover" || msg.type === "giveback" || msg.type === "abandoned") {
+    takeSeatNews(msg);
   } else if (msg.type === "hint") {
     takeHint(msg);
     screen.table();

@@ -26,6 +26,7 @@ function toggleMute(name) {
 
 export function takePresence(msg) {
   S.presence = msg;
+  takeClocks(msg.clocks);
   // a waiting table opened from "your games" or a second tab: its description has the code
   const sess = S.session;
   if (msg.status === "waiting" && !S.invite && sess?.token && asked !== sess.table) {
@@ -45,6 +46,50 @@ export function takeChat(msg) {
   renderRoom();
 }
 
+// the seat clocks (docs/server.md, "Clocks and dropped seats"): the last snapshot, counted
+// down on screen between messages
+let ticker = null;
+export function takeClocks(clocks) {
+  if (clocks === undefined) return;
+  S.clocks = clocks || null;
+  S.clocksAt = performance.now();
+  if (S.clocks && !ticker) ticker = setInterval(() => { if (S.clocks) renderRoom(); else { clearInterval(ticker); ticker = null; } }, 1000);
+}
+
+// a computer took a seat, gave it back, or the person abandoned it: told to everyone
+export function takeSeatNews(msg) {
+  const key = { takeover: `seat_taken_${msg.reason}`, giveback: "seat_given_back", abandoned: "seat_abandoned" }[msg.type];
+  S.seatNews = { type: msg.type, seat: msg.seat, text: t(key, { name: msg.name }) };
+  renderRoom();
+}
+
+const left = (seconds) => Math.max(0, Math.ceil(seconds - (performance.now() - S.clocksAt) / 1000));
+
+function clockNote(seat) {
+  const c = S.clocks?.seats?.[seat];
+  if (!c) return null;
+  let text = "";
+  if (c.abandoned) text = t("clock_abandoned");
+  else if (c.taken) text = t("clock_computer_plays", { s: left(c.back_by ?? 0) });
+  else if (c.grace !== null) text = t("clock_grace", { s: left(c.grace) });
+  else if (c.running && c.move !== null) {
+    const gone = (performance.now() - S.clocksAt) / 1000;
+    text = t("clock_move", { s: left(c.move), bank: Math.max(0, Math.ceil((c.bank ?? 0) - Math.max(0, gone - c.move))) });
+  }
+  return text ? h("span", { class: "clocknote", testid: `clock-${seat}` }, ` · ${text}`) : null;
+}
+
+function newsBox() {
+  const news = S.seatNews ? S.seatNews.text : "";
+  const me = S.view?.seat;
+  const mine = me !== null && me !== undefined ? S.clocks?.seats?.[me] : null;
+  return h("div", { class: "seatnews" },
+    h("p", { role: "status", "aria-live": "polite", testid: "seat-news" }, news),
+    mine && mine.taken && !mine.abandoned
+      ? h("button", { type: "button", testid: "i-am-back", onclick: () => send({ type: "back" }) }, t("i_am_back"))
+      : null);
+}
+
 function seatLabel(s) {
   if (s.kind === "open") return t("seat_open");
   if (s.kind === "invited") return t("seat_invited");
@@ -59,7 +104,8 @@ function seatsBox(p) {
     return h("li", { class: `seatchip ${s.kind} ${s.connected ? "on" : ""}`, testid: `seat-${s.seat}` },
       h("span", { class: "dot", "aria-hidden": "true" }, s.kind === "person" ? (s.connected ? "●" : "○") : ""),
       seatLabel(s), s.seat === me ? ` (${t("you_short")})` : "",
-      online ? h("span", { class: "sr-only" }, ` — ${online}`) : null);
+      online ? h("span", { class: "sr-only" }, ` — ${online}`) : null,
+      clockNote(s.seat));
   }));
 }
 
@@ -116,6 +162,7 @@ export function renderRoom() {
       seatsBox(p),
       p.spectators ? h("span", { class: "note", testid: "spectators" }, t("spectators_n", { n: p.spectators })) : null),
     waiting ? inviteBox() : null,
+    S.clocks || S.seatNews ? newsBox() : null,
     chatBox()].filter(Boolean)); // (replaceChildren would write a null as text)
   const input = document.getElementById("chat-text");
   if (input) input.value = typed;

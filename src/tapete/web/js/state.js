@@ -40,6 +40,9 @@ export const S = {
   presence: null, // the last presence message: who sits where, connections per seat (tables of several people)
   chat: [], // the table chat's last lines ({seat, name, text, version})
   invite: null, // the invitation code of the table this browser sits at (while seats are free)
+  clocks: null, // the seat clocks of the last view or presence ({clock, seats}) and when they came
+  clocksAt: 0,
+  seatNews: null, // the last takeover / giveback / abandoned announcement
   ui: {
     bid: null, contract: null, giveCard: null, sing: true, showLast: false,
     showPoints: localStorage.getItem(STORE_POINTS) !== "0",
@@ -62,7 +65,7 @@ export function resetTableState() {
   Object.assign(S, {
     view: null, version: null, said: [], proof: null, finalTrick: null, hint: null, error: null,
     pending: false, log: [], overDismissed: false, pause: null, dealTalon: null, rankingBoard: null,
-    presence: null, chat: [], invite: null,
+    presence: null, chat: [], invite: null, clocks: null, clocksAt: 0, seatNews: null,
   });
   Object.assign(S.ui, { bid: null, contract: null, giveCard: null, sing: true, showLast: false });
 }

@@ -1,0 +1,372 @@
+"""The seat clocks wired into the tables (docs/server.md, "Clocks and dropped seats"): a
+fake clock (``TableManager.now``) and ``TableManager.tick_clocks`` decide when a deadline
+passes, so nothing here waits for real time to go by."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+import jsonschema_rs
+from server_helpers import CARD_RE, MakeApp, Session, check_no_leak
+from sqlalchemy import select
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
+from test_server_room import FakeClock, make_table, next_of, sit
+
+from tapete.server.db import ActionRow, TableRow
+from tapete.server.messages import schema_of
+from tapete.server.tables import Table
+
+
+def _wait(what: str, done: Callable[[], bool], timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not done():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.01)
+
+
+def _live(app: Starlette, tid: int) -> Table:
+    table: Table = app.state.manager.tables[tid]
+    return table
+
+
+def _tick(client: TestClient, app: Starlette, tid: int) -> None:
+    """What the clock driver does when its wait ends, on the server's event loop."""
+    assert client.portal is not None
+    client.portal.call(app.state.manager.tick_clocks, _live(app, tid))
+
+
+def _seats_of(app: Starlette, tid: int, since: int = 0) -> list[int]:
+    with app.state.manager.sessions() as s:
+        return list(
+            s.scalars(
+                select(ActionRow.seat)
+                .where(ActionRow.table_id == tid, ActionRow.n >= since)
+                .order_by(ActionRow.n)
+            )
+        )
+
+
+def _until(message: str, session: Session) -> dict[str, Any]:
+    return next_of(session, message)
+
+
+def play(
+    app: Starlette,
+    tid: int,
+    sessions: dict[int, Session],
+    stop: Callable[[], bool],
+    rng: random.Random,
+    limit: int = 2000,
+) -> None:
+    """The people at ``sessions`` play random legal actions when it is their turn (and the
+    seat is not a computer's now) until ``stop()`` or the game's end."""
+    for _ in range(limit):
+        if stop():
+            return
+        table = _live(app, tid)
+        if table.game.over:
+            return
+        turn, version = table.game.turn, table.version
+        if turn in sessions and not table.is_bot(turn):
+            s = sessions[turn]
+            while s.view is None or s.version < version:
+                s.receive()
+            if s.version != version or s.view["turn"] != turn or not s.view["legal"]:
+                # (the game in memory is one action ahead while that action is written)
+                time.sleep(0.01)
+                continue
+            s.act(rng.choice(s.view["legal"]))
+        _wait("the next action", lambda v=version: _live(app, tid).version > v or stop())
+    raise AssertionError("the game did not reach the expected point")
+
+
+def _drain(session: Session, version: int) -> None:
+    while session.view is None or session.version < version:
+        session.receive()
+
+
+def test_a_dropped_seat_is_played_by_a_computer_and_given_back(
+    app: Starlette, client: TestClient
+) -> None:
+    clock = FakeClock()
+    app.state.manager.now = clock
+    made = make_table(
+        client,
+        seats=[{"kind": "me"}, {"kind": "invited"}, {"kind": "invited"}],
+        seed=5,
+        max_deals=1,
+        clock={"grace_s": 30},
+    )
+    tid = made["table"]
+    bea = sit(client, tid, "Bea", invite=made["invite"])
+    cid = sit(client, tid, "Cid", invite=made["invite"])
+    assert cid["status"] == "playing"
+    rng = random.Random(1)
+    with (
+        client.websocket_connect(f"/ws/{tid}?token={made['token']}") as wa,
+        client.websocket_connect(f"/ws/{tid}?token={bea['token']}") as wb,
+        client.websocket_connect(f"/ws/{tid}") as ww,
+    ):
+        a, b, w = Session(wa), Session(wb), Session(ww)
+        with client.websocket_connect(f"/ws/{tid}?token={cid['token']}") as wc:
+            c = Session(wc)
+            first = _until("view", c)
+            assert first["clocks"]["clock"]["grace_s"] == 30
+            assert first["clocks"]["seats"][2]["connected"]
+        # Cid closed the tab: within the grace nothing happens
+        _wait("the lost connection", lambda: _live(app, tid).connected().get(2, 0) == 0)
+        clock.t += 29
+        _tick(client, app, tid)
+        assert not _live(app, tid).is_bot(2)
+        while (presence := _until("presence", a))["clocks"]["seats"][2]["connected"]:
+            pass
+        assert presence["clocks"]["seats"][2]["grace"] == 30.0
+        clock.t += 2
+        _tick(client, app, tid)
+        assert _live(app, tid).is_bot(2)
+        # everyone hears of it (seats and spectators), and no card is in the announcement
+        for s in (a, b, w):
+            news = _until("takeover", s)
+            assert news == {
+                "type": "takeover",
+                "seat": 2,
+                "reason": "disconnected",
+                "name": "Cid",
+                "version": news["version"],
+            }
+            assert not CARD_RE.search(json.dumps(news))
+            jsonschema_rs.validate(schema_of("server", news), news)
+        # the computer plays Cid's seat when its turn comes
+        taken_at = _live(app, tid).version
+        people = {0: a, 1: b}
+        play(app, tid, people, lambda: 2 in _seats_of(app, tid, taken_at), rng)
+        # Cid reopens the table: the seat is his again, announced
+        with client.websocket_connect(f"/ws/{tid}?token={cid['token']}") as wc:
+            c = Session(wc)
+            for s in (a, b, w):
+                news = _until("giveback", s)
+                assert (news["seat"], news["name"]) == (2, "Cid")
+            assert not _live(app, tid).is_bot(2)
+            back_at = _live(app, tid).version
+            people[2] = c
+            rng2 = random.Random(2)
+            play(app, tid, people, lambda: 2 in _seats_of(app, tid, back_at), rng2)
+            # (seat 2's action since the giveback was Cid's: no computer plays it now)
+            assert not _live(app, tid).is_bot(2)
+            version = _live(app, tid).version
+            for s in (a, b, c, w):
+                _drain(s, version)
+        for seat, s in ((0, a), (1, b), (None, w)):
+            assert check_no_leak(app, tid, s.log, seat) > 0
+            for item in s.log:
+                jsonschema_rs.validate(schema_of("server", item.message), item.message)
+
+
+def test_abandonment_is_stored_and_survives_a_restart(make_app: MakeApp) -> None:
+    app = make_app()
+    clock = FakeClock()
+    app.state.manager.now = clock
+    with TestClient(app) as client:
+        made = make_table(
+            client,
+            game="mariage",
+            seats=[{"kind": "me"}, {"kind": "invited"}],
+            seed=3,
+            max_deals=1,
+            clock={"grace_s": 10, "abandon_s": 60},
+        )
+        tid = made["table"]
+        bea = sit(client, tid, "Bea", invite=made["invite"])
+        with client.websocket_connect(f"/ws/{tid}?token={made['token']}") as wa:
+            a = Session(wa)
+            with client.websocket_connect(f"/ws/{tid}?token={bea['token']}") as wb:
+                _until("view", Session(wb))
+            _wait("the lost connection", lambda: _live(app, tid).connected().get(1, 0) == 0)
+            clock.t += 11
+            _tick(client, app, tid)
+            assert _until("takeover", a)["seat"] == 1
+            clock.t += 58  # (the takeover fell due at 10 s: 60 s from then)
+            _tick(client, app, tid)
+            assert 1 not in _live(app, tid).abandoned
+            clock.t += 2
+            _tick(client, app, tid)
+            news = _until("abandoned", a)
+            assert (news["seat"], news["name"]) == (1, "Bea")
+            assert _live(app, tid).abandoned == {1}
+            with app.state.manager.sessions() as s:
+                assert s.get(TableRow, tid).abandoned_seats == [1]
+            # Bea coming back now changes nothing: the computer keeps the seat
+            with client.websocket_connect(f"/ws/{tid}?token={bea['token']}") as wb:
+                view = _until("view", Session(wb))
+                assert view["clocks"]["seats"][1]["abandoned"] is True
+            assert _live(app, tid).is_bot(1)
+    # a restart keeps the abandonment: the computer plays the seat to the end
+    again = make_app()
+    with TestClient(again) as client:
+        table = again.state.manager.get(tid)
+        assert table is not None and table.abandoned == {1} and table.is_bot(1)
+        with client.websocket_connect(f"/ws/{tid}?token={made['token']}") as wa:
+            a = Session(wa)
+            play(again, tid, {0: a}, lambda: False, random.Random(3), limit=200)
+            assert _live(again, tid).game.over
+        assert 1 in _seats_of(again, tid)
+
+
+def test_move_time_and_bank_then_back(app: Starlette, client: TestClient) -> None:
+    clock = FakeClock()
+    app.state.manager.now = clock
+    made = make_table(
+        client,
+        game="mariage",
+        seats=[{"kind": "me"}, {"kind": "invited"}],
+        seed=4,
+        max_deals=1,
+        clock={"move_s": 5, "bank_s": 10},
+    )
+    tid = made["table"]
+    bea = sit(client, tid, "Bea", invite=made["invite"])
+    lobby_clock = client.get(f"/api/tables/{tid}").json()["clock"]
+    assert lobby_clock == {"move_s": 5, "bank_s": 10, "grace_s": 30.0, "abandon_s": 300.0}
+    with (
+        client.websocket_connect(f"/ws/{tid}?token={made['token']}") as wa,
+        client.websocket_connect(f"/ws/{tid}?token={bea['token']}") as wb,
+    ):
+        sessions = {0: Session(wa), 1: Session(wb)}
+        for s in sessions.values():
+            _until("view", s)
+        turn = _live(app, tid).game.turn
+        assert turn is not None
+        other = 1 - turn
+        clock.t += 14.5  # the move time and most of the bank
+        _tick(client, app, tid)
+        assert not _live(app, tid).is_bot(turn)
+        clock.t += 1
+        _tick(client, app, tid)
+        news = _until("takeover", sessions[other])
+        assert (news["seat"], news["reason"]) == (turn, "time")
+        # the computer plays the turn; the bank is spent
+        _wait("the computer's move", lambda: _seats_of(app, tid)[:1] == [turn])
+        snap = _live(app, tid).clocks
+        assert snap is not None and snap.snapshot(clock.t)["seats"][turn]["bank"] == 0.0
+        # a connection alone does not give the seat back after a takeover for time; a
+        # message of the person's own does ("I am back")
+        assert _live(app, tid).is_bot(turn)
+        sessions[turn].ws.send_json({"type": "back"})
+        assert _until("giveback", sessions[other])["seat"] == turn
+        assert not _live(app, tid).is_bot(turn)
+
+
+def test_one_person_against_computers_has_no_clocks(app: Starlette, client: TestClient) -> None:
+    clock = FakeClock()
+    app.state.manager.now = clock
+    made = make_table(client, game="mariage", levels=["random"], seed=2, max_deals=1)
+    tid = made["table"]
+    with client.websocket_connect(f"/ws/{tid}?token={made['token']}") as wa:
+        view = _until("view", Session(wa))
+        assert "clocks" not in view
+    clock.t += 10_000
+    table = app.state.manager.get(tid)
+    assert table is not None and table.clocks is None and not table.is_bot(0)
+
+
+def test_clock_settings_are_checked_and_shown_in_the_lobby(client: TestClient) -> None:
+    base = {
+        "game": "mil",
+        "name": "Ana",
+        "seats": [{"kind": "me"}, {"kind": "open"}, {"kind": "computer"}],
+    }
+    for clock, words in (
+        ({"move_s": 0}, "clock.move_s must be"),
+        ({"bank_s": 5}, "clock.bank_s must be 0 without a time per move"),
+        ({"grace": 5}, "unknown field"),
+        ("fast", "clock must be a JSON object"),
+    ):
+        r = client.post("/api/tables", json={**base, "clock": clock})
+        assert r.status_code == 400 and words in r.json()["error"], (clock, r.text)
+    made = make_table(client, **{**base, "public": True, "clock": {"move_s": 20, "bank_s": 60}})
+    lobby = {t["table"]: t for t in client.get("/api/lobby").json()}
+    assert lobby[made["table"]]["clock"] == {
+        "move_s": 20,
+        "bank_s": 60,
+        "grace_s": 30.0,
+        "abandon_s": 300.0,
+    }
+
+
+def test_a_rated_mil_game_of_three_users_with_an_abandonment_changes_their_ratings(
+    app: Starlette, client: TestClient
+) -> None:
+    from tapete.server.ratings import RatingHistoryRow
+
+    clock = FakeClock()
+    app.state.manager.now = clock
+
+    def sign_up(name: str) -> dict[str, Any]:
+        client.cookies.clear()
+        r = client.post("/api/signup", json={"name": name, "password": "correct horse 7"})
+        assert r.status_code == 201, r.text
+        body: dict[str, Any] = r.json()
+        return body
+
+    ana = sign_up("Ana")
+    r = client.post(
+        "/api/tables",
+        json={
+            "game": "mil",
+            "name": "Ana",
+            "rated": True,
+            "max_deals": 1,
+            "seats": [{"kind": "me"}, {"kind": "invited"}, {"kind": "invited"}],
+            "clock": {"grace_s": 5, "abandon_s": 20},
+        },
+        headers={"x-csrf-token": ana["csrf"]},
+    )
+    assert r.status_code == 201, r.text
+    made = r.json()
+    tid, tokens = made["table"], {0: made["token"]}
+    for seat, name in ((1, "Bea"), (2, "Cid")):
+        me = sign_up(name)
+        r = client.post(
+            f"/api/tables/{tid}/seats",
+            json={"invite": made["invite"]},
+            headers={"x-csrf-token": me["csrf"]},
+        )
+        assert r.status_code == 201 and r.json()["seat"] == seat, r.text
+        tokens[seat] = r.json()["token"]
+    users = _live(app, tid).user_ids
+    assert None not in users and _live(app, tid).rated
+    with (
+        client.websocket_connect(f"/ws/{tid}?token={tokens[0]}") as wa,
+        client.websocket_connect(f"/ws/{tid}?token={tokens[1]}") as wb,
+    ):
+        people = {0: Session(wa), 1: Session(wb)}
+        # Cid never comes: a computer takes his seat after the grace, then he has abandoned
+        clock.t += 6
+        _tick(client, app, tid)
+        clock.t += 21
+        _tick(client, app, tid)
+        assert _until("abandoned", people[0])["seat"] == 2
+        play(app, tid, people, lambda: False, random.Random(9))
+        assert _live(app, tid).game.over
+
+    def stored_status() -> str | None:
+        with app.state.manager.sessions() as s:
+            row = s.get(TableRow, tid)
+            return None if row is None else row.status
+
+    _wait("the game's end to be stored", lambda: stored_status() == "finished")
+    with app.state.manager.sessions() as s:
+        rows = {r.user_id: r for r in s.scalars(select(RatingHistoryRow))}
+        stored = s.get(TableRow, tid)
+        assert stored is not None and stored.abandoned_seats == [2]
+    assert set(rows) == set(users)
+    cid = rows[users[2]]
+    assert cid.abandoned == 1 and cid.place == 3 and cid.ordinal < cid.before
+    winner = min(rows.values(), key=lambda r: r.place)
+    assert winner.place == 1 and winner.ordinal > winner.before and winner.abandoned == 0
