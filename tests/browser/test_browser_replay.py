@@ -188,6 +188,13 @@ def test_the_replay_by_its_link_and_from_the_games_window(new_page, live_server,
     page.wait_for_selector(f'{tid("replay-position")}[data-deal="0"][data-frame="0"]')
     assert page.locator(f"{REPLAY} {tid('score-chart')}").count() == 1
     shot(page, artifacts, "replay-mil-es")
+    # the deal review of the deal on screen opens from the replay (issue 12), over it
+    page.click(tid("replay-review"))
+    page.wait_for_selector(f"{tid('review')}[open] {tid('review-curve')}", timeout=120_000)
+    assert page.inner_text(tid("review-deal-no")) == DEAL["es"].format(n=1, total=2)
+    page.click(f"{tid('review')} {tid('review-close')}")
+    page.wait_for_selector(f"{tid('review')}:not([open])", state="attached")
+    assert page.is_visible(f"{REPLAY}[open]")
     # closing leaves the replay's address and, with no game of this browser's, opens Juegos
     page.click(tid("replay-close"))
     page.wait_for_selector(f"{tid('newgame')}[open]")

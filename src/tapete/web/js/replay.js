@@ -15,6 +15,7 @@ import { api, leaveWatchUrl, replayUrl } from "./session.js";
 import { scoreChart } from "./chart.js";
 import { matchTable, scoreTable } from "./sheet.js";
 import { profileLabel } from "./kinds.js";
+import { openReview } from "./review.js";
 
 const KEEP_DEALS = 12; // deals kept in the page (going back is instant)
 const P = { table: null, game: null, deal: 0, frame: 0, frames: null, error: null, ask: 0, timer: null, deals: new Map() };
@@ -240,7 +241,9 @@ function draw(d) {
   const dealNav = h("div", { class: "panel reviewdeals", role: "group", "aria-label": t("review_deals") },
     h("button", { type: "button", testid: "replay-prev-deal", disabled: P.deal <= 0, onclick: () => goDeal(P.deal - 1) }, t("review_prev_deal")),
     h("span", { testid: "replay-deal-no" }, t("review_deal_of", { n: P.deal + 1, total: dealCount() })),
-    h("button", { type: "button", testid: "replay-next-deal", disabled: P.deal >= dealCount() - 1, onclick: () => goDeal(P.deal + 1) }, t("review_next_deal")));
+    h("button", { type: "button", testid: "replay-next-deal", disabled: P.deal >= dealCount() - 1, onclick: () => goDeal(P.deal + 1) }, t("review_next_deal")),
+    // the deal review (review.js) of the deal on screen: a finished game's reviews are anyone's
+    h("button", { type: "button", testid: "replay-review", onclick: () => openReview(P.deal, { table: P.table, token: null, deals: dealCount() }) }, t("review_this_deal")));
   const stepper = h("div", { class: "panel reviewsteps", role: "group", "aria-label": t("review_steps") },
     h("button", { type: "button", testid: "replay-first", disabled: P.frame <= 0, onclick: () => goFrame(0), "aria-label": t("review_first") }, "«"),
     h("button", { type: "button", testid: "replay-prev", disabled: P.frame <= 0, onclick: () => goFrame(P.frame - 1), "aria-label": t("review_prev") }, "◀"),

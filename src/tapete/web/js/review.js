@@ -12,7 +12,7 @@ import { cardName, shownCard } from "./cards.js";
 import { actionText } from "./history.js";
 import { api } from "./session.js";
 
-const R = { deal: 0, deals: 0, step: 0, data: null, error: null, timer: null, ask: 0 };
+const R = { table: null, token: null, deal: 0, deals: 0, step: 0, data: null, error: null, timer: null, ask: 0 };
 
 // the chess marks people know: ?! inaccuracy, ? mistake, ?? blunder
 const MARK = { inaccuracy: "?!", mistake: "?", blunder: "??" };
@@ -50,8 +50,11 @@ export function reviewButton(deal, { label = t("review_this_deal"), testid = "re
   return h("button", { type: "button", testid, onclick: () => { if (before) before(); openReview(deal); } }, label);
 }
 
-export function openReview(deal) {
-  R.deals = finishedDeals();
+// `table` (with its `token`, null for anyone's finished game) and its number of `deals`: the
+// table on screen by default; the replay of a finished game passes its own
+export function openReview(deal, { table = S.session?.table, token = S.session?.token ?? null, deals = finishedDeals() } = {}) {
+  R.table = table; R.token = token;
+  R.deals = deals;
   R.deal = Math.max(0, Math.min(deal, R.deals - 1));
   R.step = 0; R.data = null; R.error = null;
   openDialog(reviewDialog().id);
@@ -62,7 +65,7 @@ export function openReview(deal) {
 async function load() {
   const ask = ++R.ask;
   clearTimeout(R.timer);
-  const { table, token } = S.session;
+  const { table, token } = R;
   const url = `/api/tables/${encodeURIComponent(table)}/review/${R.deal}${token ? `?token=${encodeURIComponent(token)}` : ""}`;
   let res;
   try { res = await api(url); } catch { res = { ok: false, status: 0, body: null }; }
