@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 from pathlib import Path
 from typing import Any
 
@@ -209,3 +210,45 @@ def shot(page: Page, folder: Path, name: str) -> Path:
     path = folder / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+def create_invited_table(page, url: str, choice: str, seats: list[str], name: str = "Ana") -> str:  # type: ignore[no-untyped-def]
+    """Through the Lobby: a table of ``choice`` (``mil-club``, ``mariage-mariage``...) with
+    ``seats`` (per seat ``me``, ``invited``, ``open`` or ``computer:LEVEL``); the invitation
+    link the page then shows."""
+    page.goto(url)
+    page.wait_for_selector(f"{tid('newgame')}[open]")
+    page.click(tid("newgame-lobby"))
+    page.wait_for_selector(f"{tid('lobby')}[open]")
+    page.fill(tid("lobby-name"), name)
+    page.click(tid(f"lobby-choose-{choice}"))
+    for seat, what in enumerate(seats):
+        page.select_option(tid(f"seat-choice-{seat}"), what)
+    page.click(tid("create-table"))
+    page.wait_for_selector(tid("waiting"))
+    link: str = page.input_value(tid("invite-link"))
+    assert "/?join=" in link, link
+    return link
+
+
+def play_until(pages, rng, logs, done, seconds: float = 120) -> None:  # type: ignore[no-untyped-def]
+    """At a table of several people (``pages`` by name): whoever's turn it is clicks a move
+    (``take_turn``, logged per name in ``logs``) until ``done()``; a page whose deal is over
+    or paused waits."""
+    deadline = time.monotonic() + seconds
+    while not done():
+        assert time.monotonic() < deadline, logs
+        moved = False
+        for who, page in pages.items():
+            s = state(page)
+            if s["paused"] == "true" or int(s["deals"]) >= 1:
+                continue
+            if s["myTurn"] == "true" and s["pending"] == "false":
+                take_turn(page, rng, logs.setdefault(who, []))
+                moved = True
+        if not moved:
+            time.sleep(0.1)
+
+
+def first_deal_over(*pages) -> bool:  # type: ignore[no-untyped-def]
+    return all(int(state(p)["deals"]) >= 1 or state(p)["paused"] == "true" for p in pages)

@@ -5,26 +5,14 @@ and sits down, they chat (Bea mutes Ana), and both play a whole deal by clicking
 from __future__ import annotations
 
 import random
-import time
 
-from browser_helpers import shot, state, take_turn, tid
+from browser_helpers import create_invited_table, first_deal_over, play_until, shot, state, tid
 
 
 def test_two_people_play_a_mil_deal_through_an_invitation(new_page, live_server, artifacts) -> None:
     ana = new_page(locale="en-GB")
-    ana.goto(live_server.url)
-    ana.wait_for_selector(f"{tid('newgame')}[open]")
-    ana.click(tid("newgame-lobby"))
-    ana.wait_for_selector(f"{tid('lobby')}[open]")
-    ana.fill(tid("lobby-name"), "Ana")
-    ana.click(tid("lobby-choose-mil-club"))
-    ana.select_option(tid("seat-choice-0"), "me")
-    ana.select_option(tid("seat-choice-1"), "invited")
-    ana.select_option(tid("seat-choice-2"), "computer:random")
-    ana.click(tid("create-table"))
-    ana.wait_for_selector(tid("waiting"))
-    link = ana.input_value(tid("invite-link"))
-    assert "/?join=" in link
+    seats = ["me", "invited", "computer:random"]
+    link = create_invited_table(ana, live_server.url, "mil-club", seats)
     assert ana.locator(tid("copy-invite")).get_attribute("type") == "button"
     shot(ana, artifacts, "room-waiting")
 
@@ -65,22 +53,7 @@ def test_two_people_play_a_mil_deal_through_an_invitation(new_page, live_server,
     # both play the first deal to its end by clicking (whoever's turn it is)
     rng = random.Random(13)
     logs: dict[str, list[str]] = {"ana": [], "bea": []}
-    deadline = time.monotonic() + 240
-    while True:
-        states = {"ana": state(ana), "bea": state(bea)}
-        if all(int(s["deals"]) >= 1 or s["paused"] == "true" for s in states.values()):
-            break
-        assert time.monotonic() < deadline, logs
-        moved = False
-        for who, page in (("ana", ana), ("bea", bea)):
-            s = states[who]
-            if s["paused"] == "true" or int(s["deals"]) >= 1:
-                continue
-            if s["myTurn"] == "true" and s["pending"] == "false":
-                take_turn(page, rng, logs[who])
-                moved = True
-        if not moved:
-            time.sleep(0.1)
+    play_until({"ana": ana, "bea": bea}, rng, logs, lambda: first_deal_over(ana, bea), seconds=240)
     assert logs["ana"] and logs["bea"], logs
     assert all("play" in log for log in logs.values()), logs
     shot(ana, artifacts, "room-deal-over")

@@ -5,27 +5,15 @@ down, and they play the whole hand by clicking; both pages then show the hand's 
 from __future__ import annotations
 
 import random
-import time
 
-from browser_helpers import shot, state, take_turn, tid, view
+from browser_helpers import create_invited_table, first_deal_over, play_until, shot, tid, view
 
 
 def test_two_people_play_a_mariage_hand_through_an_invitation(
     new_page, live_server, artifacts
 ) -> None:  # type: ignore[no-untyped-def]
     ana = new_page(locale="pt-PT")
-    ana.goto(live_server.url)
-    ana.wait_for_selector(f"{tid('newgame')}[open]")
-    ana.click(tid("newgame-lobby"))
-    ana.wait_for_selector(f"{tid('lobby')}[open]")
-    ana.fill(tid("lobby-name"), "Ana")
-    ana.click(tid("lobby-choose-mariage-mariage"))
-    ana.select_option(tid("seat-choice-0"), "me")
-    ana.select_option(tid("seat-choice-1"), "invited")
-    ana.click(tid("create-table"))
-    ana.wait_for_selector(tid("waiting"))
-    link = ana.input_value(tid("invite-link"))
-    assert "/?join=" in link
+    link = create_invited_table(ana, live_server.url, "mariage-mariage", ["me", "invited"])
 
     bea = new_page(locale="es-ES")
     bea.goto(link)
@@ -43,22 +31,7 @@ def test_two_people_play_a_mariage_hand_through_an_invitation(
 
     rng = random.Random(21)
     logs: dict[str, list[str]] = {"ana": [], "bea": []}
-    deadline = time.monotonic() + 240
-    while True:
-        states = {"ana": state(ana), "bea": state(bea)}
-        if all(int(s["deals"]) >= 1 or s["paused"] == "true" for s in states.values()):
-            break
-        assert time.monotonic() < deadline, logs
-        moved = False
-        for who, page in (("ana", ana), ("bea", bea)):
-            s = states[who]
-            if s["paused"] == "true" or int(s["deals"]) >= 1:
-                continue
-            if s["myTurn"] == "true" and s["pending"] == "false":
-                take_turn(page, rng, logs[who])
-                moved = True
-        if not moved:
-            time.sleep(0.1)
+    play_until({"ana": ana, "bea": bea}, rng, logs, lambda: first_deal_over(ana, bea), seconds=240)
     assert logs["ana"] and logs["bea"], logs
     # both pages hold the same finished hand on the score sheet
     rows = [view(p)["sheet"] for p in (ana, bea)]

@@ -5,29 +5,11 @@ again and takes the seat back, and the deal goes on to its end."""
 from __future__ import annotations
 
 import random
-import time
 
-from browser_helpers import shot, state, take_turn, tid
+from browser_helpers import create_invited_table, first_deal_over, play_until, shot, state, tid
 from browser_server import LiveServer
 
 from tapete.server.clock import ClockSettings
-
-
-def _play_until(pages, rng, logs, done, seconds: float = 120) -> None:  # type: ignore[no-untyped-def]
-    """Whoever's turn it is clicks a move until ``done()``."""
-    deadline = time.monotonic() + seconds
-    while not done():
-        assert time.monotonic() < deadline, logs
-        moved = False
-        for who, page in pages.items():
-            s = state(page)
-            if s["paused"] == "true" or int(s["deals"]) >= 1:
-                continue
-            if s["myTurn"] == "true" and s["pending"] == "false":
-                take_turn(page, rng, logs.setdefault(who, []))
-                moved = True
-        if not moved:
-            time.sleep(0.1)
 
 
 def test_a_closed_tab_is_played_by_a_computer_until_its_person_is_back(
@@ -36,18 +18,8 @@ def test_a_closed_tab_is_played_by_a_computer_until_its_person_is_back(
     server = LiveServer(tmp_path / "takeover.sqlite", clock=ClockSettings(grace_s=2)).start()
     try:
         ana = new_page(locale="en-GB")
-        ana.goto(server.url)
-        ana.wait_for_selector(f"{tid('newgame')}[open]")
-        ana.click(tid("newgame-lobby"))
-        ana.wait_for_selector(f"{tid('lobby')}[open]")
-        ana.fill(tid("lobby-name"), "Ana")
-        ana.click(tid("lobby-choose-mil-club"))
-        ana.select_option(tid("seat-choice-0"), "me")
-        ana.select_option(tid("seat-choice-1"), "invited")
-        ana.select_option(tid("seat-choice-2"), "computer:random")
-        ana.click(tid("create-table"))
-        ana.wait_for_selector(tid("waiting"))
-        link = ana.input_value(tid("invite-link"))
+        seats = ["me", "invited", "computer:random"]
+        link = create_invited_table(ana, server.url, "mil-club", seats)
 
         bea = new_page(locale="en-GB")
         bea.goto(link)
@@ -62,7 +34,7 @@ def test_a_closed_tab_is_played_by_a_computer_until_its_person_is_back(
         # a few moves into the deal
         rng = random.Random(7)
         logs: dict[str, list[str]] = {}
-        _play_until({"ana": ana, "bea": bea}, rng, logs, lambda: int(state(ana)["version"]) >= 4)
+        play_until({"ana": ana, "bea": bea}, rng, logs, lambda: int(state(ana)["version"]) >= 4)
         back_url = bea.url
         context = bea.context
         bea.close()
@@ -82,7 +54,7 @@ def test_a_closed_tab_is_played_by_a_computer_until_its_person_is_back(
         # the game goes on through Bea's seat without her: Ana moves three more times (in
         # Mil's turn order Bea's seat acts between two of Ana's moves), or the deal ends
         moves = len(logs["ana"])
-        _play_until(
+        play_until(
             {"ana": ana},
             rng,
             logs,
@@ -108,13 +80,11 @@ def test_a_closed_tab_is_played_by_a_computer_until_its_person_is_back(
 
         # both play the deal to its end; Bea moves again herself
         before = len(logs.get("bea", []))
-        _play_until(
+        play_until(
             {"ana": ana, "bea": bea},
             rng,
             logs,
-            lambda: all(
-                int(state(p)["deals"]) >= 1 or state(p)["paused"] == "true" for p in (ana, bea)
-            ),
+            lambda: first_deal_over(ana, bea),
             seconds=240,
         )
         assert len(logs.get("bea", [])) > before, logs
