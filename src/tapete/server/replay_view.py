@@ -18,7 +18,6 @@ answer never goes stale.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 from collections import OrderedDict
@@ -34,7 +33,7 @@ from tapete.games import kind
 from tapete.reader import describe_action
 from tapete.replay import iter_replay
 from tapete.server.db import TableRow
-from tapete.server.review import _error, _plain
+from tapete.server.review import _error, _plain, stop_jobs
 from tapete.server.tables import TableManager
 
 __all__ = ["ReplayService", "ReplaySettings", "openapi_paths", "replay_frames", "replay_summary"]
@@ -295,14 +294,8 @@ class ReplayService:
 
     async def close(self) -> None:
         """Stop the worker (shutdown)."""
-        for task in list(self.jobs.values()):
-            task.cancel()
-        for task in list(self.jobs.values()):
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
-            self._executor = None
+        await stop_jobs(self.jobs, self._executor)
+        self._executor = None
 
 
 def openapi_paths(common: JSON, table_id: JSON) -> JSON:

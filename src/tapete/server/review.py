@@ -33,6 +33,7 @@ from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
@@ -530,14 +531,20 @@ class ReviewService:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await background
         self._loop_task = self.background_job = None
-        for task in list(self.jobs.values()):
-            task.cancel()
-        for task in list(self.jobs.values()):
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
-            self._executor = None
+        await stop_jobs(self.jobs, self._executor)
+        self._executor = None
+
+
+async def stop_jobs(jobs: dict[Any, asyncio.Task[Any]], executor: Executor | None) -> None:
+    """Cancel a worker's queued ``jobs`` and wait for them to end, then stop its ``executor``
+    without waiting for work under way (shutdown: nothing is stored half)."""
+    for task in list(jobs.values()):
+        task.cancel()
+    for task in list(jobs.values()):
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
+    if executor is not None:
+        executor.shutdown(wait=False, cancel_futures=True)
 
 
 def openapi_path() -> JSON:
