@@ -237,7 +237,7 @@ def play_until(pages, rng, logs, done, seconds: float = 120) -> None:  # type: i
     or paused waits."""
     deadline = time.monotonic() + seconds
     while not done():
-        assert time.monotonic() < deadline, logs
+        assert time.monotonic() < deadline, {"logs": logs, **table_states(pages)}
         moved = False
         for who, page in pages.items():
             s = state(page)
@@ -252,3 +252,18 @@ def play_until(pages, rng, logs, done, seconds: float = 120) -> None:  # type: i
 
 def first_deal_over(*pages) -> bool:  # type: ignore[no-untyped-def]
     return all(int(state(p)["deals"]) >= 1 or state(p)["paused"] == "true" for p in pages)
+
+
+def table_states(pages) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    """What each page shows (for a failing assertion's message): the table's data marks, and
+    the view's turn, version and phase, the presence and the clocks the page holds."""
+    script = """() => { const t = window.tapete || {}; const v = t.view || {};
+      return {turn: v.turn, version: t.version, phase: v.phase, over: v.over,
+              presence: t.presence, clocks: t.clocks}; }"""
+    out: dict[str, object] = {}
+    for who, page in pages.items():
+        try:
+            out[who] = {"marks": state(page), "page": page.evaluate(script)}
+        except Exception as exc:  # (a closed page)
+            out[who] = repr(exc)
+    return out

@@ -1,4 +1,4 @@
-"""A dropped seat through the page (two browser contexts, a server with a 2 s grace): Bea
+"""A dropped seat through the page (two browser contexts, a server with a 4 s grace): Bea
 closes her tab mid-deal, a computer takes her seat (Ana's page says so), Bea opens the table
 again and takes the seat back, and the deal goes on to its end."""
 
@@ -15,7 +15,7 @@ from tapete.server.clock import ClockSettings
 def test_a_closed_tab_is_played_by_a_computer_until_its_person_is_back(
     new_page, tmp_path, artifacts
 ) -> None:  # type: ignore[no-untyped-def]
-    server = LiveServer(tmp_path / "takeover.sqlite", clock=ClockSettings(grace_s=2)).start()
+    server = LiveServer(tmp_path / "takeover.sqlite", clock=ClockSettings(grace_s=4)).start()
     try:
         ana = new_page(locale="en-GB")
         seats = ["me", "invited", "computer:random"]
@@ -29,7 +29,7 @@ def test_a_closed_tab_is_played_by_a_computer_until_its_person_is_back(
         for page in (ana, bea):
             page.wait_for_selector(f"{tid('hand')} .card")
             page.wait_for_function("() => window.tapete.clocks && window.tapete.clocks.seats")
-        assert ana.evaluate("() => window.tapete.clocks.clock.grace_s") == 2
+        assert ana.evaluate("() => window.tapete.clocks.clock.grace_s") == 4
 
         # a few moves into the deal
         rng = random.Random(7)
