@@ -231,6 +231,25 @@ def create_invited_table(page, url: str, choice: str, seats: list[str], name: st
     return link
 
 
+def sit_down(page, link: str, name: str, host: str | None = None) -> None:  # type: ignore[no-untyped-def]
+    """Open an invitation ``link``, (see ``host`` among the seated) and sit down as ``name``."""
+    page.goto(link)
+    page.wait_for_selector(f"{tid('join')}[open]")
+    if host is not None:
+        assert host in page.inner_text(tid("join-seats"))
+    page.fill(tid("join-name"), name)
+    page.click(tid("sit-down"))
+
+
+def wait_playing(*pages) -> None:  # type: ignore[no-untyped-def]
+    """Every page holds its hand and knows the game has begun (every seat taken)."""
+    for page in pages:
+        page.wait_for_selector(f"{tid('hand')} .card")
+        page.wait_for_function(
+            "() => window.tapete.presence && window.tapete.presence.status === 'playing'"
+        )
+
+
 def play_until(pages, rng, logs, done, seconds: float = 120) -> None:  # type: ignore[no-untyped-def]
     """At a table of several people (``pages`` by name): whoever's turn it is clicks a move
     (``take_turn``, logged per name in ``logs``) until ``done()``; a page whose deal is over

@@ -6,7 +6,16 @@ from __future__ import annotations
 
 import random
 
-from browser_helpers import create_invited_table, first_deal_over, play_until, shot, state, tid
+from browser_helpers import (
+    create_invited_table,
+    first_deal_over,
+    play_until,
+    shot,
+    sit_down,
+    state,
+    tid,
+    wait_playing,
+)
 
 
 def test_two_people_play_a_mil_deal_through_an_invitation(new_page, live_server, artifacts) -> None:
@@ -17,16 +26,8 @@ def test_two_people_play_a_mil_deal_through_an_invitation(new_page, live_server,
     shot(ana, artifacts, "room-waiting")
 
     bea = new_page(locale="en-GB")
-    bea.goto(link)
-    bea.wait_for_selector(f"{tid('join')}[open]")
-    assert "Ana" in bea.inner_text(tid("join-seats"))
-    bea.fill(tid("join-name"), "Bea")
-    bea.click(tid("sit-down"))
-    for page in (ana, bea):
-        page.wait_for_selector(f"{tid('hand')} .card")
-        page.wait_for_function(
-            "() => window.tapete.presence && window.tapete.presence.status === 'playing'"
-        )
+    sit_down(bea, link, "Bea", host="Ana")
+    wait_playing(ana, bea)
     # both see who sits where and that both are connected
     ana.wait_for_function(
         "() => window.tapete.presence.seats"

@@ -6,7 +6,15 @@ from __future__ import annotations
 
 import random
 
-from browser_helpers import create_invited_table, first_deal_over, play_until, shot, tid, view
+from browser_helpers import (
+    create_invited_table,
+    first_deal_over,
+    play_until,
+    shot,
+    sit_down,
+    view,
+    wait_playing,
+)
 
 
 def test_two_people_play_a_mariage_hand_through_an_invitation(
@@ -16,16 +24,8 @@ def test_two_people_play_a_mariage_hand_through_an_invitation(
     link = create_invited_table(ana, live_server.url, "mariage-mariage", ["me", "invited"])
 
     bea = new_page(locale="es-ES")
-    bea.goto(link)
-    bea.wait_for_selector(f"{tid('join')}[open]")
-    assert "Ana" in bea.inner_text(tid("join-seats"))
-    bea.fill(tid("join-name"), "Bea")
-    bea.click(tid("sit-down"))
-    for page in (ana, bea):
-        page.wait_for_selector(f"{tid('hand')} .card")
-        page.wait_for_function(
-            "() => window.tapete.presence && window.tapete.presence.status === 'playing'"
-        )
+    sit_down(bea, link, "Bea", host="Ana")
+    wait_playing(ana, bea)
     assert view(ana)["game"] == "mariage" and view(ana)["players"] == ["Ana", "Bea"]
     assert {view(ana)["seat"], view(bea)["seat"]} == {0, 1}
 

@@ -6,7 +6,15 @@ from __future__ import annotations
 
 import random
 
-from browser_helpers import create_invited_table, first_deal_over, play_until, shot, state, tid
+from browser_helpers import (
+    create_invited_table,
+    first_deal_over,
+    play_until,
+    shot,
+    sit_down,
+    state,
+    tid,
+)
 from browser_server import LiveServer
 
 from tapete.server.clock import ClockSettings
@@ -22,10 +30,7 @@ def test_a_closed_tab_is_played_by_a_computer_until_its_person_is_back(
         link = create_invited_table(ana, server.url, "mil-club", seats)
 
         bea = new_page(locale="en-GB")
-        bea.goto(link)
-        bea.wait_for_selector(f"{tid('join')}[open]")
-        bea.fill(tid("join-name"), "Bea")
-        bea.click(tid("sit-down"))
+        sit_down(bea, link, "Bea")
         for page in (ana, bea):
             page.wait_for_selector(f"{tid('hand')} .card")
             page.wait_for_function("() => window.tapete.clocks && window.tapete.clocks.seats")
