@@ -1,5 +1,7 @@
 // The window at the end of a game: the winner, the final standing (the kind's score_key),
-// the record to download, the reviews and the replay of the game, and a new game.
+// the record to download, the reviews and the replay of the game, and a new game. At a rated
+// table also each seat's rating after the game, its change and whether it is provisional
+// (GET /api/tables/{id}/ratings, stored with the game's end: docs/server.md, "Ratings").
 
 import { dialog, fmt, h, hideDialog, isNone } from "./dom.js";
 import { reviewButton } from "./review.js";
@@ -8,6 +10,38 @@ import { S, playerName, screen } from "./state.js";
 import { t } from "./i18n.js";
 import { kindOf, standingOf } from "./kinds.js";
 import { scoreChart } from "./chart.js";
+import { api } from "./session.js";
+import { poolLabel } from "./player.js";
+
+const round = (n) => Math.round(n * 10) / 10;
+const signed = (n) => (n > 0 ? `+${fmt(n)}` : n < 0 ? `\u2212${fmt(-n)}` : "±0");
+
+// the table's rating changes: asked once per table, the window drawn again when they come
+function tableRatings(table) {
+  if (S.overRatings?.table === table) return S.overRatings.body;
+  S.overRatings = { table, body: null };
+  api(`/api/tables/${encodeURIComponent(table)}/ratings`).then((res) => {
+    if (!res.ok || S.overRatings?.table !== table) return;
+    S.overRatings.body = res.body;
+    if (S.view?.over && S.session?.table === table) showOver();
+  }).catch(() => {});
+  return null;
+}
+
+function ratingsBox(body) {
+  if (!body?.rated || !(body.seats || []).length) return null;
+  return h("section", { class: "over-ratings", testid: "over-ratings", "aria-labelledby": "over-ratings-title" },
+    h("h3", { id: "over-ratings-title" }, `${t("over_ratings")} · ${poolLabel(body.pool)}`),
+    h("ul", {}, body.seats.map((r) => {
+      const change = round(r.change);
+      const changeText = change > 0 ? t("rating_up", { n: fmt(change) }) : change < 0 ? t("rating_down", { n: fmt(-change) }) : t("rating_same");
+      const label = t("over_rating_label", { name: r.name, rating: fmt(round(r.ordinal)), change: changeText }) + (r.provisional ? `, ${t("provisional")}` : "");
+      return h("li", { testid: `over-rating-${r.seat}`, "aria-label": label },
+        h("strong", {}, r.name), " ", h("span", { testid: "over-rating-value" }, fmt(round(r.ordinal))), " ",
+        h("span", { class: change > 0 ? "up" : change < 0 ? "down" : "", testid: "over-rating-change" }, `(${signed(change)})`),
+        r.provisional ? [" ", h("span", { class: "chip provisional", title: t("provisional_note") }, t("provisional"))] : null);
+    })));
+}
 
 export function showOver() {
   const v = S.view;
@@ -17,6 +51,7 @@ export function showOver() {
   d.replaceChildren(
     h("h2", { testid: "winner" }, isNone(v.winner) ? t("game_over") : (v.winner === v.seat ? t("you_won") : t("winner_is", { name: playerName(v.winner) }))),
     h("ul", { class: "final" }, v.players.map((n, i) => h("li", {}, h("strong", {}, n), ` ${fmt(scores?.[i] ?? 0)}`))),
+    ratingsBox(tableRatings(S.session.table)),
     S.session?.ranked === false ? h("p", { class: "note", testid: "not-ranked" }, t("not_ranked")) : null,
     scoreChart(v, kindOf(v.game)?.score_key ?? "scores"),
     h("div", { class: "dlgbuttons" },
