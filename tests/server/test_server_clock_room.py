@@ -393,3 +393,24 @@ def test_an_unrated_table_has_no_rating_changes(client: TestClient) -> None:
     tid = r.json()["table"]
     shown = client.get(f"/api/tables/{tid}/ratings").json()
     assert shown == {"table": tid, "rated": False, "pool": None, "seats": []}
+
+
+def test_an_invited_persons_page_lists_the_game_they_sat_at(
+    app: Starlette, client: TestClient
+) -> None:
+    made = make_table(
+        client, game="mariage", seats=[{"kind": "me"}, {"kind": "invited"}], max_deals=1
+    )
+    tid = made["table"]
+    bea = sit(client, tid, "Bea", invite=made["invite"])
+    with (
+        client.websocket_connect(f"/ws/{tid}?token={made['token']}") as wa,
+        client.websocket_connect(f"/ws/{tid}?token={bea['token']}") as wb,
+    ):
+        play(app, tid, {0: Session(wa), 1: Session(wb)}, lambda: False, random.Random(4))
+    _wait(
+        "the game's end to be stored",
+        lambda: [g["table"] for g in client.get("/api/players/Bea").json()["games"]] == [tid],
+    )
+    assert [g["table"] for g in client.get("/api/players/Ana").json()["games"]] == [tid]
+    assert client.get("/api/players/Cid").json()["games"] == []
