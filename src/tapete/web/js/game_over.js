@@ -1,5 +1,6 @@
 // The window at the end of a game: the winner, the final standing (the kind's score_key),
-// the record to download, the reviews and the replay of the game, and a new game. At a rated
+// the record to download, the reviews and the replay of the game, and a new game; each
+// person's name opens their page. At a rated
 // table also each seat's rating after the game, its change and whether it is provisional
 // (GET /api/tables/{id}/ratings, stored with the game's end: docs/server.md, "Ratings").
 
@@ -43,14 +44,23 @@ function ratingsBox(body) {
     })));
 }
 
+// a person's name opens their page (their finished games, their ratings); a computer's is text
+function playerLink(v, name, seat) {
+  const person = S.presence?.seats ? S.presence.seats[seat]?.kind === "person" : seat === v.seat;
+  const strong = h("strong", {}, name);
+  return person ? h("button", { type: "button", class: "linkish", testid: `over-player-${seat}`,
+    "aria-label": t("my_page", { name }), onclick: () => screen.player(name) }, strong) : strong;
+}
+
 export function showOver() {
   const v = S.view;
   const d = dialog("over");
   const scores = standingOf(v);
   const rec = `/api/tables/${encodeURIComponent(S.session.table)}/record${S.session.token ? `?token=${encodeURIComponent(S.session.token)}` : ""}`;
-  d.replaceChildren(
+  // (replaceChildren would write a null as the text "null": the parts left out are dropped)
+  d.replaceChildren(...[
     h("h2", { testid: "winner" }, isNone(v.winner) ? t("game_over") : (v.winner === v.seat ? t("you_won") : t("winner_is", { name: playerName(v.winner) }))),
-    h("ul", { class: "final" }, v.players.map((n, i) => h("li", {}, h("strong", {}, n), ` ${fmt(scores?.[i] ?? 0)}`))),
+    h("ul", { class: "final" }, v.players.map((n, i) => h("li", {}, playerLink(v, n, i), ` ${fmt(scores?.[i] ?? 0)}`))),
     ratingsBox(tableRatings(S.session.table)),
     S.session?.ranked === false ? h("p", { class: "note", testid: "not-ranked" }, t("not_ranked")) : null,
     scoreChart(v, kindOf(v.game)?.score_key ?? "scores"),
@@ -59,7 +69,7 @@ export function showOver() {
       (v.sheet || []).length ? replayButton(S.session.table, { testid: "over-replay", before: () => hideDialog("over") }) : null,
       h("a", { class: "btnlink", testid: "download-record", href: rec, download: `tapete-${S.session.table}.json` }, t("download_record")),
       h("button", { type: "button", testid: "over-close", onclick: () => hideDialog("over") }, t("see_table")),
-      h("button", { type: "button", class: "primary", testid: "over-newgame", onclick: () => { hideDialog("over"); screen.newGame(); } }, t("new_game"))));
+      h("button", { type: "button", class: "primary", testid: "over-newgame", onclick: () => { hideDialog("over"); screen.newGame(); } }, t("new_game")))].filter(Boolean));
   if (!d.open && !S.overDismissed) d.showModal();
   d.onclose = () => { S.overDismissed = true; };
 }
