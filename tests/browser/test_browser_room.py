@@ -154,6 +154,8 @@ def test_two_people_play_a_whole_mil_game_through_an_invitation(
         played = time.monotonic()
         autoplay.play_to_end(pages, seconds=90)
         autoplay_s = time.monotonic() - played
+        # Bea's own page moved for her again (the driver notes each phase it acted in)
+        assert any("play" in c for c in autoplay.checks(bea)), autoplay.checks(bea)
         over = "() => Boolean(document.querySelector('#over[open]'))"
         wait_until(pages, "the game-over window", over)
         finals = [p.locator(f"{tid('over')} ul.final li").all_inner_texts() for p in (ana, bea)]
