@@ -33,15 +33,20 @@ UP = {"pt": "sobe", "es": "sube"}
 DOWN = {"pt": "desce", "es": "baja"}
 
 
+def _round(n: float) -> float:
+    """As the page rounds: ``Math.round(n * 10) / 10`` (halves up, also below 0)."""
+    return math.floor(n * 10 + 0.5) / 10
+
+
 def _fmt(n: float) -> str:
-    """A rating as the page writes it (``Math.round(n * 10) / 10``, then ``dom.fmt``)."""
-    r = math.floor(n * 10 + 0.5) / 10
+    """A rating as the page writes it (rounded, then ``dom.fmt``)."""
+    r = _round(n)
     return str(int(r)) if r == int(r) else f"{r:.1f}"
 
 
 def _change(n: float) -> str:
     """A change as the window writes it: a sign, a true minus."""
-    r = math.floor(n * 10 + 0.5) / 10
+    r = _round(n)
     return f"(+{_fmt(r)})" if r > 0 else f"(\u2212{_fmt(-r)})" if r < 0 else "(±0)"
 
 
@@ -123,6 +128,24 @@ def test_a_rated_mariage_match_of_two_accounts_shows_the_new_ratings(
             assert box.locator("polyline").get_attribute("data-points") == "2"  # before, after
             assert page.locator(tid(f"player-replay-{table}")).count() == 1
         shot(bea, artifacts, "room-mariage-player-page-es")
+
+        # in English, after a reload: the window shows the same ratings again
+        ana.click(tid("close-player"))
+        ana.click(tid("over-close"))
+        ana.click(tid("lang-en"))
+        ana.reload()
+        wait_until(
+            {"ana": ana},
+            "the ratings after a reload",
+            "() => Boolean(document.querySelector('#over[open] [data-testid=\"over-ratings\"]'))",
+        )
+        assert ana.inner_text("#over-ratings-title") == "Ratings after this game · Mariage"
+        for seat, entry in by_seat.items():
+            word = "up" if entry["change"] > 0 else "down"
+            assert ana.get_attribute(tid(f"over-rating-{seat}"), "aria-label") == (
+                f"{entry['name']}: rating {_fmt(entry['ordinal'])} after this game, "
+                f"{word} {_fmt(abs(_round(entry['change'])))}, provisional"
+            )
         assert not ana.js_errors and not bea.js_errors
         print(
             f"\nrated Mariage through the room: {len(view(ana)['sheet'])} hands, "
