@@ -272,13 +272,23 @@ def sit_down(page, link: str, name: str | None = None, host: str | None = None) 
     page.click(tid("sit-down"))
 
 
-def wait_playing(*pages) -> None:  # type: ignore[no-untyped-def]
+HOLDS_HAND = "() => Boolean(document.querySelector('[data-testid=\"hand\"] .card'))"
+#: the player page is open with its finished games
+PLAYER_GAMES = (
+    "() => Boolean(document.querySelector('#player[open] [data-testid=\"player-games\"]'))"
+)
+
+
+def wait_playing(*pages, seconds: float = 30) -> None:  # type: ignore[no-untyped-def]
     """Every page holds its hand and knows the game has begun (every seat taken)."""
-    for page in pages:
-        page.wait_for_selector(f"{tid('hand')} .card")
-        page.wait_for_function(
-            "() => window.tapete.presence && window.tapete.presence.status === 'playing'"
-        )
+    named = {f"page {n}": page for n, page in enumerate(pages)}
+    wait_until(named, "the hands", HOLDS_HAND, seconds)
+    wait_until(
+        named,
+        "the game's beginning",
+        "() => window.tapete.presence && window.tapete.presence.status === 'playing'",
+        seconds,
+    )
 
 
 def play_until(pages, rng, logs, done, seconds: float = 120, deal: int = 0) -> None:  # type: ignore[no-untyped-def]
@@ -313,15 +323,17 @@ def first_deal_over(*pages) -> bool:  # type: ignore[no-untyped-def]
     return deals_over(1, *pages)
 
 
-def wait_until(pages, what: str, script: str, seconds: float = 20) -> None:  # type: ignore[no-untyped-def]
-    """Wait (bounded) until ``script`` (a page function) is true on every page; on a timeout
-    say ``what`` was awaited and what each page showed (``table_states``)."""
+def wait_until(pages, what: str, script: str, seconds: float = 20, report=None) -> None:  # type: ignore[no-untyped-def]
+    """Wait (bounded) until ``script`` (a page function) is true on every page of ``pages``
+    (by name); on a timeout say ``what`` was awaited and what each page of ``report``
+    (default: ``pages``) showed (``table_states``)."""
     for who, page in pages.items():
         try:
             page.wait_for_function(script, timeout=seconds * 1000, polling=100)
         except Exception as exc:
+            shown = table_states(report or pages)
             raise AssertionError(
-                {"waiting for": what, "page": who, "error": str(exc)[:200], **table_states(pages)}
+                {"waiting for": what, "page": who, "error": str(exc)[:200], **shown}
             ) from None
 
 

@@ -15,6 +15,8 @@ import time
 
 import autoplay
 from browser_helpers import (
+    HOLDS_HAND,
+    PLAYER_GAMES,
     create_invited_table,
     deals_over,
     first_deal_over,
@@ -135,10 +137,10 @@ def test_two_people_play_a_whole_mil_game_through_an_invitation(
         bea = context.new_page()
         bea.on("pageerror", lambda e: bea_errors.append(str(e)))
         bea.goto(link)
-        bea.wait_for_selector(f"{tid('hand')} .card")
+        pages["bea"] = bea
+        wait_until({"bea": bea}, "Bea's hand, the link opened again", HOLDS_HAND, 30, pages)
         assert bea.locator(f"{tid('join')}[open]").count() == 0
         assert view(bea)["seat"] == 1
-        pages["bea"] = bea
         wait_until(
             {"ana": ana},
             "Bea's seat given back",
@@ -174,7 +176,7 @@ def test_two_people_play_a_whole_mil_game_through_an_invitation(
         assert ana.locator(tid("over-player-2")).count() == 0  # the computer's name is text
         for page, seat, name in ((ana, 0, "Ana"), (bea, 1, "Bea")):
             page.click(tid(f"over-player-{seat}"))
-            page.wait_for_selector(f"{tid('player')}[open] {tid('player-games')}")
+            wait_until({name: page}, f"{name}'s page", PLAYER_GAMES, 30, pages)
             assert page.inner_text("#player-title") == name
             assert page.locator(tid(f"player-replay-{table}")).count() == 1
         shot(bea, artifacts, "room-player-page-bea")

@@ -14,6 +14,7 @@ import time
 
 import autoplay
 from browser_helpers import (
+    PLAYER_GAMES,
     create_invited_table,
     first_deal_over,
     play_until,
@@ -121,7 +122,7 @@ def test_a_rated_mariage_match_of_two_accounts_shows_the_new_ratings(
         # each person's page, from the name in that window: the rating, its history, the game
         for page, seat, lang in ((ana, view(ana)["seat"], "pt"), (bea, view(bea)["seat"], "es")):
             page.click(tid(f"over-player-{seat}"))
-            page.wait_for_selector(f"{tid('player')}[open] {tid('player-games')}")
+            wait_until({lang: page}, "the player's page", PLAYER_GAMES, 30, pages)
             box = page.locator(tid("rating-mariage"))
             assert PROVISIONAL[lang] in box.inner_text()
             assert _fmt(by_seat[seat]["ordinal"]) in box.inner_text()
