@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from browser_helpers import wait_until
 from playwright.sync_api import Page
 
 _SOURCE = Path(__file__).with_name("autoplay.js").read_text(encoding="utf-8")
@@ -72,3 +73,16 @@ def wait_deals(page: Page, n: int, timeout: float = 90_000) -> int:
         polling=100,
     )
     return int(page.eval_on_selector("#table", "m => m.dataset.deals"))
+
+
+def play_to_end(pages: dict[str, Page], seconds: float = 90) -> None:
+    """At a table of several people (``pages`` by name): the driver plays every person's seat
+    until the game is over on every page (bounded: the pages' state on a timeout)."""
+    for page in pages.values():
+        start(page)
+    wait_until(
+        pages,
+        "the game's end",
+        "() => document.querySelector('#table').dataset.over === 'true'",
+        seconds,
+    )

@@ -212,18 +212,32 @@ def shot(page: Page, folder: Path, name: str) -> Path:
     return path
 
 
-def create_invited_table(page, url: str, choice: str, seats: list[str], name: str = "Ana") -> str:  # type: ignore[no-untyped-def]
+def create_invited_table(  # type: ignore[no-untyped-def]
+    page,
+    url: str | None,
+    choice: str,
+    seats: list[str],
+    name: str = "Ana",
+    options: tuple[str, ...] = (),
+) -> str:
     """Through the Lobby: a table of ``choice`` (``mil-club``, ``mariage-mariage``...) with
-    ``seats`` (per seat ``me``, ``invited``, ``open`` or ``computer:LEVEL``); the invitation
-    link the page then shows."""
-    page.goto(url)
-    page.wait_for_selector(f"{tid('newgame')}[open]")
-    page.click(tid("newgame-lobby"))
+    ``seats`` (per seat ``me``, ``invited``, ``open`` or ``computer:LEVEL``) and the options
+    ticked (``rated``, ``public``...); the invitation link the page then shows. ``url``: the
+    page to open first, the Lobby from its Games window (None: the page is open with no
+    window, e.g. after signing in: the Lobby from the top bar)."""
+    if url is not None:
+        page.goto(url)
+        page.wait_for_selector(f"{tid('newgame')}[open]")
+        page.click(tid("newgame-lobby"))
+    else:
+        page.click(tid("open-lobby"))
     page.wait_for_selector(f"{tid('lobby')}[open]")
     page.fill(tid("lobby-name"), name)
     page.click(tid(f"lobby-choose-{choice}"))
     for seat, what in enumerate(seats):
         page.select_option(tid(f"seat-choice-{seat}"), what)
+    for option in options:
+        page.check(tid(f"opt-{option}"))
     page.click(tid("create-table"))
     page.wait_for_selector(tid("waiting"))
     link: str = page.input_value(tid("invite-link"))
@@ -231,46 +245,96 @@ def create_invited_table(page, url: str, choice: str, seats: list[str], name: st
     return link
 
 
-def sit_down(page, link: str, name: str, host: str | None = None) -> None:  # type: ignore[no-untyped-def]
-    """Open an invitation ``link``, (see ``host`` among the seated) and sit down as ``name``."""
+def sign_up(page, url: str, name: str, password: str = "uma frase longa") -> None:  # type: ignore[no-untyped-def]
+    """Open the page, close its Games window and create an account from the top bar."""
+    page.goto(url)
+    page.wait_for_selector(f"{tid('newgame')}[open]")
+    page.keyboard.press("Escape")
+    page.wait_for_selector(f"{tid('newgame')}:not([open])", state="attached")
+    page.click(tid("open-account"))
+    page.wait_for_selector(f"{tid('account')}[open]")
+    page.click(tid("account-switch"))
+    page.fill(tid("account-name"), name)
+    page.fill(tid("account-password"), password)
+    page.click(tid("account-submit"))
+    page.wait_for_selector(tid("my-page"))
+
+
+def sit_down(page, link: str, name: str | None = None, host: str | None = None) -> None:  # type: ignore[no-untyped-def]
+    """Open an invitation ``link``, (see ``host`` among the seated) and sit down as ``name``
+    (None: the name the page offers, e.g. a signed-in person's)."""
     page.goto(link)
     page.wait_for_selector(f"{tid('join')}[open]")
     if host is not None:
         assert host in page.inner_text(tid("join-seats"))
-    page.fill(tid("join-name"), name)
+    if name is not None:
+        page.fill(tid("join-name"), name)
     page.click(tid("sit-down"))
 
 
-def wait_playing(*pages) -> None:  # type: ignore[no-untyped-def]
+HOLDS_HAND = "() => Boolean(document.querySelector('[data-testid=\"hand\"] .card'))"
+#: the player page is open with its finished games
+PLAYER_GAMES = (
+    "() => Boolean(document.querySelector('#player[open] [data-testid=\"player-games\"]'))"
+)
+
+
+def wait_playing(*pages, seconds: float = 30) -> None:  # type: ignore[no-untyped-def]
     """Every page holds its hand and knows the game has begun (every seat taken)."""
-    for page in pages:
-        page.wait_for_selector(f"{tid('hand')} .card")
-        page.wait_for_function(
-            "() => window.tapete.presence && window.tapete.presence.status === 'playing'"
-        )
+    named = {f"page {n}": page for n, page in enumerate(pages)}
+    wait_until(named, "the hands", HOLDS_HAND, seconds)
+    wait_until(
+        named,
+        "the game's beginning",
+        "() => window.tapete.presence && window.tapete.presence.status === 'playing'",
+        seconds,
+    )
 
 
-def play_until(pages, rng, logs, done, seconds: float = 120) -> None:  # type: ignore[no-untyped-def]
+def play_until(pages, rng, logs, done, seconds: float = 120, deal: int = 0) -> None:  # type: ignore[no-untyped-def]
     """At a table of several people (``pages`` by name): whoever's turn it is clicks a move
-    (``take_turn``, logged per name in ``logs``) until ``done()``; a page whose deal is over
-    or paused waits."""
+    (``take_turn``, logged per name in ``logs``) in deal ``deal`` (0: the first) until
+    ``done()``; a page holding the end of an earlier deal goes on ("Next deal"), a page whose
+    deal ``deal`` is over waits."""
     deadline = time.monotonic() + seconds
     while not done():
         assert time.monotonic() < deadline, {"logs": logs, **table_states(pages)}
         moved = False
         for who, page in pages.items():
             s = state(page)
-            if s["paused"] == "true" or int(s["deals"]) >= 1:
+            if int(s["deals"]) > deal or s["over"] == "true":
                 continue
-            if s["myTurn"] == "true" and s["pending"] == "false":
+            if s["paused"] == "true":
+                page.click(tid("next-deal"))
+                moved = True
+            elif s["myTurn"] == "true" and s["pending"] == "false":
                 take_turn(page, rng, logs.setdefault(who, []))
                 moved = True
         if not moved:
             time.sleep(0.1)
 
 
+def deals_over(n: int, *pages) -> bool:  # type: ignore[no-untyped-def]
+    """Every page has seen ``n`` deals end (or the game's end)."""
+    return all(int(state(p)["deals"]) >= n or state(p)["over"] == "true" for p in pages)
+
+
 def first_deal_over(*pages) -> bool:  # type: ignore[no-untyped-def]
-    return all(int(state(p)["deals"]) >= 1 or state(p)["paused"] == "true" for p in pages)
+    return deals_over(1, *pages)
+
+
+def wait_until(pages, what: str, script: str, seconds: float = 20, report=None) -> None:  # type: ignore[no-untyped-def]
+    """Wait (bounded) until ``script`` (a page function) is true on every page of ``pages``
+    (by name); on a timeout say ``what`` was awaited and what each page of ``report``
+    (default: ``pages``) showed (``table_states``)."""
+    for who, page in pages.items():
+        try:
+            page.wait_for_function(script, timeout=seconds * 1000, polling=100)
+        except Exception as exc:
+            shown = table_states(report or pages)
+            raise AssertionError(
+                {"waiting for": what, "page": who, "error": str(exc)[:200], **shown}
+            ) from None
 
 
 def table_states(pages) -> dict[str, object]:  # type: ignore[no-untyped-def]

@@ -1,75 +1,189 @@
-"""Two people at one Mil table through the page (two browser contexts): Ana creates a table
-in the Lobby with a seat for an invited person and a computer, Bea opens the invitation link
-and sits down, they chat (Bea mutes Ana), and both play a whole deal by clicking."""
+"""A whole Mil game of two people through the page (two browser contexts, a server whose
+tables have a 4 s grace): Ana creates a Mil-to-500 table in the Lobby with a seat for an
+invited person and a computer, Bea opens the invitation link and sits down, they chat (Bea
+mutes Ana) and play a whole deal by clicking; Bea's connection drops and the page catches up
+(``sync``); in the next deal Bea closes her tab mid-trick, a computer takes her seat (Ana's
+page says so) and plays for her, Bea opens the invitation link again and takes the seat back;
+then both pages' drivers (autoplay) play the game to its end. Both pages show the game-over
+window with the same final scores (no ratings: the table is not rated), and each person's
+page, opened from that window, lists the game."""
 
 from __future__ import annotations
 
 import random
+import time
 
+import autoplay
 from browser_helpers import (
+    HOLDS_HAND,
+    PLAYER_GAMES,
     create_invited_table,
+    deals_over,
     first_deal_over,
     play_until,
     shot,
     sit_down,
     state,
+    table_states,
     tid,
+    view,
     wait_playing,
+    wait_until,
 )
+from browser_server import LiveServer
+
+from tapete.server.clock import ClockSettings
+
+MID_TRICK = """() => { const v = window.tapete.view;
+  return Boolean(v) && v.phase === 'play' && v.trick.length > 0 && v.trick.length < 3; }"""
 
 
-def test_two_people_play_a_mil_deal_through_an_invitation(new_page, live_server, artifacts) -> None:
-    ana = new_page(locale="en-GB")
-    seats = ["me", "invited", "computer:random"]
-    link = create_invited_table(ana, live_server.url, "mil-club", seats)
-    assert ana.locator(tid("copy-invite")).get_attribute("type") == "button"
-    shot(ana, artifacts, "room-waiting")
+def test_two_people_play_a_whole_mil_game_through_an_invitation(
+    new_page, tmp_path, artifacts
+) -> None:  # type: ignore[no-untyped-def]
+    began = time.monotonic()
+    server = LiveServer(tmp_path / "room.sqlite", clock=ClockSettings(grace_s=4)).start()
+    try:
+        ana = new_page(locale="en-GB")
+        seats = ["me", "invited", "computer:rules"]
+        link = create_invited_table(ana, server.url, "mil-casa-500", seats)
+        assert ana.locator(tid("copy-invite")).get_attribute("type") == "button"
+        shot(ana, artifacts, "room-waiting")
 
-    bea = new_page(locale="en-GB")
-    sit_down(bea, link, "Bea", host="Ana")
-    wait_playing(ana, bea)
-    # both see who sits where and that both are connected
-    ana.wait_for_function(
-        "() => window.tapete.presence.seats"
-        ".filter(s => s.kind === 'person' && s.connected).length === 2"
-    )
-    assert "Bea" in ana.inner_text(tid("seats")) and "Ana" in bea.inner_text(tid("seats"))
-    assert ana.locator(tid("waiting")).count() == 0
+        bea = new_page(locale="en-GB")
+        sit_down(bea, link, "Bea", host="Ana")
+        wait_playing(ana, bea)
+        pages = {"ana": ana, "bea": bea}
+        # both see who sits where and that both are connected, and the table's clock
+        ana.wait_for_function(
+            "() => window.tapete.presence.seats"
+            ".filter(s => s.kind === 'person' && s.connected).length === 2"
+        )
+        assert "Bea" in ana.inner_text(tid("seats")) and "Ana" in bea.inner_text(tid("seats"))
+        assert ana.locator(tid("waiting")).count() == 0
+        assert ana.evaluate("() => window.tapete.clocks.clock.grace_s") == 4
 
-    # the chat: a line rendered as text, and a mute per name
-    ana.click(f"{tid('chat')} summary")
-    ana.fill(tid("chat-text"), "<b>hola</b> Bea")
-    ana.click(tid("chat-send"))
-    bea.click(f"{tid('chat')} summary")
-    bea.wait_for_function(
-        "() => document.querySelector('[data-testid=\"chat-log\"]')"
-        ".textContent.includes('<b>hola</b>')"
-    )
-    assert bea.locator(f"{tid('chat-log')} b").count() == 0  # never parsed as HTML
-    bea.click(tid("mute-Ana"))
-    assert "hola" not in bea.inner_text(tid("chat-log"))
-    assert bea.evaluate("() => JSON.parse(localStorage.getItem('tapete.muted'))") == ["Ana"]
-    shot(bea, artifacts, "room-bea")
+        # the chat: a line rendered as text, and a mute per name
+        ana.click(f"{tid('chat')} summary")
+        ana.fill(tid("chat-text"), "<b>hola</b> Bea")
+        ana.click(tid("chat-send"))
+        bea.click(f"{tid('chat')} summary")
+        bea.wait_for_function(
+            "() => document.querySelector('[data-testid=\"chat-log\"]')"
+            ".textContent.includes('<b>hola</b>')"
+        )
+        assert bea.locator(f"{tid('chat-log')} b").count() == 0  # never parsed as HTML
+        bea.click(tid("mute-Ana"))
+        assert "hola" not in bea.inner_text(tid("chat-log"))
+        assert bea.evaluate("() => JSON.parse(localStorage.getItem('tapete.muted'))") == ["Ana"]
+        shot(bea, artifacts, "room-bea")
 
-    # both play the first deal to its end by clicking (whoever's turn it is)
-    rng = random.Random(13)
-    logs: dict[str, list[str]] = {"ana": [], "bea": []}
-    play_until({"ana": ana, "bea": bea}, rng, logs, lambda: first_deal_over(ana, bea), seconds=240)
-    assert logs["ana"] and logs["bea"], logs
-    assert all("play" in log for log in logs.values()), logs
-    shot(ana, artifacts, "room-deal-over")
+        # both play the first deal to its end by clicking (whoever's turn it is)
+        rng = random.Random(13)
+        logs: dict[str, list[str]] = {"ana": [], "bea": []}
+        play_until(pages, rng, logs, lambda: first_deal_over(ana, bea), seconds=60)
+        assert logs["ana"] and logs["bea"], logs
+        assert all("play" in log for log in logs.values()), logs
+        shot(ana, artifacts, "room-deal-over")
 
-    # a lost connection: the page reconnects and asks for what it missed since its version
-    bea.evaluate(
-        """() => { window.__sent = []; const send = WebSocket.prototype.send;
-            WebSocket.prototype.send = function (m) {
-              window.__sent.push(m); return send.call(this, m); };
-            window.tapete.ws.close(); }"""
-    )
-    held = int(state(bea)["version"])
-    bea.wait_for_function("() => window.__sent.some(m => JSON.parse(m).type === 'sync')")
-    syncs = bea.evaluate("() => window.__sent.map(m => JSON.parse(m))")
-    assert {"type": "sync", "since": held} in syncs, syncs
-    bea.wait_for_function("() => document.querySelector('#table').dataset.offline === 'false'")
-    assert int(state(bea)["version"]) >= held
-    assert not ana.js_errors and not bea.js_errors
+        # a lost connection: the page reconnects and asks for what it missed since its version
+        bea.evaluate(
+            """() => { window.__sent = []; const send = WebSocket.prototype.send;
+                WebSocket.prototype.send = function (m) {
+                  window.__sent.push(m); return send.call(this, m); };
+                window.tapete.ws.close(); }"""
+        )
+        held = int(state(bea)["version"])
+        bea.wait_for_function("() => window.__sent.some(m => JSON.parse(m).type === 'sync')")
+        syncs = bea.evaluate("() => window.__sent.map(m => JSON.parse(m))")
+        assert {"type": "sync", "since": held} in syncs, syncs
+        bea.wait_for_function("() => document.querySelector('#table').dataset.offline === 'false'")
+        assert int(state(bea)["version"]) >= held
+
+        # the second deal, by clicking, until a trick is under way on Bea's table
+        mid_trick = lambda: bool(bea.evaluate(MID_TRICK)) or deals_over(2, ana, bea)  # noqa: E731
+        play_until(pages, rng, logs, mid_trick, seconds=60, deal=1)
+        assert not deals_over(2, ana, bea), table_states(pages)
+        context = bea.context
+        bea_errors = list(bea.js_errors)
+        bea.close()
+
+        # past the grace a computer plays Bea's seat; Ana's page says so
+        wait_until(
+            {"ana": ana},
+            "a computer taking Bea's seat",
+            "() => window.tapete.clocks.seats[1] && "
+            "window.tapete.clocks.seats[1].taken === 'disconnected'",
+        )
+        news = ana.inner_text(tid("seat-news"))
+        assert "Bea" in news and "computer" in news, news
+        assert ana.get_attribute(tid("seat-news"), "aria-live") == "polite"
+        assert "computer plays" in ana.inner_text(tid("clock-1"))
+        shot(ana, artifacts, "takeover-ana")
+
+        # the game goes on through Bea's seat without her: Ana moves three more times (in
+        # Mil's turn order Bea's seat acts between two of Ana's moves), or the deal ends
+        moves = len(logs["ana"])
+        play_until(
+            {"ana": ana},
+            rng,
+            logs,
+            lambda: len(logs["ana"]) >= moves + 3 or deals_over(2, ana),
+            seconds=60,
+            deal=1,
+        )
+
+        # Bea opens the invitation link again: the seat is hers again, and Ana's page says so
+        bea = context.new_page()
+        bea.on("pageerror", lambda e: bea_errors.append(str(e)))
+        bea.goto(link)
+        pages["bea"] = bea
+        wait_until({"bea": bea}, "Bea's hand, the link opened again", HOLDS_HAND, 30, pages)
+        assert bea.locator(f"{tid('join')}[open]").count() == 0
+        assert view(bea)["seat"] == 1
+        wait_until(
+            {"ana": ana},
+            "Bea's seat given back",
+            "() => window.tapete.clocks.seats[1] && window.tapete.clocks.seats[1].taken === null"
+            " && window.tapete.clocks.seats[1].connected"
+            " && document.querySelector('[data-testid=\"seat-news\"]')"
+            ".textContent.includes('back')",
+        )
+        assert "Bea" in ana.inner_text(tid("seat-news"))
+        shot(bea, artifacts, "takeover-bea-back")
+
+        # the rest of the game: both pages' drivers click for their person
+        played = time.monotonic()
+        autoplay.play_to_end(pages, seconds=90)
+        autoplay_s = time.monotonic() - played
+        # Bea's own page moved for her again (the driver notes each phase it acted in)
+        assert any("play" in c for c in autoplay.checks(bea)), autoplay.checks(bea)
+        over = "() => Boolean(document.querySelector('#over[open]'))"
+        wait_until(pages, "the game-over window", over)
+        finals = [p.locator(f"{tid('over')} ul.final li").all_inner_texts() for p in (ana, bea)]
+        assert finals[0] == finals[1] and len(finals[0]) == 3, finals
+        scores = [view(p)["scores"] for p in (ana, bea)]
+        assert scores[0] == scores[1] and max(scores[0]) >= 500, scores
+        assert [view(p)["winner"] for p in (ana, bea)] == [view(ana)["winner"]] * 2
+        for page in (ana, bea):
+            assert page.locator(tid("over-ratings")).count() == 0  # an unrated table
+            assert "null" not in page.inner_text(tid("over"))  # (once written for a part left out)
+        shot(ana, artifacts, "room-game-over-ana")
+
+        # each person's page, from the name in that window, lists the game
+        table = ana.evaluate("() => window.tapete.session.table")
+        assert bea.evaluate("() => window.tapete.session.table") == table
+        assert ana.locator(tid("over-player-2")).count() == 0  # the computer's name is text
+        for page, seat, name in ((ana, 0, "Ana"), (bea, 1, "Bea")):
+            page.click(tid(f"over-player-{seat}"))
+            wait_until({name: page}, f"{name}'s page", PLAYER_GAMES, 30, pages)
+            assert page.inner_text("#player-title") == name
+            assert page.locator(tid(f"player-replay-{table}")).count() == 1
+        shot(bea, artifacts, "room-player-page-bea")
+        assert not ana.js_errors and not bea_errors
+        print(
+            f"\nMil to 500 through the room: {len(view(ana)['sheet'])} deals, "
+            f"autoplay {autoplay_s:.1f} s, whole test {time.monotonic() - began:.1f} s"
+        )
+    finally:
+        server.stop()

@@ -370,3 +370,47 @@ def test_a_rated_mil_game_of_three_users_with_an_abandonment_changes_their_ratin
     assert cid.abandoned == 1 and cid.place == 3 and cid.ordinal < cid.before
     winner = min(rows.values(), key=lambda r: r.place)
     assert winner.place == 1 and winner.ordinal > winner.before and winner.abandoned == 0
+
+    # the table's rating changes, per seat, as the game-over window reads them
+    r = client.get(f"/api/tables/{tid}/ratings")
+    assert r.status_code == 200, r.text
+    shown = r.json()
+    assert (shown["table"], shown["rated"], shown["pool"]) == (tid, True, "mil-1000")
+    assert [s["seat"] for s in shown["seats"]] == [0, 1, 2]
+    assert [s["name"] for s in shown["seats"]] == ["Ana", "Bea", "Cid"]
+    for seat, uid in enumerate(users):
+        row, entry = rows[uid], shown["seats"][seat]
+        assert entry["ordinal"] == round(row.ordinal, 2) and entry["before"] == 0.0
+        assert entry["change"] == round(round(row.ordinal, 2) - 0.0, 2)
+        assert (entry["place"], entry["games"], entry["provisional"]) == (row.place, 1, True)
+        assert entry["abandoned"] == (seat == 2)
+    assert client.get("/api/tables/999999/ratings").status_code == 404
+
+
+def test_an_unrated_table_has_no_rating_changes(client: TestClient) -> None:
+    r = client.post("/api/tables", json={"game": "mariage", "name": "Ana", "levels": ["random"]})
+    assert r.status_code == 201, r.text
+    tid = r.json()["table"]
+    shown = client.get(f"/api/tables/{tid}/ratings").json()
+    assert shown == {"table": tid, "rated": False, "pool": None, "seats": []}
+
+
+def test_an_invited_persons_page_lists_the_game_they_sat_at(
+    app: Starlette, client: TestClient
+) -> None:
+    made = make_table(
+        client, game="mariage", seats=[{"kind": "me"}, {"kind": "invited"}], max_deals=1
+    )
+    tid = made["table"]
+    bea = sit(client, tid, "Bea", invite=made["invite"])
+    with (
+        client.websocket_connect(f"/ws/{tid}?token={made['token']}") as wa,
+        client.websocket_connect(f"/ws/{tid}?token={bea['token']}") as wb,
+    ):
+        play(app, tid, {0: Session(wa), 1: Session(wb)}, lambda: False, random.Random(4))
+    _wait(
+        "the game's end to be stored",
+        lambda: [g["table"] for g in client.get("/api/players/Bea").json()["games"]] == [tid],
+    )
+    assert [g["table"] for g in client.get("/api/players/Ana").json()["games"]] == [tid]
+    assert client.get("/api/players/Cid").json()["games"] == []

@@ -662,6 +662,16 @@ class Server:
             headers={"Content-Disposition": f'attachment; filename="tapete-{table.id}.json"'},
         )
 
+    async def table_ratings(self, request: Request) -> Response:
+        """``GET /api/tables/{id}/ratings``: the rating changes of a rated table's game
+        (stored with the game's end, so there once the last move's view is out)."""
+        table_id = self._table_id(request)
+        with self.manager.sessions() as session:
+            found = None if table_id is None else ratings.table_ratings(session, table_id)
+        if found is None:
+            return _error(404, "there is no such table")
+        return JSONResponse(found)
+
     def _cached(self, key: tuple[Any, ...], make: Any) -> Response:
         """``make()``'s page, kept for ``list_cache_s`` seconds under ``key``."""
         now = time.monotonic()
@@ -995,6 +1005,7 @@ def create_app(
         Route("/api/lobby", server.lobby),
         Route("/api/quick", server.quick, methods=["POST"]),
         Route("/api/tables/{table_id}/record", server.table_record),
+        Route("/api/tables/{table_id}/ratings", server.table_ratings),
         Route("/api/tables/{table_id}/review/{deal}", reviews.endpoint),
         # the replay of a finished game (every hand face up): replay_view.py
         Route("/api/tables/{table_id}/replay", replays.summary_endpoint),

@@ -147,6 +147,8 @@ class SeatRow(Base):
     have none: their seats come from ``tables.levels`` and ``tables.token``."""
 
     __tablename__ = "table_seats"
+    #: a player page lists the tables where its name sat (tapete.server.players)
+    __table_args__ = (Index("ix_table_seats_name", "name"),)
 
     table_id: Mapped[int] = mapped_column(
         ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True

@@ -96,6 +96,56 @@ def _with_common(item: JSONDoc) -> JSONDoc:
     return {"get": op}
 
 
+#: ``GET /api/tables/{id}/ratings`` (``tapete.server.ratings.table_ratings``)
+TABLE_RATINGS: JSONDoc = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["table", "rated", "pool", "seats"],
+    "properties": {
+        "table": {"type": "integer"},
+        "rated": {"type": "boolean", "description": "every seat a person with an account"},
+        "pool": {"type": ["string", "null"], "description": "the rating pool (null: unrated)"},
+        "seats": {
+            "type": "array",
+            "description": "per seat of the finished rated game, in seat order",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": [
+                    "seat",
+                    "name",
+                    "ordinal",
+                    "before",
+                    "change",
+                    "place",
+                    "games",
+                    "provisional",
+                    "abandoned",
+                ],
+                "properties": {
+                    "seat": {"type": "integer", "minimum": 0},
+                    "name": {"type": "string"},
+                    "ordinal": {"type": "number", "description": "the rating after the game"},
+                    "before": {"type": "number", "description": "the rating before it"},
+                    "change": {"type": "number", "description": "ordinal - before"},
+                    "place": {"type": "integer", "minimum": 1},
+                    "games": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "description": "the player's rated games in the pool, this one included",
+                    },
+                    "provisional": {
+                        "type": "boolean",
+                        "description": "the rating after the game was provisional",
+                    },
+                    "abandoned": {"type": "boolean"},
+                },
+            },
+        },
+    },
+}
+
+
 def openapi_document(limits: Limits | None = None) -> JSONDoc:
     """The document for a server with ``limits``."""
     limits = limits or Limits()
@@ -362,6 +412,12 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
                 "404": _error("there is no such table"),
             },
             [table_id, token],
+        ),
+        "/api/tables/{table_id}/ratings": get(
+            "the rating changes of a rated table's game, per seat (none before its end, none "
+            "at an unrated table)",
+            {"200": _json(TABLE_RATINGS), "404": _error("there is no such table")},
+            [table_id],
         ),
         "/api/tables/{table_id}/review/{deal}": _with_common(review.openapi_path()),
         **replay_view.openapi_paths(_COMMON, table_id),

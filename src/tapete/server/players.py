@@ -3,8 +3,9 @@
 
 A player page holds, for any name (an account's or a guest's): the statistics per game and
 profile (:func:`tapete.server.stats.player_stats`, the figures ``/api/stats`` gives), the
-finished games (newest first, each with a link to its replay and one to download its
-tapete/1 record), and the abandonments; for an account also its rating in each pool with
+finished games (newest first: the tables created under the name and those where it sat at a
+seat, each with a link to its replay and one to download its tapete/1 record), and the
+abandonments; for an account also its rating in each pool with
 the history (the rating after each rated game).
 
 Abandonments: the player's tables closed unfinished for want of a move (status
@@ -24,7 +25,7 @@ from starlette.routing import Route
 
 from tapete.server import ratings, stats
 from tapete.server.accounts import UserRow, name_key
-from tapete.server.db import TableRow
+from tapete.server.db import SeatRow, TableRow
 from tapete.server.limits import parse_count
 
 __all__ = ["PlayerPages", "openapi_paths", "player_page"]
@@ -56,7 +57,10 @@ def player_page(session: Session, name: str) -> dict[str, Any]:
         ratings.RatingHistoryRow.user_id == (user.id if user is not None else -1),
         ratings.RatingHistoryRow.table_id.is_not(None),
     )
-    mine = or_(TableRow.owner == shown, TableRow.id.in_(rated_tables))
+    # the tables created under the name, those where it sat (an invited person's), and the
+    # account's rated ones
+    seated: Any = select(SeatRow.table_id).where(SeatRow.kind == "person", SeatRow.name == shown)
+    mine = or_(TableRow.owner == shown, TableRow.id.in_(seated), TableRow.id.in_(rated_tables))
     finished = session.scalars(
         select(TableRow)
         .where(mine, TableRow.status == "finished")

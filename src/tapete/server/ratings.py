@@ -28,12 +28,12 @@ from datetime import datetime
 from typing import Any
 
 from openskill.models import PlackettLuce
-from sqlalchemy import DateTime, Float, ForeignKey, Index, Integer, String, select
+from sqlalchemy import DateTime, Float, ForeignKey, Index, Integer, String, func, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from tapete.games import kind, kinds
 from tapete.server.accounts import UserRow
-from tapete.server.db import Base, utcnow
+from tapete.server.db import Base, SeatRow, TableRow, utcnow
 
 __all__ = [
     "PROVISIONAL_GAMES",
@@ -49,6 +49,7 @@ __all__ = [
     "pools",
     "rate_game",
     "register",
+    "table_ratings",
     "user_ratings",
 ]
 
@@ -354,3 +355,53 @@ def user_ratings(session: Session, user_id: int, history_limit: int = 200) -> li
             }
         )
     return out
+
+
+def table_ratings(session: Session, table_id: int) -> dict[str, Any] | None:
+    """What ``GET /api/tables/{id}/ratings`` gives (None: no such table): whether the table
+    is rated, its pool, and per seat of its rated game (none before the game is over, none
+    at an unrated table) the seat's rating after the game, before it, the change, the place,
+    the player's rated games in the pool counting this one and whether the rating was then
+    provisional."""
+    table = session.get(TableRow, table_id)
+    if table is None:
+        return None
+    pool = pool_of(table.game, table.profile) if table.rated else None
+    seats: list[dict[str, Any]] = []
+    rows = list(
+        session.scalars(select(RatingHistoryRow).where(RatingHistoryRow.table_id == table_id))
+    )
+    if table.rated and rows:
+        by_user = {r.user_id: r for r in rows}
+        for seat in session.scalars(
+            select(SeatRow).where(SeatRow.table_id == table_id).order_by(SeatRow.seat)
+        ):
+            row = by_user.get(seat.user_id) if seat.user_id is not None else None
+            if row is None:
+                continue
+            games = (
+                session.scalar(
+                    select(func.count())
+                    .select_from(RatingHistoryRow)
+                    .where(
+                        RatingHistoryRow.user_id == row.user_id,
+                        RatingHistoryRow.pool == row.pool,
+                        RatingHistoryRow.id <= row.id,
+                    )
+                )
+                or 0
+            )
+            seats.append(
+                {
+                    "seat": seat.seat,
+                    "name": seat.name or "",
+                    "ordinal": round(row.ordinal, 2),
+                    "before": round(row.before, 2),
+                    "change": round(round(row.ordinal, 2) - round(row.before, 2), 2),
+                    "place": row.place,
+                    "games": int(games),
+                    "provisional": is_provisional(int(games), row.sigma),
+                    "abandoned": bool(row.abandoned),
+                }
+            )
+    return {"table": table.id, "rated": bool(table.rated), "pool": pool, "seats": seats}

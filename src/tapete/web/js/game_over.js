@@ -1,5 +1,8 @@
 // The window at the end of a game: the winner, the final standing (the kind's score_key),
-// the record to download, the reviews and the replay of the game, and a new game.
+// the record to download, the reviews and the replay of the game, and a new game; each
+// person's name opens their page. At a rated
+// table also each seat's rating after the game, its change and whether it is provisional
+// (GET /api/tables/{id}/ratings, stored with the game's end: docs/server.md, "Ratings").
 
 import { dialog, fmt, h, hideDialog, isNone } from "./dom.js";
 import { reviewButton } from "./review.js";
@@ -8,15 +11,57 @@ import { S, playerName, screen } from "./state.js";
 import { t } from "./i18n.js";
 import { kindOf, standingOf } from "./kinds.js";
 import { scoreChart } from "./chart.js";
+import { api } from "./session.js";
+import { poolLabel } from "./player.js";
+
+const round = (n) => Math.round(n * 10) / 10;
+const signed = (n) => (n > 0 ? `+${fmt(n)}` : n < 0 ? `\u2212${fmt(-n)}` : "±0");
+
+// the table's rating changes: asked once per table, the window drawn again when they come
+function tableRatings(table) {
+  if (S.overRatings?.table === table) return S.overRatings.body;
+  S.overRatings = { table, body: null };
+  api(`/api/tables/${encodeURIComponent(table)}/ratings`).then((res) => {
+    if (!res.ok || S.overRatings?.table !== table) return;
+    S.overRatings.body = res.body;
+    if (S.view?.over && S.session?.table === table) showOver();
+  }).catch(() => {});
+  return null;
+}
+
+function ratingsBox(body) {
+  if (!body?.rated || !(body.seats || []).length) return null;
+  return h("section", { class: "over-ratings", testid: "over-ratings", "aria-labelledby": "over-ratings-title" },
+    h("h3", { id: "over-ratings-title" }, `${t("over_ratings")} · ${poolLabel(body.pool)}`),
+    h("ul", {}, body.seats.map((r) => {
+      const change = round(r.change);
+      const changeText = change > 0 ? t("rating_up", { n: fmt(change) }) : change < 0 ? t("rating_down", { n: fmt(-change) }) : t("rating_same");
+      const label = t("over_rating_label", { name: r.name, rating: fmt(round(r.ordinal)), change: changeText }) + (r.provisional ? `, ${t("provisional")}` : "");
+      return h("li", { testid: `over-rating-${r.seat}`, "aria-label": label },
+        h("strong", {}, r.name), " ", h("span", { testid: "over-rating-value" }, fmt(round(r.ordinal))), " ",
+        h("span", { class: change > 0 ? "up" : change < 0 ? "down" : "", testid: "over-rating-change" }, `(${signed(change)})`),
+        r.provisional ? [" ", h("span", { class: "chip provisional", title: t("provisional_note") }, t("provisional"))] : null);
+    })));
+}
+
+// a person's name opens their page (their finished games, their ratings); a computer's is text
+function playerLink(v, name, seat) {
+  const person = S.presence?.seats ? S.presence.seats[seat]?.kind === "person" : seat === v.seat;
+  const strong = h("strong", {}, name);
+  return person ? h("button", { type: "button", class: "linkish", testid: `over-player-${seat}`,
+    "aria-label": t("my_page", { name }), onclick: () => screen.player(name) }, strong) : strong;
+}
 
 export function showOver() {
   const v = S.view;
   const d = dialog("over");
   const scores = standingOf(v);
   const rec = `/api/tables/${encodeURIComponent(S.session.table)}/record${S.session.token ? `?token=${encodeURIComponent(S.session.token)}` : ""}`;
-  d.replaceChildren(
+  // (replaceChildren would write a null as the text "null": the parts left out are dropped)
+  d.replaceChildren(...[
     h("h2", { testid: "winner" }, isNone(v.winner) ? t("game_over") : (v.winner === v.seat ? t("you_won") : t("winner_is", { name: playerName(v.winner) }))),
-    h("ul", { class: "final" }, v.players.map((n, i) => h("li", {}, h("strong", {}, n), ` ${fmt(scores?.[i] ?? 0)}`))),
+    h("ul", { class: "final" }, v.players.map((n, i) => h("li", {}, playerLink(v, n, i), ` ${fmt(scores?.[i] ?? 0)}`))),
+    ratingsBox(tableRatings(S.session.table)),
     S.session?.ranked === false ? h("p", { class: "note", testid: "not-ranked" }, t("not_ranked")) : null,
     scoreChart(v, kindOf(v.game)?.score_key ?? "scores"),
     h("div", { class: "dlgbuttons" },
@@ -24,7 +69,7 @@ export function showOver() {
       (v.sheet || []).length ? replayButton(S.session.table, { testid: "over-replay", before: () => hideDialog("over") }) : null,
       h("a", { class: "btnlink", testid: "download-record", href: rec, download: `tapete-${S.session.table}.json` }, t("download_record")),
       h("button", { type: "button", testid: "over-close", onclick: () => hideDialog("over") }, t("see_table")),
-      h("button", { type: "button", class: "primary", testid: "over-newgame", onclick: () => { hideDialog("over"); screen.newGame(); } }, t("new_game"))));
+      h("button", { type: "button", class: "primary", testid: "over-newgame", onclick: () => { hideDialog("over"); screen.newGame(); } }, t("new_game")))].filter(Boolean));
   if (!d.open && !S.overDismissed) d.showModal();
   d.onclose = () => { S.overDismissed = true; };
 }

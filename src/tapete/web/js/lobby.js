@@ -8,8 +8,8 @@ import { dialog, h, hideDialog, openDialog } from "./dom.js";
 import { S, STORE_NAME, resetTableState, screen } from "./state.js";
 import { t, tMaybe } from "./i18n.js";
 import { gameChoices, kindOf, profileLabel } from "./kinds.js";
-import { connect } from "./connection.js";
-import { api, leaveWatchUrl, rememberTable, storeSession } from "./session.js";
+import { connect, resumeTable } from "./connection.js";
+import { api, leaveWatchUrl, rememberTable, savedTables, storeSession } from "./session.js";
 
 const SEAT_KINDS = ["me", "open", "invited", "computer"];
 const form = { seats: null, game: null, profile: null, public: false, rated: false, spectators: true, delay: 0 };
@@ -137,6 +137,9 @@ export async function showJoin(code) {
     return;
   }
   const info = res.body;
+  // the link opened again in a browser that holds a seat there: back to that seat
+  const mine = savedTables().find((e) => e.table === info.table && e.token);
+  if (mine) { hideDialog("join"); resumeTable(mine); return; }
   const nameInput = h("input", { id: "join-name", testid: "join-name", type: "text", maxlength: "24", autocomplete: "nickname", placeholder: t("default_name") });
   nameInput.value = localStorage.getItem(STORE_NAME) || "";
   const free = info.seats.some((s) => s.kind === "open" || s.kind === "invited");
