@@ -250,21 +250,33 @@ def wait_playing(*pages) -> None:  # type: ignore[no-untyped-def]
         )
 
 
-def play_until(pages, rng, logs, done, seconds: float = 120) -> None:  # type: ignore[no-untyped-def]
+def play_until(  # type: ignore[no-untyped-def]
+    pages, rng, logs, done, seconds: float = 120, *, deals: int = 1, settle: bool = False
+) -> None:
     """At a table of several people (``pages`` by name): whoever's turn it is clicks a move
-    (``take_turn``, logged per name in ``logs``) until ``done()``; a page whose deal is over
-    or paused waits."""
+    (``take_turn``, logged per name in ``logs``) until ``done()``; a page that has seen
+    ``deals`` deals end, or whose deal end is paused, waits. With ``settle`` every page
+    shows the mover's version before ``done()`` is asked again (one move at a time)."""
     deadline = time.monotonic() + seconds
     while not done():
         assert time.monotonic() < deadline, {"logs": logs, **table_states(pages)}
         moved = False
         for who, page in pages.items():
             s = state(page)
-            if s["paused"] == "true" or int(s["deals"]) >= 1:
+            if s["paused"] == "true" or int(s["deals"]) >= deals:
                 continue
             if s["myTurn"] == "true" and s["pending"] == "false":
                 take_turn(page, rng, logs.setdefault(who, []))
                 moved = True
+                if settle:
+                    version = int(state(page)["version"])
+                    for other in pages.values():
+                        other.wait_for_function(
+                            "([v]) => Number(document.querySelector('#table')"
+                            ".dataset.version) >= v",
+                            arg=[version],
+                        )
+                    break
         if not moved:
             time.sleep(0.1)
 
