@@ -86,6 +86,25 @@ def play(
     raise AssertionError("the game did not reach the expected point")
 
 
+def _bea_drops(
+    client: TestClient,
+    app: Starlette,
+    tid: int,
+    token: str,
+    ana: Session,
+    clock: FakeClock,
+    grace: float,
+) -> dict[str, Any]:
+    """Bea (seat 1, ``token``) opens the table and closes it; past the ``grace`` a computer
+    takes her seat: the ``takeover`` Ana hears."""
+    with client.websocket_connect(f"/ws/{tid}?token={token}") as wb:
+        _until("view", Session(wb))
+    _wait("the lost connection", lambda: _live(app, tid).connected().get(1, 0) == 0)
+    clock.t += grace + 1
+    _tick(client, app, tid)
+    return _until("takeover", ana)
+
+
 def _drain(session: Session, version: int) -> None:
     while session.view is None or session.version < version:
         session.receive()
@@ -185,12 +204,7 @@ def test_abandonment_is_stored_and_survives_a_restart(make_app: MakeApp) -> None
         bea = sit(client, tid, "Bea", invite=made["invite"])
         with client.websocket_connect(f"/ws/{tid}?token={made['token']}") as wa:
             a = Session(wa)
-            with client.websocket_connect(f"/ws/{tid}?token={bea['token']}") as wb:
-                _until("view", Session(wb))
-            _wait("the lost connection", lambda: _live(app, tid).connected().get(1, 0) == 0)
-            clock.t += 11
-            _tick(client, app, tid)
-            assert _until("takeover", a)["seat"] == 1
+            assert _bea_drops(client, app, tid, bea["token"], a, clock, 10)["seat"] == 1
             clock.t += 58  # (the takeover fell due at 10 s: 60 s from then)
             _tick(client, app, tid)
             assert 1 not in _live(app, tid).abandoned
@@ -391,12 +405,8 @@ def test_a_restart_builds_the_clocks_again_and_the_computers_play_on(make_app: M
         bea = sit(client, tid, "Bea", invite=made["invite"])
         with client.websocket_connect(f"/ws/{tid}?token={made['token']}") as wa:
             a = Session(wa)
-            with client.websocket_connect(f"/ws/{tid}?token={bea['token']}") as wb:
-                _until("view", Session(wb))
-            _wait("the lost connection", lambda: _live(app, tid).connected().get(1, 0) == 0)
-            clock.t += 11
-            _tick(client, app, tid)
-            assert _until("takeover", a)["seat"] == 1 and _live(app, tid).is_bot(1)
+            assert _bea_drops(client, app, tid, bea["token"], a, clock, 10)["seat"] == 1
+            assert _live(app, tid).is_bot(1)
             # play on to Ana's turn (the computers, Bea's seat too, play theirs)
             play(app, tid, {0: a}, lambda: _live(app, tid).game.turn == 0, random.Random(4))
             _wait("the last write", lambda: not _live(app, tid).lock.locked())
