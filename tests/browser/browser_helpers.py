@@ -291,11 +291,14 @@ def wait_playing(*pages, seconds: float = 30) -> None:  # type: ignore[no-untype
     )
 
 
-def play_until(pages, rng, logs, done, seconds: float = 120, deal: int = 0) -> None:  # type: ignore[no-untyped-def]
+def play_until(  # type: ignore[no-untyped-def]
+    pages, rng, logs, done, seconds: float = 120, deal: int = 0, *, settle: bool = False
+) -> None:
     """At a table of several people (``pages`` by name): whoever's turn it is clicks a move
     (``take_turn``, logged per name in ``logs``) in deal ``deal`` (0: the first) until
     ``done()``; a page holding the end of an earlier deal goes on ("Next deal"), a page whose
-    deal ``deal`` is over waits."""
+    deal ``deal`` is over waits. With ``settle`` every page shows the mover's version before
+    ``done()`` is asked again (one move at a time)."""
     deadline = time.monotonic() + seconds
     while not done():
         assert time.monotonic() < deadline, {"logs": logs, **table_states(pages)}
@@ -310,6 +313,15 @@ def play_until(pages, rng, logs, done, seconds: float = 120, deal: int = 0) -> N
             elif s["myTurn"] == "true" and s["pending"] == "false":
                 take_turn(page, rng, logs.setdefault(who, []))
                 moved = True
+                if settle:
+                    version = int(state(page)["version"])
+                    for other in pages.values():
+                        other.wait_for_function(
+                            "([v]) => Number(document.querySelector('#table')"
+                            ".dataset.version) >= v",
+                            arg=[version],
+                        )
+                    break
         if not moved:
             time.sleep(0.1)
 

@@ -1,12 +1,18 @@
-"""The real Tapete app served by uvicorn in a background thread, for the browser tests."""
+"""The real Tapete app for the browser tests: served by uvicorn in a background thread
+(``LiveServer``), or ``tapete serve`` in a child process (``ChildServer``)."""
 
 from __future__ import annotations
 
+import json
+import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
+import urllib.request
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tapete.server.clock import ClockSettings
@@ -72,3 +78,70 @@ class LiveServer:
             self._thread.join(timeout=15)
         self._server = None
         self._thread = None
+
+
+class ChildServer:
+    """``python -m tapete serve`` in a child process on a SQLite file: the real server as
+    it is run, which a test stops cleanly (:meth:`stop`: SIGTERM, uvicorn's shutdown) or
+    kills (:meth:`kill`: SIGKILL, a crash: nothing of the server's own code runs after it).
+    Its output goes to ``log_path`` (shown when it does not start)."""
+
+    def __init__(
+        self, db_path: Path, log_path: Path, port: int | None = None, delay_ms: int = 0
+    ) -> None:
+        self.db_path = db_path
+        self.log_path = log_path
+        self.port = port or free_port()
+        self.delay_ms = delay_ms
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    def start(self, timeout: float = 30) -> ChildServer:
+        command = [sys.executable, "-m", "tapete", "serve", "--port", str(self.port)]
+        command += ["--db", f"sqlite:///{self.db_path}", "--delay-ms", str(self.delay_ms)]
+        with self.log_path.open("ab") as out:
+            self._proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout
+        while True:
+            if self._proc.poll() is not None:
+                raise RuntimeError(
+                    f"`tapete serve` exited ({self._proc.returncode}):\n{self.log()}"
+                )
+            if time.monotonic() > deadline:
+                self.kill()
+                raise RuntimeError(f"`tapete serve` took over {timeout} s to start:\n{self.log()}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/api/config", timeout=2) as r:
+                    if r.status == 200:
+                        return self
+            except OSError:
+                time.sleep(0.05)
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")[-4000:]
+
+    def get(self, path: str) -> Any:
+        """``GET path`` on the server: the JSON answer."""
+        with urllib.request.urlopen(f"{self.url}{path}", timeout=10) as r:
+            return json.loads(r.read())
+
+    def _end(self, sig: int) -> None:
+        if self._proc is None:
+            return
+        if self._proc.poll() is None:
+            self._proc.send_signal(sig)
+            try:
+                self._proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait(10)
+                raise AssertionError(
+                    f"`tapete serve` did not stop within 20 s:\n{self.log()}"
+                ) from None
+        self._proc = None
+
+    def stop(self) -> None:
+        self._end(signal.SIGTERM)
+
+    def kill(self) -> None:
+        self._end(signal.SIGKILL)

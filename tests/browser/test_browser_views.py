@@ -316,3 +316,46 @@ def test_events_hide_a_give_and_show_a_redeal_proof(mil_page) -> None:
     )
     assert cards == shown and len(shown) >= 3
     assert "Ana pide otro reparto" in mil_page.inner_text(tid("status"))
+
+
+def test_a_reconnection_lists_the_missed_moves_in_their_place(mil_page) -> None:  # type: ignore[no-untyped-def]
+    """Back after a lost connection, the connection's first view (sent on connecting) is
+    already two versions on, a move arrives live, and only then the catch-up with the
+    events since the version held: What happened lists the two missed moves before the
+    live one, each once (the catch-up used to be dropped: its ``since`` was no longer the
+    version the page held once that first view had come)."""
+    g = find("mil", "club", lambda g: "bid" in legal_types(g), MIL_PLAYERS)
+    feed = Feeder(mil_page)
+    view = g.view(0)
+    feed.show(view)
+    held = feed.version
+    before = mil_page.evaluate("() => [...window.tapete.log]")
+    mil_page.evaluate("() => window.tapete.ws.onopen()")  # (connected again: it asks sync)
+    assert mil_page.evaluate("() => window.__sent.at(-1)") == {"type": "sync", "since": held}
+
+    def action(seat: int, **act: Any) -> dict[str, Any]:
+        return {"type": "action", "seat": seat, "action": act}
+
+    missed = [action(1, type="bid", value=105), action(2, type="bid", value=110)]
+    feed.version += 1  # the first view of the connection: two versions on, with no events
+    feed.show(view)
+    assert feed.version == held + 2
+    feed.events(view, [action(1, type="pass")])  # a move that came live since
+    mil_page.evaluate(
+        "([m]) => window.tapete.receive(m)",
+        [
+            {
+                "type": "events",
+                "since": held,
+                "version": feed.version,
+                "steps": [
+                    {"version": held + 1, "events": [missed[0]]},
+                    {"version": held + 2, "events": [missed[1]]},
+                    {"version": held + 3, "events": [action(1, type="pass")]},
+                ],
+            }
+        ],
+    )
+    lines = mil_page.evaluate("() => [...window.tapete.log]")
+    assert lines[-3:] == ["Bruno puja 105", "Carla puja 110", "Bruno pasa"], lines
+    assert lines[:-3] == before[len(before) + 3 - len(lines) :], (before, lines)

@@ -86,6 +86,25 @@ def play(
     raise AssertionError("the game did not reach the expected point")
 
 
+def _bea_drops(
+    client: TestClient,
+    app: Starlette,
+    tid: int,
+    token: str,
+    ana: Session,
+    clock: FakeClock,
+    grace: float,
+) -> dict[str, Any]:
+    """Bea (seat 1, ``token``) opens the table and closes it; past the ``grace`` a computer
+    takes her seat: the ``takeover`` Ana hears."""
+    with client.websocket_connect(f"/ws/{tid}?token={token}") as wb:
+        _until("view", Session(wb))
+    _wait("the lost connection", lambda: _live(app, tid).connected().get(1, 0) == 0)
+    clock.t += grace + 1
+    _tick(client, app, tid)
+    return _until("takeover", ana)
+
+
 def _drain(session: Session, version: int) -> None:
     while session.view is None or session.version < version:
         session.receive()
@@ -185,12 +204,7 @@ def test_abandonment_is_stored_and_survives_a_restart(make_app: MakeApp) -> None
         bea = sit(client, tid, "Bea", invite=made["invite"])
         with client.websocket_connect(f"/ws/{tid}?token={made['token']}") as wa:
             a = Session(wa)
-            with client.websocket_connect(f"/ws/{tid}?token={bea['token']}") as wb:
-                _until("view", Session(wb))
-            _wait("the lost connection", lambda: _live(app, tid).connected().get(1, 0) == 0)
-            clock.t += 11
-            _tick(client, app, tid)
-            assert _until("takeover", a)["seat"] == 1
+            assert _bea_drops(client, app, tid, bea["token"], a, clock, 10)["seat"] == 1
             clock.t += 58  # (the takeover fell due at 10 s: 60 s from then)
             _tick(client, app, tid)
             assert 1 not in _live(app, tid).abandoned
@@ -414,3 +428,51 @@ def test_an_invited_persons_page_lists_the_game_they_sat_at(
     )
     assert [g["table"] for g in client.get("/api/players/Ana").json()["games"]] == [tid]
     assert client.get("/api/players/Cid").json()["games"] == []
+
+
+def test_a_restart_builds_the_clocks_again_and_the_computers_play_on(make_app: MakeApp) -> None:
+    """A Mil table of two people and a computer, Bea's seat taken over for a lost
+    connection, then the server restarted. The takeover lived in memory only: on the new
+    server the seat is Bea's again with a fresh grace from the rebuild (docs/server.md, "What
+    survives a restart"); past that grace a computer takes it over again, and both it and
+    the table's own computer play on the new server."""
+    app, clock = make_app(), FakeClock()
+    app.state.manager.now = clock
+    with TestClient(app) as client:
+        made = make_table(
+            client,
+            seats=[{"kind": "me"}, {"kind": "invited"}, {"kind": "computer", "level": "random"}],
+            seed=5,
+            clock={"grace_s": 10, "abandon_s": 600},
+        )
+        tid = made["table"]
+        bea = sit(client, tid, "Bea", invite=made["invite"])
+        with client.websocket_connect(f"/ws/{tid}?token={made['token']}") as wa:
+            a = Session(wa)
+            assert _bea_drops(client, app, tid, bea["token"], a, clock, 10)["seat"] == 1
+            assert _live(app, tid).is_bot(1)
+            # play on to Ana's turn (the computers, Bea's seat too, play theirs)
+            play(app, tid, {0: a}, lambda: _live(app, tid).game.turn == 0, random.Random(4))
+            _wait("the last write", lambda: not _live(app, tid).lock.locked())
+            before = _live(app, tid).version
+
+    again, clock = make_app(), FakeClock()
+    again.state.manager.now = clock
+    with (
+        TestClient(again) as client,
+        client.websocket_connect(f"/ws/{tid}?token={made['token']}") as wa,
+    ):
+        a = Session(wa)
+        first = _until("view", a)
+        assert first["version"] == before
+        seats = first["clocks"]["seats"]
+        assert seats[0]["connected"] and seats[2] is None
+        bea_seat = (seats[1]["taken"], seats[1]["grace"], seats[1]["connected"])
+        assert bea_seat == (None, 10, False)  # hers again, the grace from the rebuild
+        assert not _live(again, tid).is_bot(1)
+        clock.t += 11
+        _tick(client, again, tid)
+        news = _until("takeover", a)
+        assert (news["seat"], news["reason"]) == (1, "disconnected")
+        both = lambda: {1, 2} <= set(_seats_of(again, tid, before))  # noqa: E731
+        play(again, tid, {0: a}, both, random.Random(5))

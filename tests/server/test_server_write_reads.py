@@ -16,6 +16,7 @@ from server_helpers import MakeApp, Session, new_table, stored_actions
 from starlette.applications import Starlette
 
 from tapete.game import JSON
+from tapete.server.app import Connection
 from tapete.server.db import TableRow
 from tapete.server.review import ReviewSettings
 from tapete.server.tables import game_of
@@ -59,6 +60,8 @@ class SlowWrite:
         self.fail = fail
         self.started = threading.Event()
         self.released = threading.Event()
+        #: set once the real write has committed
+        self.done = threading.Event()
         monkeypatch.setattr(manager, "_write", self)
 
     def __call__(self, *args: Any) -> None:
@@ -67,6 +70,7 @@ class SlowWrite:
         if self.fail:
             raise RuntimeError("the disk is gone")
         self.real(*args)
+        self.done.set()
 
     def finish(self) -> None:
         self.released.set()
@@ -200,3 +204,49 @@ def test_a_connection_waiting_for_a_write_keeps_its_table_in_memory(make_app: Ma
             return attached is table and manager.tables.get(table_id) is table
 
         assert client.portal.call(scenario)  # type: ignore[union-attr]
+
+
+def test_the_end_of_a_game_is_shown_only_once_it_is_stored(
+    make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The action that ends the game is written slowly (a server that dies now, before the
+    transaction commits, never stores it). Meanwhile nothing may show it: no socket hears of
+    it (every message of the new version is sent after the commit), and the table's
+    description says what the database holds: still playing, the version before, no winner.
+    The description used to name the winner of the game in memory, one action ahead: a
+    crash then would have undone a win that someone had been shown."""
+    app = make_app()
+    sent: list[tuple[bool, str]] = []
+    with TestClient(app) as client:
+        table = app.state.manager.create(
+            game="mariage",
+            profile="mariage",
+            name="Ana",
+            language="en",
+            levels=["random"],
+            seed=3,
+            start={"game_points": [6, 6], "dealer": 1},  # the next hand won ends the game
+        )
+        url = f"/api/tables/{table.id}?token={table.token}"
+        with client.websocket_connect(f"/ws/{table.id}?token={table.token}") as ws:
+            me = Session(ws)
+            last = to_the_deal_end(app, table.id, me)
+            version = me.version
+            write = SlowWrite(app, monkeypatch, fail=False)
+            push = Connection.push
+
+            def noted(conn: Connection, text: str) -> None:
+                sent.append((write.done.is_set(), text))
+                push(conn, text)
+
+            monkeypatch.setattr(Connection, "push", noted)
+            me.act(last)
+            during = during_the_write(client, write, url).json()
+            shown = me.receive()
+        after = client.get(url).json()
+    assert shown["version"] == version + 1 and shown["view"]["over"]
+    assert (during["status"], during["version"], during["winner"]) == ("playing", version, None)
+    assert after["status"] == "finished" and after["version"] == version + 1
+    assert after["winner"] in (0, 1)
+    early = [text for done, text in sent if not done and f'"version":{version + 1}' in text]
+    assert sent and early == []

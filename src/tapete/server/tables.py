@@ -406,7 +406,9 @@ class Table:
             "levels": list(self.levels),
             "language": self.language,
             "version": self.version,
-            "winner": self.game.winner if self.game.over else None,
+            # (from the status, set once the last action is stored: between the engine's
+            # apply and the write's commit the game in memory is one action ahead)
+            "winner": self.game.winner if self.status == "finished" else None,
             "ranked": self.ranked,
             "seed_chosen": self.seed_chosen,
             **room_info(self.seats, self.connected(), seat, self),

@@ -5,7 +5,7 @@ import { hideDialog } from "./dom.js";
 import { S, blocked, myTurn, resetTableState, screen, watching } from "./state.js";
 import { t } from "./i18n.js";
 import { kindOf } from "./kinds.js";
-import { loadHistory, takeEvents } from "./history.js";
+import { loadHistory, takeEvents, takeMissed } from "./history.js";
 import { holdDealEnd, noteTalon } from "./deal_end.js";
 import { takeHint } from "./hints.js";
 import { api, leaveWatchUrl, rememberTable, storeSession } from "./session.js";
@@ -62,7 +62,9 @@ export function connect() {
   // back after a lost connection: ask for the events missed since the version we hold
   ws.onopen = () => {
     S.wsAttempts = 0; S.resynced = true;
-    ws.send(JSON.stringify(S.view && S.version !== null ? { type: "sync", since: S.version } : { type: "sync" }));
+    const since = S.view && S.version !== null ? S.version : null;
+    S.catchUp = since === null ? null : { since, first: null, live: 0 };
+    ws.send(JSON.stringify(since !== null ? { type: "sync", since } : { type: "sync" }));
   };
   ws.onmessage = (m) => {
     let msg;
@@ -106,7 +108,9 @@ export function wholeSheet(msg, prev) {
 
 export function onMessage(msg) {
   if (msg.type === "view") {
-    if (S.version !== null && msg.version < S.version) return; // an older view
+    // an older view; but a connection's first view is the server's word, even behind what
+    // this page held (a server whose database lost its last writes)
+    if (S.version !== null && msg.version < S.version && !S.resynced) return;
     const prev = S.view;
     const sheet = wholeSheet(msg, prev);
     if (msg.sheet_from && sheet === null) { send({ type: "sync" }); return; }
@@ -119,7 +123,9 @@ export function onMessage(msg) {
     S.version = msg.version; S.pending = false; S.error = null; S.offline = false;
     takeClocks(msg.clocks);
     if (!watching()) holdDealEnd(prev, msg); // the end of a deal waits for the player
-    takeEvents(msg.events);
+    const c = S.catchUp;
+    if (c && c.first === null) c.first = msg.version; // the versions after c.since it skips come in the catch-up
+    if (takeEvents(msg.events) && c && c.first !== msg.version) c.live += 1;
     S.view = msg.view;
     noteTalon(msg.view, msg.events);
     if (msg.version !== S.lastHintVersion) S.hint = null;
@@ -131,10 +137,13 @@ export function onMessage(msg) {
     if (!prev) hideDialog("newgame");
     if (!prev || wasOffline) screen.table(); else screen.soon();
   } else if (msg.type === "events") {
-    // the events missed while away, version by version; the current view follows
-    if (S.version !== null && msg.since === S.version) {
-      for (const step of msg.steps || []) takeEvents(step.events);
-      S.resynced = false;
+    // the events missed while away, version by version (the current view follows): those
+    // the connection's first view jumped over, in their place before the moves seen since
+    const c = S.catchUp;
+    if (c && msg.since === c.since) {
+      const upto = c.first === null ? msg.version : c.first;
+      takeMissed((msg.steps || []).filter((st) => st.version > c.since && st.version <= upto), c.live);
+      S.catchUp = null; S.resynced = false;
     }
   } else if (msg.type === "presence") {
     takePresence(msg);

@@ -59,9 +59,9 @@ export function eventsText(events) {
 
 // the events of one server message: their words join the history as one line (and the status
 // line says them until the next ones); a deal's end keeps its last trick; a redeal keeps the
-// cards that justify it
+// cards that justify it. True if it added a line.
 export function takeEvents(events) {
-  if (!Array.isArray(events) || !events.length) return; // a sync or a first view: nothing new
+  if (!Array.isArray(events) || !events.length) return false; // a sync or a first view: nothing new
   const text = eventsText(events);
   S.said = events;
   if (text) {
@@ -77,6 +77,23 @@ export function takeEvents(events) {
     else if (ev.type === "action" && ev.action?.type === "redeal" && Array.isArray(ev.shown) && ev.shown.length) {
       S.proof = { seat: ev.seat, action: ev.action, shown: ev.shown };
     }
+  }
+  return Boolean(text);
+}
+
+// the steps ({version, events}) missed while the connection was away, taken in their place:
+// before the last ``live`` lines (the moves that came live after the reconnection), which
+// keep saying what is newest
+export function takeMissed(steps, live) {
+  if (!steps.length) return;
+  const newest = live ? S.log.splice(-live) : [];
+  const kept = { said: S.said, proof: S.proof, finalTrick: S.finalTrick };
+  for (const step of steps) takeEvents(step.events);
+  if (newest.length) {
+    Object.assign(S, kept);
+    S.log.push(...newest);
+    S.log.splice(0, Math.max(0, S.log.length - LOG_LINES));
+    saveHistory();
   }
 }
 

@@ -20,6 +20,9 @@ export const S = {
   ws: null,
   wsAttempts: 0,
   offline: false, // the connection is lost: play waits (and says so) until it is back
+  // after a reconnection, until the missed events come: {since: the version held, first: the
+  // new connection's first view's version, live: the lines added since that view}
+  catchUp: null,
   version: null,
   view: null, // the last view the server sent
   said: [], // the last events that said something (the status line says them in the current language)
@@ -65,7 +68,7 @@ export function resetTableState() {
   Object.assign(S, {
     view: null, version: null, said: [], proof: null, finalTrick: null, hint: null, error: null,
     pending: false, log: [], overDismissed: false, pause: null, dealTalon: null, rankingBoard: null,
-    presence: null, chat: [], invite: null, clocks: null, clocksAt: 0, seatNews: null,
+    presence: null, chat: [], invite: null, clocks: null, clocksAt: 0, seatNews: null, catchUp: null,
   });
   Object.assign(S.ui, { bid: null, contract: null, giveCard: null, sing: true, showLast: false });
 }
