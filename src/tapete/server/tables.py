@@ -40,7 +40,7 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from sqlalchemy import func, insert, select, update
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import CursorResult, Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from tapete.errors import IllegalActionError, InvalidNotationError
@@ -61,7 +61,7 @@ from tapete.server.clock import (
 from tapete.server.db import ActionRow, SeatRow, SecretRow, TableRow, utcnow
 from tapete.server.i18n import error_text
 from tapete.server.limits import Limits, RefusalLog
-from tapete.server.room import History, Seat, check_chat, seat_for_token
+from tapete.server.room import FREE_KINDS, History, Seat, check_chat, seat_for_token
 
 __all__ = [
     "FinishHook",
@@ -731,11 +731,82 @@ class TableManager:
             raise TableError(
                 "rated_guest", "this table is rated: sign in to sit down (guests play unrated)"
             )
-        if user_id is not None and user_id in table.user_ids:
-            raise TableError("already_seated", "you already sit at this table")
-        taken = {st.name.casefold() for st in table.seats if not st.free}
-        if name.casefold() in taken:
-            raise TableError("name_taken", f"someone at this table is already called {name!r}")
+        token = secrets.token_urlsafe(24)
+        wanted = seat
+        # Taking a seat is one guarded transaction, so that servers sharing the database
+        # never give a seat twice: the table's row is locked (PostgreSQL: SELECT ... FOR
+        # UPDATE; SQLite has one writer at a time), the seats are read from the database
+        # (another server may have seated someone since this one last looked), and the
+        # seat is taken only if it is still free (a conditional UPDATE; the loser: 409).
+        try:
+            seat = self._take_seat(table, name, user_id, token, wanted, invited)
+        except Exception as exc:
+            if not isinstance(exc, TableError):  # (not stored: the seats as they are stored)
+                with contextlib.suppress(Exception), self.sessions() as session:
+                    self._sync_seats(table, session)
+            self._maybe_evict(table)  # (a table another server changed: rebuilt when asked)
+            raise
+        self._start_if_full(table)
+        self._maybe_evict(table)  # (nobody connected yet: the next access rebuilds it)
+        return table, seat
+
+    def _take_seat(
+        self,
+        table: Table,
+        name: str,
+        user_id: int | None,
+        token: str,
+        wanted: int | None,
+        invited: bool,
+    ) -> int:
+        """:meth:`join`'s transaction: the seat taken for ``name`` (``table.seats`` and its
+        players then as stored), or :class:`TableError`."""
+        with self.sessions.begin() as session:
+            status = session.scalar(
+                select(TableRow.status).where(TableRow.id == table.id).with_for_update()
+            )
+            self._sync_seats(table, session)
+            if status != "waiting":
+                raise TableError("table_full", "every seat of this table is taken")
+            if user_id is not None and user_id in table.user_ids:
+                raise TableError("already_seated", "you already sit at this table")
+            taken = {st.name.casefold() for st in table.seats if not st.free}
+            if name.casefold() in taken:
+                raise TableError("name_taken", f"someone at this table is already called {name!r}")
+            seat = self._free_seat(table, wanted, invited)
+            done: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+                update(SeatRow)
+                .where(
+                    SeatRow.table_id == table.id,
+                    SeatRow.seat == seat,
+                    SeatRow.kind.in_(sorted(FREE_KINDS)),
+                )
+                .values(
+                    kind="person",
+                    name=name,
+                    user_id=user_id,
+                    token=token,
+                    joined_at=utcnow(),
+                )
+            )
+            if done.rowcount == 1:
+                # the names as stored now (with any taken elsewhere meanwhile), ours among them
+                self._sync_seats(table, session)
+                session.execute(
+                    update(TableRow)
+                    .where(TableRow.id == table.id)
+                    .values(players=list(table.players))
+                )
+                return seat
+        # taken between the read and the write (SQLite, where no row lock is held)
+        with self.sessions() as session:
+            self._sync_seats(table, session)
+        raise TableError("seat_taken", f"seat {seat} was taken by someone else just now: try again")
+
+    def _free_seat(self, table: Table, wanted: int | None, invited: bool) -> int:
+        """The seat to take: ``wanted`` if it is free and may be taken (with the invitation
+        code, or an open seat of a listed table), else the first such one; raise
+        :class:`TableError` (``seat_taken`` when someone took the last one just now)."""
 
         def may(n: int) -> bool:
             st = table.seats[n]
@@ -743,37 +814,35 @@ class TableManager:
                 st.kind == "open" and (invited or table.listed)
             )
 
-        if seat is not None:
-            if not 0 <= seat < len(table.seats) or not table.seats[seat].free:
-                raise TableError("seat_taken", f"seat {seat} is not free")
-            if not may(seat):
-                raise TableError("bad_invite", f"seat {seat} needs the table's invitation code")
-        else:
-            free = [n for n in range(len(table.seats)) if may(n)]
-            if not free:
-                raise TableError("bad_invite", "no seat you may take: ask for the invitation")
-            seat = free[0]
-        new = Seat("person", name, user_id, secrets.token_urlsafe(24))
-        with self.sessions.begin() as session:
-            session.execute(
-                update(SeatRow)
-                .where(SeatRow.table_id == table.id, SeatRow.seat == seat)
-                .values(
-                    kind="person",
-                    name=name,
-                    user_id=user_id,
-                    token=new.token,
-                    joined_at=utcnow(),
+        if wanted is not None:
+            if not 0 <= wanted < len(table.seats) or not table.seats[wanted].free:
+                raise TableError("seat_taken", f"seat {wanted} is not free")
+            if not may(wanted):
+                raise TableError("bad_invite", f"seat {wanted} needs the table's invitation code")
+            return wanted
+        free = [n for n in range(len(table.seats)) if may(n)]
+        if free:
+            return free[0]
+        if not any(st.free for st in table.seats):
+            raise TableError("seat_taken", "the last free seat was taken by someone else just now")
+        raise TableError("bad_invite", "no seat you may take: ask for the invitation")
+
+    def _sync_seats(self, table: Table, session: Session) -> None:
+        """Bring ``table``'s seats up to the database's: a seat another server sharing it
+        gave someone gets its person, name and token (and a seat whose write failed is
+        free again)."""
+        rows = session.scalars(
+            select(SeatRow).where(SeatRow.table_id == table.id).order_by(SeatRow.seat)
+        )
+        for row in rows:
+            if not 0 <= row.seat < len(table.seats):
+                continue
+            st = table.seats[row.seat]
+            if (row.kind, row.name or "", row.token) != (st.kind, st.name, st.token):
+                table.seats[row.seat] = Seat(
+                    row.kind, row.name or "", row.user_id, row.token, row.level
                 )
-            )
-            players = list(table.players)
-            players[seat] = name
-            session.execute(update(TableRow).where(TableRow.id == table.id).values(players=players))
-        table.seats[seat] = new
-        self._rename(table, seat, name)
-        self._start_if_full(table)
-        self._maybe_evict(table)  # (nobody connected yet: the next access rebuilds it)
-        return table, seat
+                self._rename(table, row.seat, row.name or "")
 
     def _rename(self, table: Table, seat: int, name: str) -> None:
         table.players[seat] = name
