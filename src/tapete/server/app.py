@@ -868,7 +868,7 @@ class Server:
                 raise TableError(
                     "rate_limited", "more chat messages than the table allows: wait a moment"
                 )
-            self.manager.say(table, conn.seat, data["text"])
+            await self.manager.say(table, conn.seat, data["text"])
         elif kind == "act":
             await self.manager.act(table, conn.seat, data["version"], data["action"])
         else:

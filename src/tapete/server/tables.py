@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import CursorResult, Engine
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -58,10 +58,17 @@ from tapete.server.clock import (
     SeatClocks,
     TakeOver,
 )
-from tapete.server.db import ActionRow, SeatRow, SecretRow, TableRow, utcnow
+from tapete.server.db import ActionRow, ChatRow, SeatRow, SecretRow, TableRow, utcnow
 from tapete.server.i18n import error_text
 from tapete.server.limits import Limits, RefusalLog
-from tapete.server.room import FREE_KINDS, History, Seat, check_chat, seat_for_token
+from tapete.server.room import (
+    CHAT_LINES,
+    FREE_KINDS,
+    History,
+    Seat,
+    check_chat,
+    seat_for_token,
+)
 
 __all__ = [
     "FinishHook",
@@ -247,8 +254,8 @@ class Table:
     #: the game as delayed spectators see it, ``spectator_version`` actions in
     spectator_game: Game | None = None
     spectator_version: int = 0
-    #: the last chat lines (sent to a seat's new connection)
-    chat: deque[JSON] = field(default_factory=lambda: deque(maxlen=30))
+    #: the last chat lines (sent to a seat's new connection; stored: ``table_chat``)
+    chat: deque[JSON] = field(default_factory=lambda: deque(maxlen=CHAT_LINES))
 
     @property
     def user_ids(self) -> list[int | None]:
@@ -1049,10 +1056,12 @@ class TableManager:
             view,
         ]
 
-    def say(self, table: Table, seat: int | None, text: object) -> None:
+    async def say(self, table: Table, seat: int | None, text: object) -> None:
         """A chat line from ``seat`` to the people seated at the table (spectators neither
         write nor read the chat: a delayed spectator would learn from it what has not yet
-        been shown to them)."""
+        been shown to them). The line is stored first (in the write thread, with the
+        table's actions: the table keeps its last ``CHAT_LINES``), then sent; a line the
+        database refused is sent to nobody (``not_saved``)."""
         if seat is None:
             raise TableError("not_seated", "only the people seated at the table may chat")
         try:
@@ -1066,11 +1075,45 @@ class TableManager:
             "text": line,
             "version": table.version,
         }
+        write = functools.partial(self._write_chat, table.id, message)
+        try:
+            await asyncio.wrap_future(self.write_pool.submit(write))
+        except Exception as exc:
+            self.failed_writes.note("chat", f"table {table.id}", str(exc))
+            raise TableError(
+                "not_saved", "the server could not save this chat line: try again"
+            ) from None
         table.chat.append(message)
         out = json.dumps(message, separators=(",", ":"))
         for listener in list(table.listeners):
             if listener.seat is not None:
                 listener.push(out)
+
+    def _write_chat(self, table_id: int, message: JSON) -> None:
+        """Store a chat line and forget the table's lines older than its last ``CHAT_LINES``
+        (one transaction, in the write thread)."""
+        oldest_kept = (
+            select(ChatRow.id)
+            .where(ChatRow.table_id == table_id)
+            .order_by(ChatRow.id.desc())
+            .offset(CHAT_LINES - 1)
+            .limit(1)
+            .scalar_subquery()
+        )
+        with self.engine.begin() as connection:
+            connection.execute(
+                insert(ChatRow).values(
+                    table_id=table_id,
+                    seat=message["seat"],
+                    name=message["name"],
+                    text=message["text"],
+                    version=message["version"],
+                    created_at=utcnow(),
+                )
+            )
+            connection.execute(
+                delete(ChatRow).where(ChatRow.table_id == table_id, ChatRow.id < oldest_kept)
+            )
 
     def _make_table(
         self, table_id: int, row: TableRow, game: Game, version: int, seats: list[Seat]
@@ -1133,6 +1176,14 @@ class TableManager:
             )
             seat_rows = list(session.scalars(select(SeatRow).where(SeatRow.table_id == table_id)))
             deal_key = fairness.load_key(session, table_id)
+            chat = list(
+                session.scalars(
+                    select(ChatRow)
+                    .where(ChatRow.table_id == table_id)
+                    .order_by(ChatRow.id.desc())
+                    .limit(CHAT_LINES)
+                )
+            )
         cap: int | None = self.deal_cap(row.game)
         try:
             try:
@@ -1153,6 +1204,10 @@ class TableManager:
         table.history = history
         table.actions = actions
         table.deal_key = deal_key
+        table.chat.extend(
+            {"type": "chat", "seat": c.seat, "name": c.name, "text": c.text, "version": c.version}
+            for c in reversed(chat)
+        )
         if hand_start < len(actions) and not game.over:
             table.memory = (game_of(row, cap=cap, deal_key=deal_key), actions, hand_start)
         if keep:
