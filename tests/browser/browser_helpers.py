@@ -212,15 +212,20 @@ def shot(page: Page, folder: Path, name: str) -> Path:
     return path
 
 
-def create_invited_table(page, url: str, choice: str, seats: list[str], name: str = "Ana") -> str:  # type: ignore[no-untyped-def]
-    """Through the Lobby: a table of ``choice`` (``mil-club``, ``mariage-mariage``...) with
-    ``seats`` (per seat ``me``, ``invited``, ``open`` or ``computer:LEVEL``); the invitation
-    link the page then shows."""
+def open_lobby(page, url: str, name: str) -> None:  # type: ignore[no-untyped-def]
+    """Open the page and its Lobby window, and type ``name`` as the person's."""
     page.goto(url)
     page.wait_for_selector(f"{tid('newgame')}[open]")
     page.click(tid("newgame-lobby"))
     page.wait_for_selector(f"{tid('lobby')}[open]")
     page.fill(tid("lobby-name"), name)
+
+
+def create_invited_table(page, url: str, choice: str, seats: list[str], name: str = "Ana") -> str:  # type: ignore[no-untyped-def]
+    """Through the Lobby: a table of ``choice`` (``mil-club``, ``mariage-mariage``...) with
+    ``seats`` (per seat ``me``, ``invited``, ``open`` or ``computer:LEVEL``); the invitation
+    link the page then shows."""
+    open_lobby(page, url, name)
     page.click(tid(f"lobby-choose-{choice}"))
     for seat, what in enumerate(seats):
         page.select_option(tid(f"seat-choice-{seat}"), what)

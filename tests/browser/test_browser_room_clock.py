@@ -5,18 +5,14 @@ sees its move time count down."""
 
 from __future__ import annotations
 
-from browser_helpers import shot, tid, wait_playing
+from browser_helpers import open_lobby, shot, tid, wait_playing
 
 
 def test_a_clock_chosen_in_the_lobby_is_shown_and_counts_down(
     new_page, live_server, artifacts
 ) -> None:  # type: ignore[no-untyped-def]
     ana = new_page(locale="en-GB")
-    ana.goto(live_server.url)
-    ana.wait_for_selector(f"{tid('newgame')}[open]")
-    ana.click(tid("newgame-lobby"))
-    ana.wait_for_selector(f"{tid('lobby')}[open]")
-    ana.fill(tid("lobby-name"), "Ana")
+    open_lobby(ana, live_server.url, "Ana")
     ana.click(tid("lobby-choose-mariage-mariage"))
     ana.select_option(tid("seat-choice-1"), "open")
     ana.check(tid("opt-public"))
@@ -40,11 +36,7 @@ def test_a_clock_chosen_in_the_lobby_is_shown_and_counts_down(
 
     # the Lobby's list too; Bea sits down from it
     bea = new_page(locale="es-ES")
-    bea.goto(live_server.url)
-    bea.wait_for_selector(f"{tid('newgame')}[open]")
-    bea.click(tid("newgame-lobby"))
-    bea.wait_for_selector(f"{tid('lobby')}[open]")
-    bea.fill(tid("lobby-name"), "Bea")
+    open_lobby(bea, live_server.url, "Bea")
     listed = bea.locator('[data-testid^="lobby-clock-"]')
     listed.first.wait_for()
     assert listed.count() == 1 and listed.first.inner_text().strip() == "· reloj: 15 s + 1 min"

@@ -5,22 +5,20 @@ spectators never get a line, stored or live."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Any
 
-from server_helpers import MakeApp
+from server_helpers import TEST_LIMITS, MakeApp
 from sqlalchemy import func, select
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from tapete.server.db import ChatRow
-from tapete.server.limits import Limits
 from tapete.server.room import CHAT_LINES
 
 #: the server's test limits, with room for a flood of chat lines from one connection
-FLOOD = Limits(
-    create_burst=100_000, hint_burst=100_000, hint_processes=0, list_cache_s=0, chat_burst=1000
-)
+FLOOD = dataclasses.replace(TEST_LIMITS, chat_burst=1000)
 
 
 def lines_on_connect(client: TestClient, table: int, token: str | None) -> list[str]:

@@ -12,25 +12,19 @@ after a second and the second server then sees the seat taken."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import threading
 from typing import Any
 
-from server_helpers import MakeApp
+from server_helpers import TEST_LIMITS, MakeApp
 from sqlalchemy import event, select
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from tapete.server.db import SeatRow, TableRow
-from tapete.server.limits import Limits
 
 #: a lock waits longer than the forced wait (the default 0.25 s would make it a 503)
-LIMITS = Limits(
-    create_burst=100_000,
-    hint_burst=100_000,
-    hint_processes=0,
-    list_cache_s=0,
-    busy_timeout_s=10.0,
-)
+LIMITS = dataclasses.replace(TEST_LIMITS, busy_timeout_s=10.0)
 
 
 class Hold:

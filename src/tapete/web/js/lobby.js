@@ -74,13 +74,13 @@ export function clockText(clock) {
   return t("clock_shown", { c: clock.bank_s ? `${seconds(move)} + ${seconds(clock.bank_s)}` : seconds(move) });
 }
 
-// the form's clock: the server's default at first
+// the form's clock: the server's default at first (kept once /api/config has come)
 function formClock() {
-  if (!form.clock) {
-    const d = S.config?.default_clock || {};
-    form.clock = { move_s: d.move_s ?? null, bank_s: d.bank_s ?? 0, grace_s: d.grace_s ?? 30, abandon_s: d.abandon_s ?? 300 };
-  }
-  return form.clock;
+  if (form.clock) return form.clock;
+  const d = S.config?.default_clock || {};
+  const clock = { move_s: d.move_s ?? null, bank_s: d.bank_s ?? 0, grace_s: d.grace_s ?? 30, abandon_s: d.abandon_s ?? 300 };
+  if (S.config) form.clock = clock;
+  return clock;
 }
 
 // one choice of the clock: a labelled <select> of ``values`` (plus the current one)
@@ -161,9 +161,10 @@ export function renderLobby() {
       h("button", { type: "button", class: "primary", testid: "create-table", onclick: async () => {
         const name = typedName();
         const seats = form.seats.map((v) => (v.startsWith("computer:") ? { kind: "computer", level: v.slice(9) } : { kind: v }));
+        const clock = formClock();
         const body = { game: form.game, profile: form.profile, name, language: S.lang, seats,
           public: form.public, rated: form.rated, spectators: form.spectators, spectator_delay: form.delay,
-          clock: { ...formClock(), bank_s: formClock().move_s === null ? 0 : formClock().bank_s } };
+          clock: { ...clock, bank_s: clock.move_s === null ? 0 : clock.bank_s } };
         try { enterTable(await post("/api/tables", body), { ...form, name }); } catch (e) { err.textContent = e.message; }
       } }, t("create_table"))),
     err,
