@@ -360,6 +360,41 @@ def test_serve_passes_the_default_clock_on(
     assert (None if clock is None else clock.to_json()) == expected  # type: ignore[attr-defined]
 
 
+def test_serve_gives_its_clock_to_the_tables_made_without_one(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import logging
+    import warnings
+
+    import uvicorn
+
+    import tapete.server.app as server_app
+
+    with warnings.catch_warnings():  # (Starlette 1.x prefers httpx2; httpx works the same)
+        warnings.filterwarnings("ignore", message=".*httpx2.*")
+        from starlette.testclient import TestClient
+
+    made: list[object] = []
+    real = server_app.create_app
+    monkeypatch.setattr(
+        server_app, "create_app", lambda *a, **kw: made.append(real(*a, **kw)) or made[-1]
+    )
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, *a, **kw: None)  # (no serving)
+    monkeypatch.setattr(logging, "basicConfig", lambda **kw: None)
+    db = f"sqlite:///{tmp_path / 'serve.sqlite'}"
+    args = ["serve", "--port", "0", "--db", db, "--clock", "30+120", "--grace-seconds", "20"]
+    assert main(args) == 0
+    [app] = made
+    clock = {"move_s": 30, "bank_s": 120, "grace_s": 20, "abandon_s": 300}
+    with TestClient(app, base_url="http://127.0.0.1") as client:  # type: ignore[arg-type]
+        assert client.get("/api/config").json()["default_clock"] == clock
+        seats = [{"kind": "me"}, {"kind": "invited"}]
+        r = client.post("/api/tables", json={"game": "mariage", "name": "Ana", "seats": seats})
+        assert r.status_code == 201, r.text
+        info = client.get(f"/api/tables/{r.json()['table']}").json()
+        assert info["clock"] == clock
+
+
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
