@@ -141,3 +141,36 @@ def test_two_servers_never_give_the_last_seat_twice(make_app: MakeApp) -> None:
                 f"/api/tables/{table}/seats", json={"name": loser}
             )
             assert again.status_code == 409, again.text
+
+
+def test_computers_filling_a_quick_table_keep_off_a_seat_taken_elsewhere(
+    make_app: MakeApp,
+) -> None:
+    """A quick table's computers come at the end of its wait, on the server that made it,
+    whose seats in memory may be old: a person seated through the other server keeps the
+    seat, and the computer takes the one still free."""
+    one, two = make_app(limits=LIMITS), make_app(limits=LIMITS)
+    now = [0.0]
+    one.state.manager.now = lambda: now[0]
+    with TestClient(one) as a, TestClient(two) as b:
+        cid = a.post("/api/quick", json={"game": "mil", "name": "Cid", "fill_after_s": 5})
+        table = cid.json()["table"]
+        dan = b.post(f"/api/tables/{table}/seats", json={"name": "Dan"})
+        assert dan.status_code == 201 and dan.json()["seat"] == 1, dan.text
+        now[0] += 6
+        assert a.portal.call(one.state.manager.fill_due) == 1  # type: ignore[union-attr]
+        with one.state.manager.sessions() as session:
+            seats = list(
+                session.scalars(
+                    select(SeatRow).where(SeatRow.table_id == table).order_by(SeatRow.seat)
+                )
+            )
+            row = session.get(TableRow, table)
+            assert row is not None
+            players, status = list(row.players), row.status
+        assert [(s.kind, s.name) for s in seats][:2] == [("person", "Cid"), ("person", "Dan")]
+        assert seats[2].kind == "computer" and seats[2].name not in ("Cid", "Dan")
+        assert seats[1].token == dan.json()["token"]
+        assert players == ["Cid", "Dan", seats[2].name] and status == "playing"
+        info = a.get(f"/api/tables/{table}").json()
+        assert [s["kind"] for s in info["seats"]] == ["person", "person", "computer"]

@@ -898,18 +898,32 @@ class TableManager:
             table = self.get(table_id)
             if table is None or table.status != "waiting":
                 continue
-            free = [n for n, st in enumerate(table.seats) if st.free]
-            people = [st.name for st in table.seats if not st.free]
-            names = [n for n in _BOT_NAMES if all(n.casefold() != p.casefold() for p in people)]
             from tapete.bots import make_bot
 
+            # guarded as a sit-down is (join): a person another server seated meanwhile
+            # keeps the seat
             with self.sessions.begin() as session:
+                status = session.scalar(
+                    select(TableRow.status).where(TableRow.id == table.id).with_for_update()
+                )
+                if status != "waiting":
+                    continue
+                self._sync_seats(table, session)
+                free = [n for n, st in enumerate(table.seats) if st.free]
+                people = [st.name for st in table.seats if not st.free]
+                names = [n for n in _BOT_NAMES if all(n.casefold() != p.casefold() for p in people)]
                 for n, name in zip(free, names, strict=False):
-                    session.execute(
+                    done: CursorResult[Any] = session.execute(  # type: ignore[assignment]
                         update(SeatRow)
-                        .where(SeatRow.table_id == table.id, SeatRow.seat == n)
+                        .where(
+                            SeatRow.table_id == table.id,
+                            SeatRow.seat == n,
+                            SeatRow.kind.in_(sorted(FREE_KINDS)),
+                        )
                         .values(kind="computer", name=name, level=level)
                     )
+                    if done.rowcount != 1:
+                        continue
                     table.seats[n] = Seat("computer", name, level=level)
                     table.levels[n] = level
                     self._rename(table, n, name)
