@@ -60,6 +60,17 @@ class Hold:
             held.set()
 
 
+def stored(app: Starlette, table: int) -> tuple[list[SeatRow], TableRow]:
+    """The table's seat rows (in order) and its row, as the database holds them."""
+    with app.state.manager.sessions() as session:
+        seats = list(
+            session.scalars(select(SeatRow).where(SeatRow.table_id == table).order_by(SeatRow.seat))
+        )
+        row = session.get(TableRow, table)
+        assert row is not None
+        return seats, row
+
+
 def race(hold: Hold, table: int, people: dict[str, TestClient]) -> dict[str, Any]:
     """Each person asks their server for a seat at ``table`` at the same moment (a thread
     each); their answers."""
@@ -115,15 +126,8 @@ def test_two_servers_never_give_the_last_seat_twice(make_app: MakeApp) -> None:
             assert "taken by someone else just now" in error, error
 
             # the database holds one person per seat, the winner at the last one
-            with one.state.manager.sessions() as session:
-                seats = list(
-                    session.scalars(
-                        select(SeatRow).where(SeatRow.table_id == table).order_by(SeatRow.seat)
-                    )
-                )
-                row = session.get(TableRow, table)
-                assert row is not None
-                players = list(row.players)
+            seats, row = stored(one, table)
+            players = list(row.players)
             assert [(s.kind, s.name) for s in seats] == [
                 ("person", "Ana"),
                 ("person", "Bea"),
@@ -159,15 +163,8 @@ def test_computers_filling_a_quick_table_keep_off_a_seat_taken_elsewhere(
         assert dan.status_code == 201 and dan.json()["seat"] == 1, dan.text
         now[0] += 6
         assert a.portal.call(one.state.manager.fill_due) == 1  # type: ignore[union-attr]
-        with one.state.manager.sessions() as session:
-            seats = list(
-                session.scalars(
-                    select(SeatRow).where(SeatRow.table_id == table).order_by(SeatRow.seat)
-                )
-            )
-            row = session.get(TableRow, table)
-            assert row is not None
-            players, status = list(row.players), row.status
+        seats, row = stored(one, table)
+        players, status = list(row.players), row.status
         assert [(s.kind, s.name) for s in seats][:2] == [("person", "Cid"), ("person", "Dan")]
         assert seats[2].kind == "computer" and seats[2].name not in ("Cid", "Dan")
         assert seats[1].token == dan.json()["token"]
