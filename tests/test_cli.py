@@ -333,6 +333,115 @@ def test_serve_says_when_the_port_is_taken(capsys: pytest.CaptureFixture[str]) -
 
 
 @pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--clock", "30+120"], {"move_s": 30, "bank_s": 120, "grace_s": 30, "abandon_s": 300}),
+        (["--clock", "15"], {"move_s": 15, "bank_s": 0, "grace_s": 30, "abandon_s": 300}),
+        (
+            ["--clock", "none", "--grace-seconds", "10", "--abandon-seconds", "60"],
+            {"move_s": None, "bank_s": 0, "grace_s": 10, "abandon_s": 60},
+        ),
+        (
+            ["--grace-seconds", "2.5"],
+            {"move_s": None, "bank_s": 0, "grace_s": 2.5, "abandon_s": 300},
+        ),
+        ([], None),
+    ],
+)
+def test_serve_passes_the_default_clock_on(
+    monkeypatch: pytest.MonkeyPatch, args: list[str], expected: dict[str, object] | None
+) -> None:
+    import tapete.server.app
+
+    seen: dict[str, object] = {}
+    monkeypatch.setattr(tapete.server.app, "run_serve", lambda **kw: seen.update(kw) or 0)
+    assert main(["serve", "--port", "0", *args]) == 0
+    clock = seen["clock"]
+    assert (None if clock is None else clock.to_json()) == expected  # type: ignore[attr-defined]
+
+
+def test_serve_gives_its_clock_to_the_tables_made_without_one(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import logging
+    import warnings
+
+    import uvicorn
+
+    import tapete.server.app as server_app
+
+    with warnings.catch_warnings():  # (Starlette 1.x prefers httpx2; httpx works the same)
+        warnings.filterwarnings("ignore", message=".*httpx2.*")
+        from starlette.testclient import TestClient
+
+    made: list[object] = []
+    real = server_app.create_app
+    monkeypatch.setattr(
+        server_app, "create_app", lambda *a, **kw: made.append(real(*a, **kw)) or made[-1]
+    )
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, *a, **kw: None)  # (no serving)
+    monkeypatch.setattr(logging, "basicConfig", lambda **kw: None)
+    db = f"sqlite:///{tmp_path / 'serve.sqlite'}"
+    args = ["serve", "--port", "0", "--db", db, "--clock", "30+120", "--grace-seconds", "20"]
+    assert main(args) == 0
+    [app] = made
+    clock = {"move_s": 30, "bank_s": 120, "grace_s": 20, "abandon_s": 300}
+    with TestClient(app, base_url="http://127.0.0.1") as client:  # type: ignore[arg-type]
+        assert client.get("/api/config").json()["default_clock"] == clock
+        seats = [{"kind": "me"}, {"kind": "invited"}]
+        r = client.post("/api/tables", json={"game": "mariage", "name": "Ana", "seats": seats})
+        assert r.status_code == 201, r.text
+        info = client.get(f"/api/tables/{r.json()['table']}").json()
+        assert info["clock"] == clock
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (
+            ["--clock", "0+120"],
+            "--clock's time per move must be a number of seconds from 1 to 3600, got '0'",
+        ),
+        (
+            ["--clock", "30+4000"],
+            "--clock's time bank must be a number of seconds from 0 to 3600, got '4000'",
+        ),
+        (
+            ["--clock", "30s"],
+            "--clock must be MOVE or MOVE+BANK in seconds (for example 30+120: 30 s a move "
+            "and a 2 min bank) or 'none', got '30s'",
+        ),
+        (["--clock", "+60"], "--clock must be MOVE or MOVE+BANK in seconds"),
+        (
+            ["--grace-seconds", "0"],
+            "--grace-seconds must be a number of seconds from 1 to 3600, got '0'",
+        ),
+        (
+            ["--grace-seconds", "nan"],
+            "--grace-seconds must be a number of seconds from 1 to 3600, got 'nan'",
+        ),
+        (
+            ["--abandon-seconds", "100000"],
+            "--abandon-seconds must be a number of seconds from 1 to 86400",
+        ),
+    ],
+)
+def test_serve_refuses_a_wrong_clock(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    args: list[str],
+    expected: str,
+) -> None:
+    import tapete.server.app
+
+    monkeypatch.setattr(tapete.server.app, "run_serve", lambda **kw: pytest.fail("it served"))
+    assert main(["serve", "--port", "0", *args]) == 2
+    err = capsys.readouterr()
+    assert err.out == "" and err.err.startswith(f"error: {expected}"), err.err
+    assert err.err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
     ("file", "change", "expected"),
     [
         (

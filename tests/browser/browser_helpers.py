@@ -212,19 +212,10 @@ def shot(page: Page, folder: Path, name: str) -> Path:
     return path
 
 
-def create_invited_table(  # type: ignore[no-untyped-def]
-    page,
-    url: str | None,
-    choice: str,
-    seats: list[str],
-    name: str = "Ana",
-    options: tuple[str, ...] = (),
-) -> str:
-    """Through the Lobby: a table of ``choice`` (``mil-club``, ``mariage-mariage``...) with
-    ``seats`` (per seat ``me``, ``invited``, ``open`` or ``computer:LEVEL``) and the options
-    ticked (``rated``, ``public``...); the invitation link the page then shows. ``url``: the
-    page to open first, the Lobby from its Games window (None: the page is open with no
-    window, e.g. after signing in: the Lobby from the top bar)."""
+def open_lobby(page, url: str | None, name: str) -> None:  # type: ignore[no-untyped-def]
+    """Open the Lobby window and type ``name`` as the person's. ``url``: the page to open
+    first, the Lobby from its Games window (None: the page is open with no window, e.g.
+    after signing in: the Lobby from the top bar)."""
     if url is not None:
         page.goto(url)
         page.wait_for_selector(f"{tid('newgame')}[open]")
@@ -233,6 +224,21 @@ def create_invited_table(  # type: ignore[no-untyped-def]
         page.click(tid("open-lobby"))
     page.wait_for_selector(f"{tid('lobby')}[open]")
     page.fill(tid("lobby-name"), name)
+
+
+def create_invited_table(  # type: ignore[no-untyped-def]
+    page,
+    url: str | None,
+    choice: str,
+    seats: list[str],
+    name: str = "Ana",
+    options: tuple[str, ...] = (),
+) -> str:
+    """Through the Lobby (``open_lobby``): a table of ``choice`` (``mil-club``,
+    ``mariage-mariage``...) with ``seats`` (per seat ``me``, ``invited``, ``open`` or
+    ``computer:LEVEL``) and the options ticked (``rated``, ``public``...); the invitation
+    link the page then shows."""
+    open_lobby(page, url, name)
     page.click(tid(f"lobby-choose-{choice}"))
     for seat, what in enumerate(seats):
         page.select_option(tid(f"seat-choice-{seat}"), what)

@@ -27,15 +27,10 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient
 
 from db_helpers import Databases, admin_connection, drop_leftovers
-from server_helpers import MakeApp, set_secret
+from server_helpers import TEST_LIMITS, MakeApp, set_secret
 
 from tapete.server.app import create_app
-from tapete.server.limits import Limits
 from tapete.server.review import ReviewSettings
-
-#: the server's limits with the per-client rate limits lifted (tests play fast)
-TEST_LIMITS = Limits(create_burst=100_000, hint_burst=100_000, hint_processes=0, list_cache_s=0)
-
 
 DATABASES = ("sqlite", "postgresql")
 

@@ -18,6 +18,7 @@ from tapete.bots.reasons import Reason
 from tapete.cards import CARD_NAMES, bits, mask_of, mask_points, parse_card
 from tapete.server.db import ActionRow, SecretRow, TableRow
 from tapete.server.fairness import load_key
+from tapete.server.limits import Limits
 from tapete.server.tables import game_of
 
 if TYPE_CHECKING:
@@ -25,6 +26,9 @@ if TYPE_CHECKING:
 
 #: the ``make_app`` fixture: ``make_app(**create_app_options) -> Starlette``
 MakeApp = Callable[..., Starlette]
+
+#: the server's limits with the per-client rate limits lifted (tests play fast)
+TEST_LIMITS = Limits(create_burst=100_000, hint_burst=100_000, hint_processes=0, list_cache_s=0)
 
 CARD_RE = re.compile(r"(?<![A-Za-z0-9_])[AKQJT987][SCDH](?![A-Za-z0-9_])")
 

@@ -13,15 +13,13 @@ from typing import Any
 
 import pytest
 from db_helpers import write_lock
-from server_helpers import MakeApp, Session, new_table
+from server_helpers import TEST_LIMITS, MakeApp, Session, new_table
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from tapete.server.app import create_app
 from tapete.server.limits import Limits
-
-TEST_LIMITS = Limits(create_burst=100_000, hint_burst=100_000, hint_processes=0, list_cache_s=0)
 
 # ---------------------------------------------------------------------- 5. no 500s
 

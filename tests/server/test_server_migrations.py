@@ -24,7 +24,7 @@ from starlette.testclient import TestClient
 from tapete.game import Game
 from tapete.games import kind
 from tapete.replay import replay
-from tapete.server.db import Base, make_engine, upgrade
+from tapete.server.db import Base, ChatRow, make_engine, upgrade
 from tapete.server.tables import build_game
 
 
@@ -47,6 +47,14 @@ def test_an_empty_database_is_brought_to_the_newest_schema(db_url: str) -> None:
                 sa.text("SELECT value FROM server_secrets WHERE name = 'bot_rng'")
             ).scalar_one()
         assert len(bytes.fromhex(secret)) == 32
+        # the chat kept (0011_chat): its table, with the index its reads and trims use
+        inspector = sa.inspect(engine)
+        assert "table_chat" in inspector.get_table_names()
+        assert {i["name"]: i["column_names"] for i in inspector.get_indexes("table_chat")} == {
+            "ix_table_chat_table": ["table_id", "id"]
+        }
+        [key] = inspector.get_foreign_keys("table_chat")
+        assert key["referred_table"] == "tables" and key["options"].get("ondelete") == "CASCADE"
         upgrade(engine)
         assert current_revision(engine) == chain[-1]
         with engine.connect() as connection:
@@ -229,6 +237,21 @@ def test_a_database_of_the_previous_schema_with_games_in_it(db_url: str, make_ap
         replay(client.get(f"/api/tables/{live_id}/record").json())
         [stats] = client.get("/api/stats", params={"name": PERSON}).json()
         assert stats["games"] == 2
+
+        # a table of the previous schema keeps its chat too (table_chat), and a connection
+        # of its seat gets the line back
+        with client.websocket_connect(f"/ws/{live_id}?token={'l' * 32}") as ws:
+            ws.send_json({"type": "chat", "text": "olá"})
+            while (m := ws.receive_json())["type"] != "chat":
+                assert m["type"] != "error", m
+        with app.state.manager.sessions() as session:
+            texts = session.scalars(sa.select(ChatRow.text).where(ChatRow.table_id == live_id))
+            assert list(texts) == ["olá"]
+        app.state.manager.tables.clear()  # (rebuilt from the database on the next access)
+        with client.websocket_connect(f"/ws/{live_id}?token={'l' * 32}") as ws:
+            while (m := ws.receive_json())["type"] != "chat":
+                pass
+            assert m["text"] == "olá"
 
         # a new table gets the next number (PostgreSQL: the sequence follows the old rows)
         new_id, _ = new_table(client, game="mariage")

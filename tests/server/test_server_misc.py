@@ -217,6 +217,7 @@ def test_rules_pages_index_and_static(make_app: MakeApp, tmp_path: Path) -> None
         }
         assert config["levels"] == ["random", "beginner", "rules", "search"]
         assert config["languages"] == ["es", "pt", "en"] and config["default_delay_ms"] == 0
+        assert config["default_clock"] is None  # (create_app's clock: none given)
 
 
 @pytest.mark.sqlite_only

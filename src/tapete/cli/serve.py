@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tapete.cli.common import port_number
 
-__all__ = ["add_parser", "check_db", "check_listen", "check_proxies", "run"]
+__all__ = ["add_parser", "check_clock", "check_db", "check_listen", "check_proxies", "run"]
+
+if TYPE_CHECKING:
+    from tapete.server.clock import ClockSettings
 
 
 def add_parser(sub: Any) -> None:
@@ -47,6 +51,27 @@ def add_parser(sub: Any) -> None:
         "X-Forwarded-For names the client (default: none; the per-address limits then "
         "count the proxy's address)",
     )
+    p.add_argument(
+        "--clock",
+        default=None,
+        metavar="MOVE[+BANK]",
+        help="the clock of the tables created without one: seconds per move and a time "
+        "bank in seconds, e.g. 30+120 (default: none, moves are not timed)",
+    )
+    p.add_argument(
+        "--grace-seconds",
+        default=None,
+        metavar="S",
+        help="seconds a person's seat may be without a connection before a computer "
+        "plays it, at the tables created without a clock of their own (default: 30)",
+    )
+    p.add_argument(
+        "--abandon-seconds",
+        default=None,
+        metavar="S",
+        help="seconds after a takeover for the person to come back before the seat is "
+        "abandoned, at those tables (default: 300)",
+    )
     p.set_defaults(func=run)
 
 
@@ -71,6 +96,49 @@ def check_proxies(text: str | None) -> str | None:
     except ValueError as exc:
         return f"--trusted-proxies: {exc}"
     return None
+
+
+def check_clock(
+    clock: str | None, grace: str | None = None, abandon: str | None = None
+) -> tuple[ClockSettings | None, str | None]:
+    """The default clock that ``--clock MOVE[+BANK]``, ``--grace-seconds`` and
+    ``--abandon-seconds`` give (None when none is given), or why they cannot work: a sentence
+    naming the option and its bounds."""
+    from tapete.server.clock import BOUNDS, ClockSettings
+
+    if clock is None and grace is None and abandon is None:
+        return None, None
+    values: dict[str, float | None] = {}
+    given = [("--grace-seconds", "grace_s", grace), ("--abandon-seconds", "abandon_s", abandon)]
+    if clock is not None:
+        text = clock.strip().casefold()
+        if text in ("none", "off"):
+            values["move_s"] = None
+        else:
+            move, plus, bank = text.partition("+")
+            if not _number(move) or (plus and not _number(bank)):
+                return None, (
+                    f"--clock must be MOVE or MOVE+BANK in seconds (for example 30+120: 30 s "
+                    f"a move and a 2 min bank) or 'none', got {clock!r}"
+                )
+            given += [("--clock's time per move", "move_s", move)]
+            given += [("--clock's time bank", "bank_s", bank or "0")]
+    for option, name, raw in given:
+        if raw is None:
+            continue
+        low, high = BOUNDS[name]
+        value = float(raw) if _number(raw) else None
+        if value is None or not low <= value <= high:
+            return None, (
+                f"{option} must be a number of seconds from {low:g} to {high:g}, got {raw!r}"
+            )
+        values[name] = int(value) if value.is_integer() else value
+    return ClockSettings.from_json(values), None
+
+
+def _number(text: str) -> bool:
+    """Whether ``text`` is a decimal number of seconds (``30``, ``2.5``)."""
+    return re.fullmatch(r"\s*[0-9]{1,9}(\.[0-9]{1,3})?\s*", text) is not None
 
 
 def check_listen(host: str, port: int) -> str | None:
@@ -98,7 +166,8 @@ def run(args: argparse.Namespace) -> int:
     from tapete.server.app import run_serve
 
     problem = None if args.db is None else check_db(args.db)
-    problem = problem or check_proxies(args.trusted_proxies)
+    clock, clock_problem = check_clock(args.clock, args.grace_seconds, args.abandon_seconds)
+    problem = problem or clock_problem or check_proxies(args.trusted_proxies)
     problem = problem or check_listen(args.host, args.port)
     if problem:
         print(f"error: {problem}", file=sys.stderr)
@@ -115,6 +184,7 @@ def run(args: argparse.Namespace) -> int:
             allowed_origins=_names(args.allowed_origins) or (),
             secure_cookies=args.secure_cookies,
             trusted_proxies=_names(args.trusted_proxies) or (),
+            clock=clock,
         )
     except DatabaseError as exc:  # unreachable, or a driver missing: what and where
         print(f"error: {exc}", file=sys.stderr)

@@ -472,6 +472,9 @@ class Server:
                 "levels": list(LEVELS),
                 "languages": list(LANGUAGES),
                 "default_delay_ms": self.delay_ms,
+                # the clock of the tables created without one (null: no clock; the
+                # Lobby's new-table form starts from it)
+                "default_clock": self.manager.default_clock,
             }
         )
 
@@ -875,7 +878,7 @@ class Server:
                 raise TableError(
                     "rate_limited", "more chat messages than the table allows: wait a moment"
                 )
-            self.manager.say(table, conn.seat, data["text"])
+            await self.manager.say(table, conn.seat, data["text"])
         elif kind == "act":
             await self.manager.act(table, conn.seat, data["version"], data["action"])
         else:
@@ -1110,9 +1113,11 @@ def run_serve(
     limits: Limits | None = None,
     secure_cookies: bool = False,
     trusted_proxies: Iterable[str] = (),
+    clock: ClockSettings | None = None,
 ) -> int:
     """``tapete serve``: print the address and the database, then serve until Ctrl-C.
-    ``trusted_hosts`` None: :func:`default_trusted_hosts`. Raises
+    ``trusted_hosts`` None: :func:`default_trusted_hosts`; ``clock``: the clock of the
+    tables created without one (``--clock``, ``--grace-seconds``). Raises
     :class:`~tapete.server.db.DatabaseError` when the database cannot be used."""
     import uvicorn
 
@@ -1130,6 +1135,7 @@ def run_serve(
         allowed_origins=allowed_origins,
         secure_cookies=secure_cookies,
         trusted_proxies=trusted_proxies,
+        clock=clock,
     )
     if host in ("0.0.0.0", "::", ""):
         print(

@@ -93,6 +93,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 __all__ = [
+    "BOUNDS",
     "Abandoned",
     "ClockDriver",
     "ClockSettings",
@@ -111,8 +112,8 @@ log = logging.getLogger("tapete.server")
 #: why a computer plays a person's seat
 Reason = Literal["time", "disconnected"]
 
-#: the bounds of each setting (seconds): (low, high)
-_BOUNDS: Final[dict[str, tuple[float, float]]] = {
+#: the bounds of each setting (seconds): (low, high); ``tapete serve``'s options share them
+BOUNDS: Final[dict[str, tuple[float, float]]] = {
     "move_s": (1.0, 3600.0),
     "bank_s": (0.0, 3600.0),
     "grace_s": (1.0, 3600.0),
@@ -127,7 +128,7 @@ class ClockSettingsError(ValueError):
 def _seconds(value: object, where: str, *, nullable: bool = False) -> None:
     """``value`` as seconds within the field's bounds, or raise with the sentence."""
     name = where.rsplit(".", 1)[-1]
-    low, high = _BOUNDS[name]
+    low, high = BOUNDS[name]
     what = f"a number of seconds from {low:g} to {high:g}"
     if nullable:
         what = f"null (no clock) or {what}"
@@ -185,7 +186,7 @@ class ClockSettings:
         left out takes its default). Raise :class:`ClockSettingsError` naming ``where``."""
         if not isinstance(data, dict):
             raise ClockSettingsError(f"{where} must be a JSON object, got {data!r}")
-        fields = tuple(_BOUNDS)
+        fields = tuple(BOUNDS)
         extra = sorted(str(k) for k in data if k not in fields)
         if extra:
             raise ClockSettingsError(

@@ -4,8 +4,9 @@ The schema (docs/dev/protocol.md, "Persistence"): ``tables`` (one row a table), 
 (the append-only log: one row per applied action, in order), ``player_stats`` (one row per
 player name, game and profile), ``table_seats`` (one row per seat of a table made since
 the online room), ``ranking`` (one row per won game), ``deal_reviews`` (one
-row per analysed finished deal of a table, docs/server.md "Deal reviews") and
-``review_queue`` (one row per finished table: how far its background analysis got).
+row per analysed finished deal of a table, docs/server.md "Deal reviews"),
+``review_queue`` (one row per finished table: how far its background analysis got) and
+``table_chat`` (a table's last chat lines).
 
 Two databases are supported (docs/server.md, "PostgreSQL"): SQLite, the embedded default, and
 PostgreSQL through psycopg 3 (``postgresql+psycopg://user@host/tapete``). The models use
@@ -29,6 +30,7 @@ from sqlalchemy import (
     Index,
     Integer,
     String,
+    Text,
     create_engine,
     event,
     make_url,
@@ -42,6 +44,7 @@ __all__ = [
     "BUSY_ERRORS",
     "ActionRow",
     "Base",
+    "ChatRow",
     "DatabaseError",
     "DealReviewRow",
     "RankingRow",
@@ -258,6 +261,24 @@ class ReviewQueueRow(Base):
     done_at: Mapped[datetime | None] = mapped_column(
         DateTime(timezone=True), nullable=True, index=True
     )
+
+
+class ChatRow(Base):
+    """One chat line of a table (``TableManager.say``): the table keeps its last
+    ``CHAT_LINES`` lines (the older ones are deleted as new ones come), so that a rebuilt
+    table, after a restart too, sends them to a seat that (re)connects."""
+
+    __tablename__ = "table_chat"
+    __table_args__ = (Index("ix_table_chat_table", "table_id", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"))
+    seat: Mapped[int] = mapped_column(Integer)
+    name: Mapped[str] = mapped_column(String(64))
+    text: Mapped[str] = mapped_column(Text)
+    #: the table's version when the line was said
+    version: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
 def default_db_path() -> Path:

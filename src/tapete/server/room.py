@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from tapete.game import JSON, Event
 
 __all__ = [
+    "CHAT_LINES",
     "CHAT_MAX_CHARS",
     "FREE_KINDS",
     "SEAT_KINDS",
@@ -29,6 +30,8 @@ __all__ = [
 FREE_KINDS = frozenset({"open", "invited"})
 SEAT_KINDS = ("person", "open", "invited", "computer")
 CHAT_MAX_CHARS = 300
+#: the chat lines a table keeps (in memory and in ``table_chat``) for a seat that connects
+CHAT_LINES = 30
 
 
 @dataclass

@@ -39,8 +39,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from sqlalchemy import func, insert, select, update
-from sqlalchemy.engine import Engine
+from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.engine import CursorResult, Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from tapete.errors import IllegalActionError, InvalidNotationError
@@ -58,10 +58,17 @@ from tapete.server.clock import (
     SeatClocks,
     TakeOver,
 )
-from tapete.server.db import ActionRow, SeatRow, SecretRow, TableRow, utcnow
+from tapete.server.db import ActionRow, ChatRow, SeatRow, SecretRow, TableRow, utcnow
 from tapete.server.i18n import error_text
 from tapete.server.limits import Limits, RefusalLog
-from tapete.server.room import History, Seat, check_chat, seat_for_token
+from tapete.server.room import (
+    CHAT_LINES,
+    FREE_KINDS,
+    History,
+    Seat,
+    check_chat,
+    seat_for_token,
+)
 
 __all__ = [
     "FinishHook",
@@ -247,8 +254,8 @@ class Table:
     #: the game as delayed spectators see it, ``spectator_version`` actions in
     spectator_game: Game | None = None
     spectator_version: int = 0
-    #: the last chat lines (sent to a seat's new connection)
-    chat: deque[JSON] = field(default_factory=lambda: deque(maxlen=30))
+    #: the last chat lines (sent to a seat's new connection; stored: ``table_chat``)
+    chat: deque[JSON] = field(default_factory=lambda: deque(maxlen=CHAT_LINES))
 
     @property
     def user_ids(self) -> list[int | None]:
@@ -733,11 +740,82 @@ class TableManager:
             raise TableError(
                 "rated_guest", "this table is rated: sign in to sit down (guests play unrated)"
             )
-        if user_id is not None and user_id in table.user_ids:
-            raise TableError("already_seated", "you already sit at this table")
-        taken = {st.name.casefold() for st in table.seats if not st.free}
-        if name.casefold() in taken:
-            raise TableError("name_taken", f"someone at this table is already called {name!r}")
+        token = secrets.token_urlsafe(24)
+        wanted = seat
+        # Taking a seat is one guarded transaction, so that servers sharing the database
+        # never give a seat twice: the table's row is locked (PostgreSQL: SELECT ... FOR
+        # UPDATE; SQLite has one writer at a time), the seats are read from the database
+        # (another server may have seated someone since this one last looked), and the
+        # seat is taken only if it is still free (a conditional UPDATE; the loser: 409).
+        try:
+            seat = self._take_seat(table, name, user_id, token, wanted, invited)
+        except Exception as exc:
+            if not isinstance(exc, TableError):  # (not stored: the seats as they are stored)
+                with contextlib.suppress(Exception), self.sessions() as session:
+                    self._sync_seats(table, session)
+            self._maybe_evict(table)  # (a table another server changed: rebuilt when asked)
+            raise
+        self._start_if_full(table)
+        self._maybe_evict(table)  # (nobody connected yet: the next access rebuilds it)
+        return table, seat
+
+    def _take_seat(
+        self,
+        table: Table,
+        name: str,
+        user_id: int | None,
+        token: str,
+        wanted: int | None,
+        invited: bool,
+    ) -> int:
+        """:meth:`join`'s transaction: the seat taken for ``name`` (``table.seats`` and its
+        players then as stored), or :class:`TableError`."""
+        with self.sessions.begin() as session:
+            status = session.scalar(
+                select(TableRow.status).where(TableRow.id == table.id).with_for_update()
+            )
+            self._sync_seats(table, session)
+            if status != "waiting":
+                raise TableError("table_full", "every seat of this table is taken")
+            if user_id is not None and user_id in table.user_ids:
+                raise TableError("already_seated", "you already sit at this table")
+            taken = {st.name.casefold() for st in table.seats if not st.free}
+            if name.casefold() in taken:
+                raise TableError("name_taken", f"someone at this table is already called {name!r}")
+            seat = self._free_seat(table, wanted, invited)
+            done: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+                update(SeatRow)
+                .where(
+                    SeatRow.table_id == table.id,
+                    SeatRow.seat == seat,
+                    SeatRow.kind.in_(sorted(FREE_KINDS)),
+                )
+                .values(
+                    kind="person",
+                    name=name,
+                    user_id=user_id,
+                    token=token,
+                    joined_at=utcnow(),
+                )
+            )
+            if done.rowcount == 1:
+                # the names as stored now (with any taken elsewhere meanwhile), ours among them
+                self._sync_seats(table, session)
+                session.execute(
+                    update(TableRow)
+                    .where(TableRow.id == table.id)
+                    .values(players=list(table.players))
+                )
+                return seat
+        # taken between the read and the write (SQLite, where no row lock is held)
+        with self.sessions() as session:
+            self._sync_seats(table, session)
+        raise TableError("seat_taken", f"seat {seat} was taken by someone else just now: try again")
+
+    def _free_seat(self, table: Table, wanted: int | None, invited: bool) -> int:
+        """The seat to take: ``wanted`` if it is free and may be taken (with the invitation
+        code, or an open seat of a listed table), else the first such one; raise
+        :class:`TableError` (``seat_taken`` when someone took the last one just now)."""
 
         def may(n: int) -> bool:
             st = table.seats[n]
@@ -745,37 +823,35 @@ class TableManager:
                 st.kind == "open" and (invited or table.listed)
             )
 
-        if seat is not None:
-            if not 0 <= seat < len(table.seats) or not table.seats[seat].free:
-                raise TableError("seat_taken", f"seat {seat} is not free")
-            if not may(seat):
-                raise TableError("bad_invite", f"seat {seat} needs the table's invitation code")
-        else:
-            free = [n for n in range(len(table.seats)) if may(n)]
-            if not free:
-                raise TableError("bad_invite", "no seat you may take: ask for the invitation")
-            seat = free[0]
-        new = Seat("person", name, user_id, secrets.token_urlsafe(24))
-        with self.sessions.begin() as session:
-            session.execute(
-                update(SeatRow)
-                .where(SeatRow.table_id == table.id, SeatRow.seat == seat)
-                .values(
-                    kind="person",
-                    name=name,
-                    user_id=user_id,
-                    token=new.token,
-                    joined_at=utcnow(),
+        if wanted is not None:
+            if not 0 <= wanted < len(table.seats) or not table.seats[wanted].free:
+                raise TableError("seat_taken", f"seat {wanted} is not free")
+            if not may(wanted):
+                raise TableError("bad_invite", f"seat {wanted} needs the table's invitation code")
+            return wanted
+        free = [n for n in range(len(table.seats)) if may(n)]
+        if free:
+            return free[0]
+        if not any(st.free for st in table.seats):
+            raise TableError("seat_taken", "the last free seat was taken by someone else just now")
+        raise TableError("bad_invite", "no seat you may take: ask for the invitation")
+
+    def _sync_seats(self, table: Table, session: Session) -> None:
+        """Bring ``table``'s seats up to the database's: a seat another server sharing it
+        gave someone gets its person, name and token (and a seat whose write failed is
+        free again)."""
+        rows = session.scalars(
+            select(SeatRow).where(SeatRow.table_id == table.id).order_by(SeatRow.seat)
+        )
+        for row in rows:
+            if not 0 <= row.seat < len(table.seats):
+                continue
+            st = table.seats[row.seat]
+            if (row.kind, row.name or "", row.token) != (st.kind, st.name, st.token):
+                table.seats[row.seat] = Seat(
+                    row.kind, row.name or "", row.user_id, row.token, row.level
                 )
-            )
-            players = list(table.players)
-            players[seat] = name
-            session.execute(update(TableRow).where(TableRow.id == table.id).values(players=players))
-        table.seats[seat] = new
-        self._rename(table, seat, name)
-        self._start_if_full(table)
-        self._maybe_evict(table)  # (nobody connected yet: the next access rebuilds it)
-        return table, seat
+                self._rename(table, row.seat, row.name or "")
 
     def _rename(self, table: Table, seat: int, name: str) -> None:
         table.players[seat] = name
@@ -824,18 +900,32 @@ class TableManager:
             table = self.get(table_id)
             if table is None or table.status != "waiting":
                 continue
-            free = [n for n, st in enumerate(table.seats) if st.free]
-            people = [st.name for st in table.seats if not st.free]
-            names = [n for n in _BOT_NAMES if all(n.casefold() != p.casefold() for p in people)]
             from tapete.bots import make_bot
 
+            # guarded as a sit-down is (join): a person another server seated meanwhile
+            # keeps the seat
             with self.sessions.begin() as session:
+                status = session.scalar(
+                    select(TableRow.status).where(TableRow.id == table.id).with_for_update()
+                )
+                if status != "waiting":
+                    continue
+                self._sync_seats(table, session)
+                free = [n for n, st in enumerate(table.seats) if st.free]
+                people = [st.name for st in table.seats if not st.free]
+                names = [n for n in _BOT_NAMES if all(n.casefold() != p.casefold() for p in people)]
                 for n, name in zip(free, names, strict=False):
-                    session.execute(
+                    done: CursorResult[Any] = session.execute(  # type: ignore[assignment]
                         update(SeatRow)
-                        .where(SeatRow.table_id == table.id, SeatRow.seat == n)
+                        .where(
+                            SeatRow.table_id == table.id,
+                            SeatRow.seat == n,
+                            SeatRow.kind.in_(sorted(FREE_KINDS)),
+                        )
                         .values(kind="computer", name=name, level=level)
                     )
+                    if done.rowcount != 1:
+                        continue
                     table.seats[n] = Seat("computer", name, level=level)
                     table.levels[n] = level
                     self._rename(table, n, name)
@@ -982,10 +1072,12 @@ class TableManager:
             view,
         ]
 
-    def say(self, table: Table, seat: int | None, text: object) -> None:
+    async def say(self, table: Table, seat: int | None, text: object) -> None:
         """A chat line from ``seat`` to the people seated at the table (spectators neither
         write nor read the chat: a delayed spectator would learn from it what has not yet
-        been shown to them)."""
+        been shown to them). The line is stored first (in the write thread, with the
+        table's actions: the table keeps its last ``CHAT_LINES``), then sent; a line the
+        database refused is sent to nobody (``not_saved``)."""
         if seat is None:
             raise TableError("not_seated", "only the people seated at the table may chat")
         try:
@@ -999,11 +1091,45 @@ class TableManager:
             "text": line,
             "version": table.version,
         }
+        write = functools.partial(self._write_chat, table.id, message)
+        try:
+            await asyncio.wrap_future(self.write_pool.submit(write))
+        except Exception as exc:
+            self.failed_writes.note("chat", f"table {table.id}", str(exc))
+            raise TableError(
+                "not_saved", "the server could not save this chat line: try again"
+            ) from None
         table.chat.append(message)
         out = json.dumps(message, separators=(",", ":"))
         for listener in list(table.listeners):
             if listener.seat is not None:
                 listener.push(out)
+
+    def _write_chat(self, table_id: int, message: JSON) -> None:
+        """Store a chat line and forget the table's lines older than its last ``CHAT_LINES``
+        (one transaction, in the write thread)."""
+        oldest_kept = (
+            select(ChatRow.id)
+            .where(ChatRow.table_id == table_id)
+            .order_by(ChatRow.id.desc())
+            .offset(CHAT_LINES - 1)
+            .limit(1)
+            .scalar_subquery()
+        )
+        with self.engine.begin() as connection:
+            connection.execute(
+                insert(ChatRow).values(
+                    table_id=table_id,
+                    seat=message["seat"],
+                    name=message["name"],
+                    text=message["text"],
+                    version=message["version"],
+                    created_at=utcnow(),
+                )
+            )
+            connection.execute(
+                delete(ChatRow).where(ChatRow.table_id == table_id, ChatRow.id < oldest_kept)
+            )
 
     def _make_table(
         self, table_id: int, row: TableRow, game: Game, version: int, seats: list[Seat]
@@ -1066,6 +1192,14 @@ class TableManager:
             )
             seat_rows = list(session.scalars(select(SeatRow).where(SeatRow.table_id == table_id)))
             deal_key = fairness.load_key(session, table_id)
+            chat = list(
+                session.scalars(
+                    select(ChatRow)
+                    .where(ChatRow.table_id == table_id)
+                    .order_by(ChatRow.id.desc())
+                    .limit(CHAT_LINES)
+                )
+            )
         cap: int | None = self.deal_cap(row.game)
         try:
             try:
@@ -1086,6 +1220,10 @@ class TableManager:
         table.history = history
         table.actions = actions
         table.deal_key = deal_key
+        table.chat.extend(
+            {"type": "chat", "seat": c.seat, "name": c.name, "text": c.text, "version": c.version}
+            for c in reversed(chat)
+        )
         if hand_start < len(actions) and not game.over:
             table.memory = (game_of(row, cap=cap, deal_key=deal_key), actions, hand_start)
         if keep:

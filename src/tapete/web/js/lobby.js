@@ -1,7 +1,8 @@
 // The Lobby window: the open tables listed there (live over /ws/lobby), a quick game, and a
 // new table with a choice per seat (you, open to anyone, an invited person, a computer of a
-// level) and its options (public, rated, spectators and their delay). The invitation page
-// (?join=CODE) with its "Sit down" button is here too. Games, seats and levels come from
+// level) and its options (public, rated, spectators and their delay, the clock: a time per
+// move, a time bank and the time to reconnect). The invitation page (?join=CODE) with its
+// "Sit down" button is here too; both it and the list show each table's clock. Games, seats and levels come from
 // /api/config (kinds.js).
 
 import { dialog, h, hideDialog, openDialog } from "./dom.js";
@@ -12,7 +13,13 @@ import { connect, resumeTable } from "./connection.js";
 import { api, leaveWatchUrl, rememberTable, savedTables, storeSession } from "./session.js";
 
 const SEAT_KINDS = ["me", "open", "invited", "computer"];
-const form = { seats: null, game: null, profile: null, public: false, rated: false, spectators: true, delay: 0 };
+// the clock choices (seconds; docs/server.md, "Clocks and dropped seats"); the server's
+// default clock (/api/config's default_clock) is where the form starts, and is added when
+// it is none of these
+const MOVES = [null, 15, 30, 60];
+const BANKS = [0, 60, 120];
+const GRACES = [15, 30, 60, 120];
+const form = { seats: null, game: null, profile: null, public: false, rated: false, spectators: true, delay: 0, clock: null };
 let lobbyWs = null;
 let tables = [];
 
@@ -57,6 +64,39 @@ export function showLobby() {
   openLobbySocket();
 }
 
+// "30 s", "2 min", "90 s"
+const seconds = (s) => (s >= 60 && s % 60 === 0 ? `${s / 60} min` : `${s} s`);
+
+// a table's clock as the list and the invitation show it: "clock: 30 s + 2 min", "no clock"
+export function clockText(clock) {
+  const move = clock?.move_s;
+  if (move === null || move === undefined) return t("clock_none");
+  return t("clock_shown", { c: clock.bank_s ? `${seconds(move)} + ${seconds(clock.bank_s)}` : seconds(move) });
+}
+
+// the form's clock: the server's default at first (kept once /api/config has come)
+function formClock() {
+  if (form.clock) return form.clock;
+  const d = S.config?.default_clock || {};
+  const clock = { move_s: d.move_s ?? null, bank_s: d.bank_s ?? 0, grace_s: d.grace_s ?? 30, abandon_s: d.abandon_s ?? 300 };
+  if (S.config) form.clock = clock;
+  return clock;
+}
+
+// one choice of the clock: a labelled <select> of ``values`` (plus the current one)
+function clockSelect(key, values, label, disabled) {
+  const clock = formClock();
+  const all = values.includes(clock[key]) ? values : [...values, clock[key]].sort((a, b) => (a ?? -1) - (b ?? -1));
+  const sel = h("select", { id: `clock-${key}`, testid: `clock-${key}`, disabled, onchange: (e) => {
+    clock[key] = e.target.value === "" ? null : Number(e.target.value);
+    if (key === "move_s") {
+      const bank = document.getElementById("clock-bank_s");
+      if (bank) bank.disabled = clock.move_s === null;
+    }
+  } }, all.map((v) => h("option", { value: v === null ? "" : String(v), selected: v === clock[key] }, v === null ? t("clock_none_option") : seconds(v))));
+  return h("div", { class: "levelrow" }, h("label", { for: `clock-${key}` }, label), sel);
+}
+
 function renderTablesList() {
   const list = document.querySelector('[data-testid="lobby-tables"]');
   if (!list) return;
@@ -67,7 +107,8 @@ function renderTablesList() {
       try { enterTable(await post(`/api/tables/${r.table}/seats`, { name }), { game: r.game, profile: r.profile, name }); } catch (e) { err.textContent = e.message; }
     } }, t("sit_down")), " ",
     `${profileLabel(r.profile, r.game)} · ${r.seats.filter((s) => s.kind === "person").map((s) => s.name).join(", ")} · ${t("free_seats", { n: r.free })}`,
-    r.rated ? ` · ${t("rated")}` : "")) : [h("li", { class: "note" }, t("lobby_empty"))]));
+    r.rated ? ` · ${t("rated")}` : "",
+    h("span", { testid: `lobby-clock-${r.table}` }, ` · ${clockText(r.clock)}`))) : [h("li", { class: "note" }, t("lobby_empty"))]));
 }
 
 function seatChoice(i, kind) {
@@ -112,11 +153,18 @@ export function renderLobby() {
       Array.from({ length: count }, (_, i) => seatChoice(i)),
       check("public", t("opt_public")), check("rated", t("opt_rated")), check("spectators", t("opt_spectators")),
       h("div", { class: "levelrow" }, h("label", { for: "opt-delay" }, t("opt_delay")), delay),
+      h("fieldset", { testid: "clock-choice" }, h("legend", {}, t("clock_legend")),
+        clockSelect("move_s", MOVES, t("clock_move_time")),
+        clockSelect("bank_s", BANKS, t("clock_bank_time"), formClock().move_s === null),
+        clockSelect("grace_s", GRACES, t("clock_grace_time")),
+        h("p", { class: "note" }, t("clock_note"))),
       h("button", { type: "button", class: "primary", testid: "create-table", onclick: async () => {
         const name = typedName();
         const seats = form.seats.map((v) => (v.startsWith("computer:") ? { kind: "computer", level: v.slice(9) } : { kind: v }));
+        const clock = formClock();
         const body = { game: form.game, profile: form.profile, name, language: S.lang, seats,
-          public: form.public, rated: form.rated, spectators: form.spectators, spectator_delay: form.delay };
+          public: form.public, rated: form.rated, spectators: form.spectators, spectator_delay: form.delay,
+          clock: { ...clock, bank_s: clock.move_s === null ? 0 : clock.bank_s } };
         try { enterTable(await post("/api/tables", body), { ...form, name }); } catch (e) { err.textContent = e.message; }
       } }, t("create_table"))),
     err,
@@ -145,7 +193,8 @@ export async function showJoin(code) {
   const free = info.seats.some((s) => s.kind === "open" || s.kind === "invited");
   d.replaceChildren(h("form", { method: "dialog", class: "newgame", onsubmit: (e) => e.preventDefault() },
     h("h2", { id: "join-title" }, t("invitation")),
-    h("p", { testid: "join-table" }, profileLabel(info.profile, info.game), info.rated ? ` · ${t("rated")}` : ""),
+    h("p", { testid: "join-table" }, profileLabel(info.profile, info.game), info.rated ? ` · ${t("rated")}` : "",
+      h("span", { testid: "join-clock" }, ` · ${clockText(info.clock)}`)),
     h("ul", { class: "saved", testid: "join-seats" }, info.seats.map((s) => h("li", {},
       t("seat_n", { n: s.seat + 1 }), ": ", s.kind === "person" || s.kind === "computer" ? s.name : t(`seat_${s.kind}`)))),
     free ? h("fieldset", {}, h("legend", {}, t("you")), h("label", { for: "join-name" }, t("your_name")), nameInput)

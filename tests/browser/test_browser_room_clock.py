@@ -1,0 +1,67 @@
+"""A table with a clock through the Lobby's form: Ana creates a public Mariage table with 15 s a
+move and a 1 min bank (chosen by their labels), the invitation page and the Lobby's list show
+the clock to others (in their language), Bea sits down from the list, and the seat to act
+sees its move time count down."""
+
+from __future__ import annotations
+
+from browser_helpers import open_lobby, shot, tid, wait_playing
+
+
+def test_a_clock_chosen_in_the_lobby_is_shown_and_counts_down(
+    new_page, live_server, artifacts
+) -> None:  # type: ignore[no-untyped-def]
+    ana = new_page(locale="en-GB")
+    open_lobby(ana, live_server.url, "Ana")
+    ana.click(tid("lobby-choose-mariage-mariage"))
+    ana.select_option(tid("seat-choice-1"), "open")
+    ana.check(tid("opt-public"))
+    # no clock at first (the server has no default one): the bank waits for a move time
+    assert ana.get_by_label("Time per move").input_value() == ""
+    assert ana.get_by_label("Time bank (per deal)").is_disabled()
+    ana.get_by_label("Time per move").select_option("15")
+    assert ana.get_by_label("Time bank (per deal)").is_enabled()
+    ana.get_by_label("Time bank (per deal)").select_option("60")
+    ana.get_by_label("Time to reconnect").select_option("60")
+    shot(ana, artifacts, "room-clock-form")
+    ana.click(tid("create-table"))
+    ana.wait_for_selector(tid("waiting"))
+    link = ana.input_value(tid("invite-link"))
+
+    # the invitation page shows the clock
+    cid = new_page(locale="pt-PT")
+    cid.goto(link)
+    cid.wait_for_selector(f"{tid('join')}[open]")
+    assert cid.inner_text(tid("join-clock")).strip() == "· relógio: 15 s + 1 min"
+
+    # the Lobby's list too; Bea sits down from it
+    bea = new_page(locale="es-ES")
+    open_lobby(bea, live_server.url, "Bea")
+    listed = bea.locator('[data-testid^="lobby-clock-"]')
+    listed.first.wait_for()
+    assert listed.count() == 1 and listed.first.inner_text().strip() == "· reloj: 15 s + 1 min"
+    table_id = listed.first.get_attribute("data-testid").rsplit("-", 1)[1]  # type: ignore[union-attr]
+    shot(bea, artifacts, "room-clock-lobby")
+    bea.click(tid(f"sit-{table_id}"))
+    wait_playing(ana, bea)
+
+    # the table's clock: the setting, and the move time of the seat to act counting down
+    for page in (ana, bea):
+        page.wait_for_function("() => window.tapete.clocks && window.tapete.clocks.seats")
+        clock = page.evaluate("() => window.tapete.clocks.clock")
+        assert clock == {"move_s": 15, "bank_s": 60, "grace_s": 60, "abandon_s": 300}, clock
+    turn = ana.evaluate("() => window.tapete.view.turn")
+    note = f"{tid(f'clock-{turn}')}"
+    ana.wait_for_selector(note)
+    first = ana.inner_text(note)
+    assert "to move (bank 60 s)" in first, first
+    seconds = int(first.split("·")[1].split()[0])
+    assert 0 < seconds <= 15
+    ana.wait_for_function(
+        """([sel, s]) => { const el = document.querySelector(sel);
+            return el && parseInt(el.textContent.split('·')[1]) < s; }""",
+        arg=[note, seconds],
+        timeout=5_000,
+    )
+    shot(ana, artifacts, "room-clock-running")
+    assert not ana.js_errors and not bea.js_errors and not cid.js_errors
