@@ -98,6 +98,11 @@ def test_a_finished_game_replays_every_deal(make_app: MakeApp, game: str, deals:
         assert missing.status_code == 404
         assert missing.json()["error"].startswith("there is no deal")
         assert client.get(f"/api/tables/{table_id}/replay/x1").status_code == 400
+        # digits that are not ASCII ('¹' passes str.isdigit, and int() refuses it)
+        for raw in ("\u00b9", "\u0661"):
+            assert client.get(f"/api/tables/{table_id}/replay/{raw}").status_code == 400
+            assert client.get(f"/api/tables/{table_id}/review/{raw}").status_code == 400
+            assert client.get(f"/api/tables/{raw}/replay").status_code == 404
 
 
 def test_an_unfinished_game_is_not_replayed(make_app: MakeApp) -> None:

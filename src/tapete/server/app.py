@@ -34,7 +34,14 @@ from tapete.server.clock import ClockSettings, ClockSettingsError
 from tapete.server.db import BUSY_ERRORS, default_db_url, make_engine, upgrade
 from tapete.server.hints import HintPool
 from tapete.server.i18n import LANGUAGES
-from tapete.server.limits import Limits, RefusalLog, TokenBucket, TokenBuckets, parse_count
+from tapete.server.limits import (
+    Limits,
+    RefusalLog,
+    TokenBucket,
+    TokenBuckets,
+    parse_count,
+    path_number,
+)
 from tapete.server.openapi import openapi_document
 from tapete.server.players import PlayerPages
 from tapete.server.replay_view import ReplayService, ReplaySettings
@@ -313,9 +320,7 @@ def _shown(value: Any) -> str:
 
 def table_id_of(raw: str) -> int | None:
     """A table id from a path: ASCII digits only (``²`` is no number and ``١`` is not 1)."""
-    if raw.isascii() and raw.isdigit() and len(raw) <= 18:
-        return int(raw)
-    return None
+    return path_number(raw, 18)
 
 
 # ---------------------------------------------------------------------- WebSocket

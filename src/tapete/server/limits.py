@@ -21,6 +21,7 @@ __all__ = [
     "TokenBucket",
     "TokenBuckets",
     "parse_count",
+    "path_number",
     "retry_after",
 ]
 
@@ -251,3 +252,15 @@ class OnceFilter(logging.Filter):
         self.last = now
         self.dropped = 0
         return True
+
+
+def path_number(raw: str, max_digits: int) -> int | None:
+    """A number from a URL path: 1 to ``max_digits`` ASCII digits, else None (``str.isdigit``
+    alone takes ``²`` and ``١``, which ``int`` refuses or reads as another number).
+
+    >>> [path_number(raw, 6) for raw in ("42", "\u00b9", "\u0661", "1234567")]
+    [42, None, None, None]
+    """
+    if raw.isascii() and raw.isdigit() and len(raw) <= max_digits:
+        return int(raw)
+    return None

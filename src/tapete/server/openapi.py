@@ -375,6 +375,7 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
                 "responses": {
                     **_COMMON,
                     "201": _json(created, "the new table and the person's token"),
+                    "403": _error("a rated table asked for by a guest (sign in first)"),
                     "413": _error(f"the body is larger than {limits.max_body_bytes} bytes"),
                     "415": _error("the body is not declared as application/json"),
                     "429": {

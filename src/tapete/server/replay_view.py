@@ -33,6 +33,7 @@ from tapete.games import kind
 from tapete.reader import describe_action
 from tapete.replay import iter_replay
 from tapete.server.db import TableRow
+from tapete.server.limits import path_number
 from tapete.server.review import _error, _plain, stop_jobs
 from tapete.server.tables import TableManager
 
@@ -234,15 +235,15 @@ class ReplayService:
 
     async def _answer(self, request: Request, summary: bool) -> Response:
         raw_id = request.path_params["table_id"]
-        if not raw_id.isdigit() or len(raw_id) > 18:
+        table_id = path_number(raw_id, 18)
+        if table_id is None:
             return _error(404, "there is no such table")
-        table_id = int(raw_id)
         deal = -1
         if not summary:
-            raw_deal = request.path_params["deal"]
-            if not raw_deal.isdigit() or len(raw_deal) > 6:
+            number = path_number(request.path_params["deal"], 6)
+            if number is None:
                 return _error(400, "the deal must be a whole number: its index in the game, from 0")
-            deal = int(raw_deal)
+            deal = number
         hit = self._get((table_id, deal))
         if hit is not None:
             return Response(hit, media_type="application/json")

@@ -44,6 +44,7 @@ from tapete.analysis import analyse_deal
 from tapete.game import JSON
 from tapete.replay import iter_replay
 from tapete.server.db import DealReviewRow, ReviewQueueRow, TableRow, utcnow
+from tapete.server.limits import path_number
 from tapete.server.tables import TableManager
 
 __all__ = [
@@ -272,11 +273,11 @@ class ReviewService:
         """``GET /api/tables/{table_id}/review/{deal}[?token=...]``."""
         raw_id = request.path_params["table_id"]
         raw_deal = request.path_params["deal"]
-        if not raw_id.isdigit() or len(raw_id) > 18:
+        table_id, deal = path_number(raw_id, 18), path_number(raw_deal, 6)
+        if table_id is None:
             return _error(404, "there is no such table")
-        if not raw_deal.isdigit() or len(raw_deal) > 6:
+        if deal is None:
             return _error(400, "the deal must be a whole number: its index in the game, from 0")
-        table_id, deal = int(raw_id), int(raw_deal)
         with self.manager.sessions() as session:
             row = session.get(TableRow, table_id)
             if row is None:

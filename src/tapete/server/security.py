@@ -150,8 +150,10 @@ def origin_allowed(scope: Scope, allowed_origins: frozenset[str]) -> bool:
         return True
     parts = urlsplit(origin)
     host = _header(scope, b"host")
-    return parts.scheme in ("http", "https") and host is not None and (
-        parts.netloc == host.strip().lower()
+    return (
+        parts.scheme in ("http", "https")
+        and host is not None
+        and (parts.netloc == host.strip().lower())
     )
 
 
