@@ -1078,6 +1078,7 @@ def uvicorn_config(app: Starlette, host: str, port: int, limits: Limits, **optio
         # default believes it from any loopback peer)
         proxy_headers=False,
         ws="websockets-sansio",
+        ws_per_message_deflate=limits.ws_deflate,
         ws_max_size=limits.ws_max_size,
         ws_ping_interval=limits.ws_ping_interval_s,
         ws_ping_timeout=limits.ws_ping_timeout_s,
