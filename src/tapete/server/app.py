@@ -40,7 +40,7 @@ from tapete.server.players import PlayerPages
 from tapete.server.replay_view import ReplayService, ReplaySettings
 from tapete.server.rules import rules_page
 from tapete.server.security import LOOPBACK_HOSTS, Guard, TrustedProxies
-from tapete.server.tables import Table, TableError, TableManager
+from tapete.server.tables import Table, TableError, TableManager, message_text
 
 if TYPE_CHECKING:
     from tapete.server.review import ReviewSettings
@@ -352,7 +352,7 @@ class Connection:
         self.queue.put_nowait(code)
 
     def push_json(self, message: dict[str, Any]) -> None:
-        self.push(json.dumps(message, separators=(",", ":")))
+        self.push(message_text(message))
 
     def error(self, code: str, message: str) -> None:
         self.push_json(TableError(code, message).to_json(self.language))
