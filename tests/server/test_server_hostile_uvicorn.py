@@ -223,9 +223,7 @@ def test_behind_a_trusted_proxy_each_client_has_its_own_limits(make_app: MakeApp
 
 
 @pytest.mark.parametrize("deflate", [False, True])
-def test_websocket_compression_is_offered_only_when_asked(
-    make_app: MakeApp, deflate: bool
-) -> None:
+def test_websocket_compression_is_offered_only_when_asked(make_app: MakeApp, deflate: bool) -> None:
     """``Limits.ws_deflate``: off by default (compressing every 1-2.5 KB view cost the server
     about a fifth of its CPU per action), so a client's permessage-deflate offer is declined;
     on, it is accepted."""
