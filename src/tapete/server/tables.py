@@ -85,6 +85,8 @@ _INSERT_ACTION = insert(ActionRow)
 #: one action to store (``TableManager._write``): table, action number, seat, the action's
 #: JSON and, when it ended the game, its record and winner
 WriteItem = tuple["Table", int, int, JSON, "tuple[JSON, Any] | None"]
+#: a write's future and its outcome (None: stored)
+Settled = tuple["asyncio.Future[None]", "Exception | None"]
 
 #: bots cheap enough to run on the event loop (the others think in a worker thread, with a
 #: time limit)
@@ -1617,32 +1619,35 @@ class TableManager:
         thread writes go in its next transaction together, so that many tables acting at
         once cost one commit (and one wake-up of the thread) instead of one each; an idle
         server writes each action at once, alone."""
-        loop = asyncio.get_running_loop()
-        done: asyncio.Future[None] = loop.create_future()
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         with self._queue_lock:
             self._queued.append((item, done))
             start = not self._draining
             self._draining = True
         if start:
-            self.write_pool.submit(self._drain, loop)
+            self.write_pool.submit(self._drain)
         return done
 
-    def _drain(self, loop: asyncio.AbstractEventLoop) -> None:
+    def _drain(self) -> None:
         """(The write thread) store the queued actions in one transaction and settle their
-        futures on the event loop; queue itself again while more wait (behind the other
-        jobs of the write thread, so that a busy room never starves them)."""
+        futures, each on its event loop; queue itself again while more wait (behind the
+        other jobs of the write thread, so that a busy room never starves them)."""
         while True:
             with self._queue_lock:
                 batch, self._queued = self._queued, []
             outcomes = self._write_batch([item for item, _ in batch])
-            with contextlib.suppress(RuntimeError):  # (a loop closed meanwhile: nobody waits)
-                loop.call_soon_threadsafe(_settle, [done for _, done in batch], outcomes)
+            by_loop: dict[asyncio.AbstractEventLoop, list[Settled]] = {}
+            for (_, done), outcome in zip(batch, outcomes, strict=True):
+                by_loop.setdefault(done.get_loop(), []).append((done, outcome))
+            for loop, settled in by_loop.items():
+                with contextlib.suppress(RuntimeError):  # (a loop closed: nobody waits)
+                    loop.call_soon_threadsafe(_settle, settled)
             with self._queue_lock:
                 if not self._queued:
                     self._draining = False
                     return
             try:
-                self.write_pool.submit(self._drain, loop)
+                self.write_pool.submit(self._drain)
                 return
             except RuntimeError:  # the pool is shutting down: write the rest now
                 continue
@@ -2107,9 +2112,9 @@ class TableManager:
         self.write_pool = ThreadPoolExecutor(1, thread_name_prefix="tapete-write")
 
 
-def _settle(futures: list[asyncio.Future[None]], outcomes: list[Exception | None]) -> None:
+def _settle(settled: list[Settled]) -> None:
     """(On the event loop) the writes' futures done: None, or failed with their errors."""
-    for done, outcome in zip(futures, outcomes, strict=True):
+    for done, outcome in settled:
         if done.done():
             continue
         if outcome is None:
