@@ -225,8 +225,8 @@ def test_behind_a_trusted_proxy_each_client_has_its_own_limits(make_app: MakeApp
 @pytest.mark.parametrize("deflate", [False, True])
 def test_websocket_compression_is_offered_only_when_asked(make_app: MakeApp, deflate: bool) -> None:
     """``Limits.ws_deflate``: off by default (compressing every 1-2.5 KB view cost the server
-    about a fifth of its CPU per action), so a client's permessage-deflate offer is declined;
-    on, it is accepted."""
+    about 8 % of its CPU per action, and a compressor per socket), so a client's
+    permessage-deflate offer is declined; on, it is accepted."""
     from websockets.sync.client import connect
 
     limits = dataclasses.replace(LIMITS, ws_deflate=deflate)
