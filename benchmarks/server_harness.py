@@ -37,10 +37,12 @@ limits = Limits(**{k: v for k, v in json.loads(raw).items() if k in known})
 app = create_app(url, delay, rate_limit=rate, limits=limits)
 server = uvicorn.Server(uvicorn_config(app, "127.0.0.1", port, limits, log_level="warning"))
 if len(sys.argv) > 6:  # a cProfile of the event loop's thread, written when it stops
-    import cProfile, signal
+    import cProfile, signal, time
     # uvicorn raises the signal again after its shutdown: exit through Python then
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    profile = cProfile.Profile()
+    # the thread's CPU time, not the wall clock: time spent waiting for a core on a shared
+    # machine (or for the interpreter lock, held by the write thread) is not counted
+    profile = cProfile.Profile(time.thread_time)
     try:
         profile.runcall(server.run)
     finally:

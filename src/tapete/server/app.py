@@ -47,7 +47,7 @@ from tapete.server.players import PlayerPages
 from tapete.server.replay_view import ReplayService, ReplaySettings
 from tapete.server.rules import rules_page
 from tapete.server.security import LOOPBACK_HOSTS, Guard, TrustedProxies
-from tapete.server.tables import Table, TableError, TableManager
+from tapete.server.tables import Table, TableError, TableManager, message_text
 
 if TYPE_CHECKING:
     from tapete.server.review import ReviewSettings
@@ -357,7 +357,7 @@ class Connection:
         self.queue.put_nowait(code)
 
     def push_json(self, message: dict[str, Any]) -> None:
-        self.push(json.dumps(message, separators=(",", ":")))
+        self.push(message_text(message))
 
     def error(self, code: str, message: str) -> None:
         self.push_json(TableError(code, message).to_json(self.language))
@@ -1097,6 +1097,7 @@ def uvicorn_config(app: Starlette, host: str, port: int, limits: Limits, **optio
         # default believes it from any loopback peer)
         proxy_headers=False,
         ws="websockets-sansio",
+        ws_per_message_deflate=limits.ws_deflate,
         ws_max_size=limits.ws_max_size,
         ws_ping_interval=limits.ws_ping_interval_s,
         ws_ping_timeout=limits.ws_ping_timeout_s,

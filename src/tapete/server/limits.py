@@ -58,6 +58,13 @@ class Limits:
     ws_ping_timeout_s: float = 20.0
     #: the largest WebSocket frame the server reads (bigger ones close the socket)
     ws_max_size: int = 65536
+    #: offer permessage-deflate on WebSockets (uvicorn's ``ws_per_message_deflate``). Off by
+    #: default: compressing every 1-2.5 KB message cost about 8 % of the server's CPU per
+    #: action and holds a compressor of about 32 KB per socket (docs/benchmarks.md, "Online
+    #: room load"); on, a view after an action crosses the network in about 0.1 KB (each
+    #: socket's compressor remembers the last messages, which differ little): for a server
+    #: short of bandwidth
+    ws_deflate: bool = False
     #: hints per seat: a bucket of ``hint_burst`` that refills one hint every
     #: ``hint_refill_s`` seconds
     hint_burst: int = 5

@@ -31,10 +31,11 @@ import json
 import logging
 import random
 import secrets
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
@@ -58,7 +59,7 @@ from tapete.server.clock import (
     SeatClocks,
     TakeOver,
 )
-from tapete.server.db import ActionRow, ChatRow, SeatRow, SecretRow, TableRow, utcnow
+from tapete.server.db import BUSY_ERRORS, ActionRow, ChatRow, SeatRow, SecretRow, TableRow, utcnow
 from tapete.server.i18n import error_text
 from tapete.server.limits import Limits, RefusalLog
 from tapete.server.room import (
@@ -80,6 +81,7 @@ __all__ = [
     "build_game",
     "check_action_fields",
     "game_of",
+    "message_text",
     "rebuild_memory",
 ]
 
@@ -87,11 +89,27 @@ log = logging.getLogger("tapete.server")
 
 _INSERT_ACTION = insert(ActionRow)
 
+#: one action to store (``TableManager._write``): table, action number, seat, the action's
+#: JSON and, when it ended the game, its record and winner
+WriteItem = tuple["Table", int, int, JSON, "tuple[JSON, Any] | None"]
+#: a write's future and its outcome (None: stored)
+Settled = tuple["asyncio.Future[None]", "Exception | None"]
+
 #: bots cheap enough to run on the event loop (the others think in a worker thread, with a
 #: time limit)
 _INLINE_BOTS = frozenset({"random"})
 
 _BOT_NAMES = ("Bruno", "Carla", "Dora", "Emil")
+
+
+#: the wire's JSON: compact, and no check for cycles (a message is a tree of fresh lists and
+#: dicts; the check was a third of the encoding's time)
+_ENCODER = json.JSONEncoder(separators=(",", ":"), check_circular=False)
+
+
+def message_text(message: JSON) -> str:
+    """A message as the text of one WebSocket frame."""
+    return _ENCODER.encode(message)
 
 
 def build_game(
@@ -289,7 +307,7 @@ class Table:
             "spectators": counts.get(None, 0),
         }
         if self.clocks is not None:
-            out["clocks"] = self.clocks.snapshot(self.clock_now())
+            out["clocks"] = self.clock_snapshot()
         return out
 
     @property
@@ -347,12 +365,17 @@ class Table:
         return self.spectator_version if seat is None and self.delayed else self.version
 
     def view_message(
-        self, seat: int | None, events: list[Event] | None = None, sheet_from: int = 0
+        self,
+        seat: int | None,
+        events: list[Event] | None = None,
+        sheet_from: int = 0,
+        clocks: JSON | None = None,
     ) -> JSON:
         """The ``view`` message for ``seat``: its view and what it may see of ``events``.
         With ``sheet_from`` N the view's ``sheet`` holds only its rows from index N (the
         listener holds the ones before: the sheet is sent whole once, then its new rows).
-        Spectators of a delayed table see the spectators' game (never anything newer)."""
+        Spectators of a delayed table see the spectators' game (never anything newer).
+        ``clocks``: the clocks' snapshot, when the caller made it once for every seat."""
         game = self.game
         if seat is None and self.delayed:
             game = self.spectator_view_game()
@@ -368,8 +391,13 @@ class Table:
             "events": [e.for_viewer(seat) for e in events or ()],
         }
         if self.clocks is not None:
-            out["clocks"] = self.clocks.snapshot(self.clock_now())
+            out["clocks"] = clocks if clocks is not None else self.clock_snapshot()
         return out
+
+    def clock_snapshot(self) -> JSON:
+        """The seat clocks as every message shows them now (a table with clocks only)."""
+        assert self.clocks is not None
+        return self.clocks.snapshot(self.clock_now())
 
     def spectator_view_game(self) -> Game:
         """The delayed spectators' game, brought to ``version - spectator_delay`` actions."""
@@ -564,9 +592,14 @@ class TableManager:
         #: the one thread that writes the actions (off the event loop, so that a database
         #: another program has locked holds up no other table; one thread: writes in order)
         self.write_pool = ThreadPoolExecutor(1, thread_name_prefix="tapete-write")
+        #: the actions waiting for the write thread (group commit, :meth:`_write_later`):
+        #: those that arrive while it writes go together in its next transaction
+        self._queued: list[tuple[WriteItem, asyncio.Future[None]]] = []
+        self._queue_lock = threading.Lock()
+        self._draining = False
         #: table id -> its latest write (done or under way): a read of that table from the
         #: database waits for it (:meth:`written`)
-        self.writing: dict[int, Future[None]] = {}
+        self.writing: dict[int, asyncio.Future[None]] = {}
         #: the tables whose person has opened them (no need to write it again)
         self.opened: set[int] = set()
         #: actions applied at any table since start (the background analysis of finished
@@ -883,7 +916,7 @@ class TableManager:
         several people: one person against computers gets no such message, as before the
         room); and the lobby."""
         if table.shared:
-            text = json.dumps(table.presence(), separators=(",", ":"))
+            text = message_text(table.presence())
             for listener in list(table.listeners):
                 listener.push(text)
         if table.listed:
@@ -1046,7 +1079,7 @@ class TableManager:
         except Exception:
             log.exception("the lobby could not be read")
             return
-        text = json.dumps({"type": "lobby", "tables": tables}, separators=(",", ":"))
+        text = message_text({"type": "lobby", "tables": tables})
         for listener in list(self.lobby_listeners):
             listener.push(text)
 
@@ -1100,7 +1133,7 @@ class TableManager:
                 "not_saved", "the server could not save this chat line: try again"
             ) from None
         table.chat.append(message)
-        out = json.dumps(message, separators=(",", ":"))
+        out = message_text(message)
         for listener in list(table.listeners):
             if listener.seat is not None:
                 listener.push(out)
@@ -1457,7 +1490,7 @@ class TableManager:
         pending = self.writing.get(table_id)
         if pending is not None and not pending.done():
             with contextlib.suppress(Exception):
-                await asyncio.shield(asyncio.wrap_future(pending))
+                await asyncio.shield(pending)
 
     def mark_opened(self, table: Table) -> None:
         """The person connected to the table: it does not expire unopened."""
@@ -1496,7 +1529,7 @@ class TableManager:
         table.memory = fresh.memory
         table.status = fresh.status
         for listener in list(table.listeners):
-            listener.push(json.dumps(table.view_message(listener.seat), separators=(",", ":")))
+            listener.push(message_text(table.view_message(listener.seat)))
         # the computer players try again in a moment (their task ends on the failure)
         with contextlib.suppress(RuntimeError):
             asyncio.get_running_loop().call_later(1.0, self.ensure_bots, table)
@@ -1678,10 +1711,10 @@ class TableManager:
         n = table.version
         # what the write needs of the game is read here, on the event loop
         finished = (table.game.to_record(), table.game.winner) if table.game.over else None
-        write = functools.partial(self._write, table, n, seat, data, finished)
-        pending = self.writing[table.id] = self.write_pool.submit(write)
+        pending = self.writing[table.id] = self._write_later((table, n, seat, data, finished))
         try:
-            await asyncio.wrap_future(pending)
+            # (shielded: a cancelled wait leaves the write to end, and written() to see it)
+            await asyncio.shield(pending)
         except asyncio.CancelledError:
             # (the server is stopping) the write may still happen: the game in memory can no
             # longer be trusted, the next access rebuilds it from the database
@@ -1703,7 +1736,7 @@ class TableManager:
             error = TableError(
                 "stale_version", "the server could not save this action: reconnecting"
             )
-            text = json.dumps(error.to_json(table.language), separators=(",", ":"))
+            text = message_text(error.to_json(table.language))
             for listener in list(table.listeners):
                 listener.push(text)
                 listener.close()
@@ -1720,22 +1753,87 @@ class TableManager:
         self._clock_after_action(table, seat)
         self._broadcast(table, events)
 
+    def _write_later(self, item: WriteItem) -> asyncio.Future[None]:
+        """Queue an action for the write thread; the future is done once the database holds
+        it (or failed with the write's error). Group commit: the actions queued while the
+        thread writes go in its next transaction together, so that many tables acting at
+        once cost one commit (and one wake-up of the thread) instead of one each; an idle
+        server writes each action at once, alone."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        with self._queue_lock:
+            self._queued.append((item, done))
+            start = not self._draining
+            self._draining = True
+        if start:
+            self.write_pool.submit(self._drain)
+        return done
+
+    def _drain(self) -> None:
+        """(The write thread) store the queued actions in one transaction and settle their
+        futures, each on its event loop; queue itself again while more wait (behind the
+        other jobs of the write thread, so that a busy room never starves them)."""
+        while True:
+            with self._queue_lock:
+                batch, self._queued = self._queued, []
+            outcomes = self._write_batch([item for item, _ in batch])
+            by_loop: dict[asyncio.AbstractEventLoop, list[Settled]] = {}
+            for (_, done), outcome in zip(batch, outcomes, strict=True):
+                by_loop.setdefault(done.get_loop(), []).append((done, outcome))
+            for loop, settled in by_loop.items():
+                with contextlib.suppress(RuntimeError):  # (a loop closed: nobody waits)
+                    loop.call_soon_threadsafe(_settle, settled)
+            with self._queue_lock:
+                if not self._queued:
+                    self._draining = False
+                    return
+            try:
+                self.write_pool.submit(self._drain)
+                return
+            except RuntimeError:  # the pool is shutting down: write the rest now
+                continue
+
+    def _write_batch(self, items: list[WriteItem]) -> list[Exception | None]:
+        """Store actions of several tables in one transaction; per action None or the error
+        its own write would have met. When the transaction fails for another reason than a
+        busy database, each action is written again alone, so that one table's refused
+        write never refuses another's."""
+        if len(items) == 1:
+            return [self._attempt(items[0])]
+        try:
+            with self.engine.begin() as connection:
+                self._store(connection, items)
+            return [None] * len(items)
+        except BUSY_ERRORS as exc:  # (locked, unreachable: every write alone would wait too)
+            return [exc] * len(items)
+        except Exception:
+            return [self._attempt(item) for item in items]
+
+    def _attempt(self, item: WriteItem) -> Exception | None:
+        try:
+            self._write(*item)
+        except Exception as exc:
+            return exc
+        return None
+
     def _write(
         self, table: Table, n: int, seat: int, data: JSON, finished: tuple[JSON, Any] | None
     ) -> None:
         """Action ``n`` (and, with ``finished``, the game's end) in one transaction (in the
         write thread: it touches no game, only the database)."""
         with self.engine.begin() as connection:
-            connection.execute(
-                _INSERT_ACTION,
-                {
-                    "table_id": table.id,
-                    "n": n,
-                    "seat": seat,
-                    "action": data,
-                    "created_at": utcnow(),
-                },
-            )
+            self._store(connection, [(table, n, seat, data, finished)])
+
+    def _store(self, connection: Any, items: list[WriteItem]) -> None:
+        """The rows of ``items`` (actions, and the ends of the games they finished)."""
+        now = utcnow()
+        connection.execute(
+            _INSERT_ACTION,
+            [
+                {"table_id": table.id, "n": n, "seat": seat, "action": data, "created_at": now}
+                for table, n, seat, data, _ in items
+            ],
+        )
+        for table, _, _, _, finished in items:
             if finished is not None:
                 with Session(bind=connection) as session:
                     self._finish(session, table, *finished)
@@ -1781,15 +1879,17 @@ class TableManager:
         (the sheet only grows: a row, once written, never changes)."""
         texts: dict[int | None, str] = {}
         start = table.sheet_sent
+        # (one snapshot of the clocks for every seat: the same for all)
+        clocks = table.clock_snapshot() if table.clocks is not None else None
         if table.spectator_delay and table.spectator_game is not None:
             # delayed spectators: their game takes in the actions now old enough; the whole
             # sheet each time (it is not the one the seats hold)
             before = table.spectator_version
             shown = table.advance_spectators()
             if table.spectator_version != before or not events:
-                message = table.view_message(None)
+                message = table.view_message(None, clocks=clocks)
                 message["events"] = [e.for_viewer(None) for e in shown]
-                texts[None] = json.dumps(message, separators=(",", ":"))
+                texts[None] = message_text(message)
             else:
                 texts[None] = ""
         for listener in list(table.listeners):
@@ -1798,11 +1898,11 @@ class TableManager:
             if text == "":
                 continue
             if text is None:
-                message = table.view_message(seat, events, sheet_from=start)
+                message = table.view_message(seat, events, sheet_from=start, clocks=clocks)
                 sheet = message["view"].get("sheet")
                 if isinstance(sheet, list):
                     table.sheet_sent = start + len(sheet)
-                text = texts[seat] = json.dumps(message, separators=(",", ":"))
+                text = texts[seat] = message_text(message)
             listener.push(text)
 
     async def settled(self, table: Table) -> None:
@@ -1847,10 +1947,10 @@ class TableManager:
             assert table.clocks is not None and listener.seat is not None
             self._clock_input(table, table.clocks.connected(listener.seat, self.now()))
         message = table.view_message(listener.seat)
-        listener.push(json.dumps(message, separators=(",", ":")))
+        listener.push(message_text(message))
         if listener.seat is not None:
             for line in table.chat:
-                listener.push(json.dumps(line, separators=(",", ":")))
+                listener.push(message_text(line))
         self.announce(table)
         return table
 
@@ -1980,7 +2080,7 @@ class TableManager:
                 "name": table.seats[seat].name,
                 "version": table.version,
             }
-            text = json.dumps(message, separators=(",", ":"))
+            text = message_text(message)
             for listener in list(table.listeners):
                 listener.push(text)
         self.announce(table)
@@ -2150,6 +2250,17 @@ class TableManager:
         self.bot_pool = ThreadPoolExecutor(self.limits.bot_workers, thread_name_prefix="tapete-bot")
         self.write_pool.shutdown(wait=True)  # (the writes under way end: none is cut)
         self.write_pool = ThreadPoolExecutor(1, thread_name_prefix="tapete-write")
+
+
+def _settle(settled: list[Settled]) -> None:
+    """(On the event loop) the writes' futures done: None, or failed with their errors."""
+    for done, outcome in settled:
+        if done.done():
+            continue
+        if outcome is None:
+            done.set_result(None)
+        else:
+            done.set_exception(outcome)
 
 
 def valid_profiles() -> Iterable[tuple[str, str]]:
