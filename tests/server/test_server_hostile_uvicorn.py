@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import gc
 import http.client
 import json
 import socket
@@ -235,3 +236,21 @@ def test_websocket_compression_is_offered_only_when_asked(make_app: MakeApp, def
         assert json.loads(ws.recv(timeout=10))["type"] == "lobby"
         names = [type(e).__name__ for e in ws.protocol.extensions]
     assert names == (["PerMessageDeflate"] if deflate else [])
+
+
+@pytest.mark.parametrize("thresholds", [(50_000, 20, 100), (1_234, 5, 6), None])
+def test_the_serving_process_collects_garbage_rarely(
+    make_app: MakeApp, thresholds: tuple[int, int, int] | None
+) -> None:
+    """``Limits.gc_thresholds``: the serving process's collector thresholds, set with its
+    uvicorn settings (at 1,000 tables Python's own made a full collection of a million
+    objects, about a second, every few seconds); None leaves them as they were."""
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        limits = dataclasses.replace(LIMITS, gc_thresholds=thresholds)
+        uvicorn_config(make_app(limits=limits), "127.0.0.1", 0, limits)
+        assert gc.get_threshold() == (thresholds or (700, 10, 10))
+        assert Limits().gc_thresholds == (50_000, 20, 100)
+    finally:
+        gc.set_threshold(*before)

@@ -1078,12 +1078,19 @@ def default_trusted_hosts(host: str) -> tuple[str, ...] | None:
 def uvicorn_config(app: Starlette, host: str, port: int, limits: Limits, **options: Any) -> Any:
     """uvicorn's settings for the limits: connection bounds, timeouts, WebSocket pings and
     frame size, and the guarded HTTP protocol (docs/server.md, "Running Tapete on a
-    network")."""
+    network"); the serving process's file limit and garbage-collector thresholds are set
+    on the way."""
     import uvicorn
 
-    from tapete.server.connections import guarded_h11, quiet_accept_errors, raise_file_limit
+    from tapete.server.connections import (
+        guarded_h11,
+        quiet_accept_errors,
+        raise_file_limit,
+        tune_gc,
+    )
 
     files = raise_file_limit()
+    tune_gc(limits.gc_thresholds)
     total = limits.max_connections
     if files:
         total = max(16, min(total, files - 64))  # keep descriptors for the database and logs

@@ -9,6 +9,7 @@ file descriptor each; uvicorn's own keep-alive timeout only starts after a respo
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from typing import Any
 
@@ -101,6 +102,14 @@ def guarded_h11(
 
     GuardedH11.open_by_client = open_by_client  # type: ignore[attr-defined]
     return GuardedH11
+
+
+def tune_gc(thresholds: tuple[int, int, int] | list[int] | None) -> None:
+    """Set the serving process's garbage-collector thresholds (``Limits.gc_thresholds``;
+    None: leave Python's)."""
+    if thresholds is not None:
+        young, middle, old = (int(n) for n in thresholds)
+        gc.set_threshold(young, middle, old)
 
 
 def raise_file_limit() -> int:

@@ -65,6 +65,13 @@ class Limits:
     #: socket's compressor remembers the last messages, which differ little): for a server
     #: short of bandwidth
     ws_deflate: bool = False
+    #: the garbage collector's thresholds in the serving process (``gc.set_threshold``).
+    #: Python's (700, 10, 10) make a full collection of the whole heap every few seconds
+    #: under load, and at 1,000 tables (about a million objects) each one holds the event
+    #: loop for about a second: the p99 latency (docs/benchmarks.md, "Online room load").
+    #: Most of a server's objects die young or by reference count, so collections can be
+    #: far rarer; None keeps Python's
+    gc_thresholds: tuple[int, int, int] | None = (50_000, 20, 100)
     #: hints per seat: a bucket of ``hint_burst`` that refills one hint every
     #: ``hint_refill_s`` seconds
     hint_burst: int = 5
