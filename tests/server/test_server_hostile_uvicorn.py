@@ -121,8 +121,11 @@ def test_a_chunked_body_is_cut_off_past_the_limit(port: int) -> None:
             b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
         )
         chunk = b"x" * 4096
-        for _ in range(8):  # 32 KiB, and the body never ends
-            s.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+        for _ in range(5):  # 20 KiB, and the body never ends
+            try:
+                s.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            except OSError:  # (the server answered and closed already: what it said counts)
+                break
         status, _, body = _response(s)
     assert status == 413 and "larger than 16384 bytes" in json.loads(body)["error"]
 
