@@ -81,15 +81,17 @@ class LiveServer:
 
 
 class ChildServer:
-    """``python -m tapete serve`` in a child process on a SQLite file: the real server as
-    it is run, which a test stops cleanly (:meth:`stop`: SIGTERM, uvicorn's shutdown) or
-    kills (:meth:`kill`: SIGKILL, a crash: nothing of the server's own code runs after it).
-    Its output goes to ``log_path`` (shown when it does not start)."""
+    """``python -m tapete serve`` in a child process on a database (a SQLite file's path, or
+    a database URL such as a PostgreSQL one): the real server as it is run, which a test
+    stops cleanly (:meth:`stop`: SIGTERM, uvicorn's shutdown) or kills (:meth:`kill`:
+    SIGKILL, a crash: nothing of the server's own code runs after it). Its output goes to
+    ``log_path`` (shown when it does not start)."""
 
     def __init__(
-        self, db_path: Path, log_path: Path, port: int | None = None, delay_ms: int = 0
+        self, db: Path | str, log_path: Path, port: int | None = None, delay_ms: int = 0
     ) -> None:
-        self.db_path = db_path
+        #: the database's URL
+        self.db_url = db if isinstance(db, str) else f"sqlite:///{db}"
         self.log_path = log_path
         self.port = port or free_port()
         self.delay_ms = delay_ms
@@ -98,7 +100,7 @@ class ChildServer:
 
     def start(self, timeout: float = 30) -> ChildServer:
         command = [sys.executable, "-m", "tapete", "serve", "--port", str(self.port)]
-        command += ["--db", f"sqlite:///{self.db_path}", "--delay-ms", str(self.delay_ms)]
+        command += ["--db", self.db_url, "--delay-ms", str(self.delay_ms)]
         with self.log_path.open("ab") as out:
             self._proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + timeout

@@ -1,6 +1,7 @@
 """Two people at one table through an invitation link (two browser contexts), and the real
-server (``tapete serve`` in a child process, on a SQLite file) stopped mid-trick, cleanly
-(SIGTERM) or by a crash (SIGKILL), then started again on the same port and database.
+server (``tapete serve`` in a child process, on a SQLite file or a PostgreSQL database of
+the test's own) stopped mid-trick, cleanly (SIGTERM) or by a crash (SIGKILL), then started
+again on the same port and database.
 
 Both pages reconnect by themselves (no reload), hold the same hand, trick and scores, and
 the game goes on: both people play again, and Mil's computer seat too. No action is lost:
@@ -11,14 +12,15 @@ end of the deal holds the very actions the pages were shown."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import random
-import sqlite3
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 from browser_helpers import (
     create_invited_table,
     enabled_cards,
@@ -29,6 +31,10 @@ from browser_helpers import (
     wait_playing,
 )
 from browser_server import ChildServer
+
+# the server tests' PostgreSQL helpers (a database of the test's own, dropped at its end)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
+from db_helpers import Databases, admin_connection
 
 #: per game: the Lobby's choice and the seats (Mil: a computer in the third seat)
 GAMES = {
@@ -76,14 +82,36 @@ def check_no_gap(frames: list[dict[str, Any]], last: int) -> None:
     assert sorted(seen_actions(frames)) == list(range(first + 1, last + 1)), (first, last)
 
 
-def stored_actions(db: Path, table_id: int) -> list[tuple[int, dict[str, Any]]]:
-    """The table's action log as the database file holds it: (seat, action) per version."""
-    with contextlib.closing(sqlite3.connect(db)) as c:
-        rows = c.execute(
-            "SELECT n, seat, action FROM actions WHERE table_id = ? ORDER BY n", (table_id,)
-        ).fetchall()
+def stored_actions(db_url: str, table_id: int) -> list[tuple[int, dict[str, Any]]]:
+    """The table's action log as the database holds it: (seat, action) per version."""
+    engine = sa.create_engine(db_url, poolclass=sa.NullPool)
+    try:
+        with engine.connect() as c:
+            rows = c.execute(
+                sa.text("SELECT n, seat, action FROM actions WHERE table_id = :t ORDER BY n"),
+                {"t": table_id},
+            ).all()
+    finally:
+        engine.dispose()
     assert [n for n, _, _ in rows] == list(range(len(rows))), "a gap in the stored actions"
-    return [(seat, json.loads(action)) for _, seat, action in rows]
+    # (SQLite gives the JSON column's text, PostgreSQL the value)
+    return [(seat, json.loads(a) if isinstance(a, str) else a) for _, seat, a in rows]
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """The URL of the restarted servers' database: a SQLite file, or a PostgreSQL database
+    of the test's own, dropped at its end (tests/server/db_helpers.py)."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'room.sqlite'}"
+        return
+    admin = admin_connection()
+    databases = Databases(admin)
+    try:
+        yield databases.new()
+    finally:
+        databases.drop_all()
+        admin.close()
 
 
 def check_stored(seen: dict[int, dict[str, Any]], stored: list[tuple[int, dict[str, Any]]]) -> None:
@@ -151,8 +179,8 @@ def wait_back(page) -> None:  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("how", ["stop", "kill"])
 @pytest.mark.parametrize("game", ["mil", "mariage"])
-def test_two_people_go_on_after_a_server_restart(new_page, tmp_path, game, how) -> None:  # type: ignore[no-untyped-def]
-    db, out = tmp_path / "room.sqlite", tmp_path / "server.log"
+def test_two_people_go_on_after_a_server_restart(new_page, tmp_path, database, game, how) -> None:  # type: ignore[no-untyped-def]
+    db, out = database, tmp_path / "server.log"
     # a pause before each computer move: time to stop the server while the computer thinks
     first = ChildServer(db, out, delay_ms=1500).start()
     second = None
