@@ -22,6 +22,7 @@ __all__ = [
     "SEAT_KINDS",
     "History",
     "Seat",
+    "chat_message",
     "check_chat",
     "seat_for_token",
 ]
@@ -92,6 +93,11 @@ class History:
         if not self.steps or self.steps[0][0] > version + 1:
             return None
         return [(v, ev) for v, ev in self.steps if version < v <= upto]
+
+
+def chat_message(seat: int, name: str, text: str, version: int) -> JSON:
+    """The ``chat`` message of a line (docs/dev/protocol.md), as sent and as kept."""
+    return {"type": "chat", "seat": seat, "name": name, "text": text, "version": version}
 
 
 def check_chat(text: object) -> str:

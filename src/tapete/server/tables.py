@@ -67,6 +67,7 @@ from tapete.server.room import (
     FREE_KINDS,
     History,
     Seat,
+    chat_message,
     check_chat,
     seat_for_token,
 )
@@ -804,11 +805,7 @@ class TableManager:
         """:meth:`join`'s transaction: the seat taken for ``name`` (``table.seats`` and its
         players then as stored), or :class:`TableError`."""
         with self.sessions.begin() as session:
-            status = session.scalar(
-                select(TableRow.status).where(TableRow.id == table.id).with_for_update()
-            )
-            self._sync_seats(table, session)
-            if status != "waiting":
+            if not self._lock_waiting(table, session):
                 raise TableError("table_full", "every seat of this table is taken")
             if user_id is not None and user_id in table.user_ids:
                 raise TableError("already_seated", "you already sit at this table")
@@ -816,22 +813,16 @@ class TableManager:
             if name.casefold() in taken:
                 raise TableError("name_taken", f"someone at this table is already called {name!r}")
             seat = self._free_seat(table, wanted, invited)
-            done: CursorResult[Any] = session.execute(  # type: ignore[assignment]
-                update(SeatRow)
-                .where(
-                    SeatRow.table_id == table.id,
-                    SeatRow.seat == seat,
-                    SeatRow.kind.in_(sorted(FREE_KINDS)),
-                )
-                .values(
-                    kind="person",
-                    name=name,
-                    user_id=user_id,
-                    token=token,
-                    joined_at=utcnow(),
-                )
-            )
-            if done.rowcount == 1:
+            if self._claim_seat(
+                session,
+                table.id,
+                seat,
+                kind="person",
+                name=name,
+                user_id=user_id,
+                token=token,
+                joined_at=utcnow(),
+            ):
                 # the names as stored now (with any taken elsewhere meanwhile), ours among them
                 self._sync_seats(table, session)
                 session.execute(
@@ -868,6 +859,31 @@ class TableManager:
         if not any(st.free for st in table.seats):
             raise TableError("seat_taken", "the last free seat was taken by someone else just now")
         raise TableError("bad_invite", "no seat you may take: ask for the invitation")
+
+    def _lock_waiting(self, table: Table, session: Session) -> bool:
+        """Lock the table's row for a change of its seats (PostgreSQL: SELECT ... FOR UPDATE;
+        SQLite has one writer at a time), bring ``table``'s seats up to the stored ones, and
+        say whether the table still waits for people."""
+        status = session.scalar(
+            select(TableRow.status).where(TableRow.id == table.id).with_for_update()
+        )
+        self._sync_seats(table, session)
+        return status == "waiting"
+
+    @staticmethod
+    def _claim_seat(session: Session, table_id: int, seat: int, **values: Any) -> bool:
+        """Give ``seat`` the ``values`` only if it is still free as stored (a conditional
+        UPDATE: another server may have taken it); whether it did."""
+        done: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+            update(SeatRow)
+            .where(
+                SeatRow.table_id == table_id,
+                SeatRow.seat == seat,
+                SeatRow.kind.in_(sorted(FREE_KINDS)),
+            )
+            .values(**values)
+        )
+        return done.rowcount == 1
 
     def _sync_seats(self, table: Table, session: Session) -> None:
         """Bring ``table``'s seats up to the database's: a seat another server sharing it
@@ -938,26 +954,15 @@ class TableManager:
             # guarded as a sit-down is (join): a person another server seated meanwhile
             # keeps the seat
             with self.sessions.begin() as session:
-                status = session.scalar(
-                    select(TableRow.status).where(TableRow.id == table.id).with_for_update()
-                )
-                if status != "waiting":
+                if not self._lock_waiting(table, session):
                     continue
-                self._sync_seats(table, session)
                 free = [n for n, st in enumerate(table.seats) if st.free]
                 people = [st.name for st in table.seats if not st.free]
                 names = [n for n in _BOT_NAMES if all(n.casefold() != p.casefold() for p in people)]
                 for n, name in zip(free, names, strict=False):
-                    done: CursorResult[Any] = session.execute(  # type: ignore[assignment]
-                        update(SeatRow)
-                        .where(
-                            SeatRow.table_id == table.id,
-                            SeatRow.seat == n,
-                            SeatRow.kind.in_(sorted(FREE_KINDS)),
-                        )
-                        .values(kind="computer", name=name, level=level)
-                    )
-                    if done.rowcount != 1:
+                    if not self._claim_seat(
+                        session, table.id, n, kind="computer", name=name, level=level
+                    ):
                         continue
                     table.seats[n] = Seat("computer", name, level=level)
                     table.levels[n] = level
@@ -1117,13 +1122,7 @@ class TableManager:
             line = check_chat(text)
         except ValueError as exc:
             raise TableError("bad_message", str(exc)) from None
-        message: JSON = {
-            "type": "chat",
-            "seat": seat,
-            "name": table.seats[seat].name,
-            "text": line,
-            "version": table.version,
-        }
+        message = chat_message(seat, table.seats[seat].name, line, table.version)
         write = functools.partial(self._write_chat, table.id, message)
         try:
             await asyncio.wrap_future(self.write_pool.submit(write))
@@ -1253,10 +1252,7 @@ class TableManager:
         table.history = history
         table.actions = actions
         table.deal_key = deal_key
-        table.chat.extend(
-            {"type": "chat", "seat": c.seat, "name": c.name, "text": c.text, "version": c.version}
-            for c in reversed(chat)
-        )
+        table.chat.extend(chat_message(c.seat, c.name, c.text, c.version) for c in reversed(chat))
         if hand_start < len(actions) and not game.over:
             table.memory = (game_of(row, cap=cap, deal_key=deal_key), actions, hand_start)
         if keep:
@@ -1270,7 +1266,10 @@ class TableManager:
         action, and the events of the last actions (for reconnecting clients: the game's own,
         as the engine gives them again replaying the log); ``ValueError`` for a refused
         start, ``RecordError`` for actions that do not replay."""
-        game = game_of(row, cap=cap, deal_key=deal_key)
+        return self._replay_from(game_of(row, cap=cap, deal_key=deal_key), actions)
+
+    def _replay_from(self, game: Game, actions: list[JSON]) -> tuple[Game, int, History]:
+        """:meth:`_replay` from ``game``, the table's game before any action."""
         hand_start = 0
         deal = game.deal_number
         recorder = _Recorder(game)
@@ -2106,15 +2105,8 @@ class TableManager:
         actions = list(table.actions)
 
         def rebuild() -> None:
-            fresh = self._fresh_game(table)
-            probe = self._fresh_game(table)
-            deal, hand_start = probe.deal_number, 0
-            for n, _ in enumerate(replay_actions(probe, actions)):
-                if probe.deal_number != deal:
-                    deal, hand_start = probe.deal_number, n
-            if probe.deal_number != deal:
-                hand_start = len(actions)
-            rebuild_memory(table, fresh, actions, hand_start, only=seats)
+            _, hand_start, _ = self._replay_from(self._fresh_game(table), actions)
+            rebuild_memory(table, self._fresh_game(table), actions, hand_start, only=seats)
 
         try:
             await asyncio.to_thread(rebuild)
