@@ -12,9 +12,8 @@ import { t } from "./i18n.js";
 import { kindOf, standingOf } from "./kinds.js";
 import { scoreChart } from "./chart.js";
 import { api } from "./session.js";
-import { poolLabel } from "./player.js";
+import { poolLabel, round } from "./player.js";
 
-const round = (n) => Math.round(n * 10) / 10;
 const signed = (n) => (n > 0 ? `+${fmt(n)}` : n < 0 ? `\u2212${fmt(-n)}` : "±0");
 
 // the table's rating changes: asked once per table, the window drawn again when they come

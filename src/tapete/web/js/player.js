@@ -46,7 +46,8 @@ export function ratingChart(history) {
   return svg;
 }
 
-const round = (n) => Math.round(n * 10) / 10;
+// a rating as the pages show it: one decimal (the player page and the game-over window)
+export const round = (n) => Math.round(n * 10) / 10;
 
 function ratingsBox(ratings) {
   if (!ratings.length) return h("p", { class: "note" }, t("ratings_none"));
