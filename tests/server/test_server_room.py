@@ -5,6 +5,7 @@ nothing), reconnection from every version, chat, and spectators refused or delay
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import time
@@ -13,7 +14,14 @@ from typing import Any
 
 import jsonschema_rs
 import pytest
-from server_helpers import MakeApp, Session, action_count, check_no_leak, stored_actions
+from server_helpers import (
+    TEST_LIMITS,
+    MakeApp,
+    Session,
+    action_count,
+    check_no_leak,
+    stored_actions,
+)
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
@@ -555,6 +563,36 @@ def test_delayed_spectators_see_the_game_n_actions_behind(
         expected = game.view(None)
         assert m["view"] == expected, m["version"]
     assert check_no_leak(app, tid, watcher.log, None) > 10
+
+
+def test_delayed_spectators_see_the_end_of_a_game_stopped_by_the_deal_cap(
+    make_app: MakeApp,
+) -> None:
+    """A table with no ``max_deals`` of its own stops at the server's cap on deals; its
+    delayed spectators' game is built with the same cap, so their last view says the game
+    is over, with the table's final version (it used to go on without the cap: a phantom
+    next deal, and no ``game_over`` event)."""
+    app = make_app(limits=dataclasses.replace(TEST_LIMITS, max_game_deals=1))
+    with TestClient(app) as client:
+        made = make_table(client, levels=["random", "random"], spectator_delay=4, seed=13)
+        tid = made["table"]
+        with (
+            client.websocket_connect(f"/ws/{tid}") as w,
+            client.websocket_connect(f"/ws/{tid}?token={made['token']}") as ws,
+        ):
+            watcher = Session(w)
+            me = Session(ws, random.Random(5))
+            last = me.play()
+            assert last["over"] and len(last["sheet"]) == 1, last
+            final = me.version
+            while watcher.view is None or not watcher.view["over"]:
+                watcher.receive()
+        assert watcher.version == final > 4
+        # the same end as the seats saw: no phantom next deal after the last one
+        assert watcher.view["sheet"] == last["sheet"]
+        assert watcher.view["deal_number"] == last["deal_number"]
+        kinds = [e["type"] for e in watcher.log[-1].message["events"]]
+        assert kinds[-2:] == ["deal_end", "game_over"], kinds
 
 
 def test_lobby_lists_public_tables_and_pushes_changes(app: Starlette, client: TestClient) -> None:

@@ -219,6 +219,11 @@ class Table:
     max_deals: int | None
     game: Game
     start: JSON | None = None
+    #: the deals after which ``game`` stops when the table sets no ``max_deals`` of its own
+    #: (the server's cap as it stood when the game was built: ``TableManager.deal_cap``;
+    #: None for a game played past a cap lowered since): every other copy of the game (the
+    #: delayed spectators', a computer's memory) is built with the same cap
+    deal_cap: int | None = None
     version: int = 0
     status: str = "playing"
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -400,6 +405,19 @@ class Table:
         assert self.clocks is not None
         return self.clocks.snapshot(self.clock_now())
 
+    def fresh_game(self) -> Game:
+        """The table's game before any action, as ``game`` was built (the same players, deal
+        key and deal cap): the delayed spectators' game and a computer's memory start here."""
+        return build_game(
+            self.game_name,
+            self.profile,
+            seed=self.seed,
+            players=list(self.players),
+            max_deals=self.max_deals if self.max_deals is not None else self.deal_cap,
+            start=self.start,
+            deal_key=self.deal_key,
+        )
+
     def spectator_view_game(self) -> Game:
         """The delayed spectators' game, brought to ``version - spectator_delay`` actions."""
         self.advance_spectators()
@@ -411,15 +429,7 @@ class Table:
         table (all of it once the game is over), replaying the stored actions through the
         engine; return the events of the actions it took in."""
         if self.spectator_game is None:
-            self.spectator_game = build_game(
-                self.game_name,
-                self.profile,
-                seed=self.seed,
-                players=self.players,
-                max_deals=self.max_deals,
-                start=self.start,
-                deal_key=self.deal_key,
-            )
+            self.spectator_game = self.fresh_game()
             self.spectator_version = 0
         target = self.version if self.game.over else max(0, self.version - self.spectator_delay)
         events: list[Event] = []
@@ -735,7 +745,7 @@ class TableManager:
             session.add_all(_seat_rows(table_id, table_seats))
             if deal_key is not None:
                 fairness.store_key(session, table_id, deal_key)
-        table = self._make_table(table_id, row, g, 0, table_seats)
+        table = self._make_table(table_id, row, g, 0, table_seats, self.deal_cap(game))
         table.deal_key = deal_key
         self.tables[table_id] = table
         if waiting and fill_after_s is not None:
@@ -1164,7 +1174,13 @@ class TableManager:
             )
 
     def _make_table(
-        self, table_id: int, row: TableRow, game: Game, version: int, seats: list[Seat]
+        self,
+        table_id: int,
+        row: TableRow,
+        game: Game,
+        version: int,
+        seats: list[Seat],
+        deal_cap: int | None,
     ) -> Table:
         from tapete.bots import make_bot
 
@@ -1179,6 +1195,7 @@ class TableManager:
             language=row.language,
             max_deals=row.max_deals,
             game=game,
+            deal_cap=deal_cap,
             version=version,
             status=row.status,
             start=row.start,
@@ -1248,7 +1265,9 @@ class TableManager:
         except ValueError as exc:
             log.error("table %s: its start position is refused: %s", table_id, exc)
             return None
-        table = self._make_table(table_id, row, game, len(actions), seats_of(row, seat_rows))
+        table = self._make_table(
+            table_id, row, game, len(actions), seats_of(row, seat_rows), cap
+        )
         table.history = history
         table.actions = actions
         table.deal_key = deal_key
@@ -2105,26 +2124,13 @@ class TableManager:
         actions = list(table.actions)
 
         def rebuild() -> None:
-            _, hand_start, _ = self._replay_from(self._fresh_game(table), actions)
-            rebuild_memory(table, self._fresh_game(table), actions, hand_start, only=seats)
+            _, hand_start, _ = self._replay_from(table.fresh_game(), actions)
+            rebuild_memory(table, table.fresh_game(), actions, hand_start, only=seats)
 
         try:
             await asyncio.to_thread(rebuild)
         except Exception:
             log.exception("table %s: the memory of seats %s was not rebuilt", table.id, seats)
-
-    def _fresh_game(self, table: Table) -> Game:
-        return build_game(
-            table.game_name,
-            table.profile,
-            seed=table.seed,
-            players=list(table.players),
-            max_deals=table.max_deals
-            if table.max_deals is not None
-            else self.deal_cap(table.game_name),
-            start=table.start,
-            deal_key=table.deal_key,
-        )
 
     # ------------------------------------------------------------------ computer players
 
