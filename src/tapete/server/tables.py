@@ -1265,9 +1265,7 @@ class TableManager:
         except ValueError as exc:
             log.error("table %s: its start position is refused: %s", table_id, exc)
             return None
-        table = self._make_table(
-            table_id, row, game, len(actions), seats_of(row, seat_rows), cap
-        )
+        table = self._make_table(table_id, row, game, len(actions), seats_of(row, seat_rows), cap)
         table.history = history
         table.actions = actions
         table.deal_key = deal_key
