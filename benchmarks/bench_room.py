@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import math
 import multiprocessing
@@ -48,7 +49,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import websockets
+import orjson
+import ws_client
 from server_harness import ChildServer, percentile
 
 #: the issue's targets for one process on a 2-core machine
@@ -82,6 +84,9 @@ class Settings:
     delay_ms: int = -1  # the computers' pause (solo seating); < 0: computer_delay_ms()
     clients: int = 1  # client shards: 1 a thread, more processes
     seat_timeout: float = 120.0  # the window starts at the latest this long after the ramp
+    #: ``Limits`` fields for both servers over the harness's (e.g. {"gc_thresholds": [...]})
+    server_limits: dict[str, Any] = field(default_factory=dict)
+    settle: float = 5.0  # then this long before the window (the last connections' tail)
 
 
 @dataclass
@@ -122,6 +127,7 @@ class Client:
     seat: int
     rng: random.Random
     since: int | None = None
+    opened: bool = False  # received its first message (on any socket)
 
 
 @dataclass
@@ -130,6 +136,13 @@ class Table:
     tokens: list[tuple[int, str]]  # (seat, token) of every person's seat
     version: int = 0
     over: bool = False
+    #: the table's first game: sockets still to receive their first message (0: seated)
+    unopened: int = -1
+
+
+def run_seats(settings: Settings) -> int:
+    """The people at each table (one client each)."""
+    return 3 if settings.game == "mil" else 2
 
 
 class Board:
@@ -173,7 +186,7 @@ class Run:
         self.seating = seating
         self.shard, self.shards = shard, shards
         self.board = board or Board(1)
-        self.seats = 3 if settings.game == "mil" else 2
+        self.seats = run_seats(settings)
         self.stats = Stats()
         self.stopping = False
         self.start = math.inf
@@ -193,6 +206,14 @@ class Run:
             if self.measuring:
                 self.stats.actions += version - table.version
             table.version = version
+
+    def opened(self, table: Table) -> None:
+        """A socket of ``table`` received its first message: the table counts as seated
+        once every one of its sockets has."""
+        if table.unopened > 0:
+            table.unopened -= 1
+            if not table.unopened:
+                self.stats.seated += 1
 
     def size(self, category: str, n: int) -> None:
         self.stats.sizes[category].append(n)
@@ -253,7 +274,7 @@ async def seat_table(run: Run, index: int, round_: int) -> Table:
 
 
 def _connect(url: str) -> Any:
-    return websockets.connect(url, max_size=2**22, open_timeout=120, ping_interval=None)
+    return ws_client.connect(url, max_size=2**22, open_timeout=120)
 
 
 async def player(
@@ -275,7 +296,7 @@ async def player(
                     dropped = await _play_socket(run, ws, table, client, drop_at)
                 finally:
                     st.open_sockets -= 1
-        except (OSError, websockets.exceptions.WebSocketException, TimeoutError) as exc:
+        except (OSError, TimeoutError) as exc:
             run.error(f"socket: {type(exc).__name__}")
             await asyncio.sleep(0.5)
             continue
@@ -297,7 +318,7 @@ async def _play_socket(
     opened = time.perf_counter()
     waiting_sync = False
     if client.since is not None and run.seating == "room":
-        await ws.send(json.dumps({"type": "sync", "since": client.since}))
+        await ws.send(orjson.dumps({"type": "sync", "since": client.since}))
         waiting_sync = True
     first = True
     in_sync = False
@@ -310,14 +331,18 @@ async def _play_socket(
         if timeout <= 0 or run.stopping:
             return drop_at <= run.deadline and not run.stopping
         try:
-            text = await asyncio.wait_for(ws.recv(), timeout=min(timeout, 5.0))
+            async with asyncio.timeout(min(timeout, 5.0)):
+                text = await ws.recv()
         except TimeoutError:
             continue
         now = time.perf_counter()
-        m = json.loads(text)
+        m = orjson.loads(text)
         kind = m.get("type")
         if first:
             category = "first"
+            if not client.opened:
+                client.opened = True
+                run.opened(table)
         elif kind == "events" or (kind == "view" and in_sync):
             category = "sync"
         else:
@@ -365,7 +390,7 @@ async def _play_socket(
         sent_at = time.perf_counter()
         sent_version = version
         pending = True
-        await ws.send(json.dumps({"type": "act", "version": version, "action": action}))
+        await ws.send(orjson.dumps({"type": "act", "version": version, "action": action}))
         st.sent += 1
 
 
@@ -383,14 +408,17 @@ async def spectator(run: Run, table: Table) -> None:
                     if timeout <= 0:
                         break
                     try:
-                        text = await asyncio.wait_for(ws.recv(), timeout=timeout)
+                        async with asyncio.timeout(timeout):
+                            text = await ws.recv()
                     except TimeoutError:
                         continue
-                    m = json.loads(text)
+                    m = orjson.loads(text)
                     kind = m.get("type")
                     run.size(
                         "first" if first else "later" if kind == "view" else "other", len(text)
                     )
+                    if first:
+                        run.opened(table)
                     first = False
                     if kind == "error":
                         run.error(str(m.get("code")))
@@ -398,7 +426,7 @@ async def spectator(run: Run, table: Table) -> None:
                         break
             finally:
                 run.stats.open_sockets -= 1
-    except (OSError, websockets.exceptions.WebSocketException, TimeoutError) as exc:
+    except (OSError, TimeoutError) as exc:
         run.error(f"spectator socket: {type(exc).__name__}")
 
 
@@ -416,7 +444,7 @@ async def table_driver(run: Run, index: int, ramp: float) -> None:
             continue
         if first:
             first = False
-            run.stats.seated += 1
+            table.unopened = len(table.tokens) + run.s.spectators  # (then seated: opened())
         rng = random.Random(f"{run.s.seed}/{index}/{round_}")
         drops = [rng.random() < run.s.reconnect for _ in table.tokens]
         await asyncio.gather(
@@ -426,6 +454,9 @@ async def table_driver(run: Run, index: int, ramp: float) -> None:
             ),
             *(spectator(run, table) for _ in range(run.s.spectators)),
         )
+        if table.unopened > 0:  # a game over before a late socket's first message (two
+            table.unopened = 1  # redeals in a row end a 2-deal game in a few actions)
+            run.opened(table)
         if table.over and run.measuring:
             run.stats.finished += 1
         round_ += 1
@@ -500,10 +531,25 @@ async def play_shard(run: Run) -> None:
             run.error(f"client crashed: {type(r).__name__}: {r}")
 
 
-def shard_main(run: Run, results: Any) -> None:
-    """A shard's thread or process: play, then hand the counters back."""
+def run_loop(main: Any) -> Any:
+    """Run a shard's coroutine on uvloop where it is installed (as the server runs: the
+    clients' own CPU shares the machine's two cores with the server), else asyncio's loop."""
     try:
-        asyncio.run(play_shard(run))
+        import uvloop
+    except ImportError:
+        return asyncio.run(main)
+    return uvloop.run(main)
+
+
+def shard_main(run: Run, results: Any) -> None:
+    """A shard's thread or process: play, then hand the counters back. A shard process
+    runs without the cyclic garbage collector (a run lasts minutes, and the clients' own
+    objects die by reference count): its pauses were the clients' loop lag, which the
+    latencies would count as the server's."""
+    if run.shards > 1:
+        gc.disable()
+    try:
+        run_loop(play_shard(run))
     except BaseException as exc:  # the parent reports it
         run.error(f"shard crashed: {type(exc).__name__}: {exc}")
     results.put((run.shard, run.stats, run.client_cpu))
@@ -533,6 +579,8 @@ def phase(settings: Settings, server: ChildServer, seating: str, label: str) -> 
     ramp = settings.ramp if settings.ramp >= 0 else settings.tables / 50
     started = time.monotonic()
     ticker = Ticker(settings, board, label, started)
+    # every table seated, each of its sockets open with its first view: the window measures
+    # play, not the connections' storm
     while (
         board.total("seated") < settings.tables
         and time.monotonic() - started < ramp + settings.seat_timeout
@@ -540,6 +588,10 @@ def phase(settings: Settings, server: ChildServer, seating: str, label: str) -> 
         time.sleep(0.1)
         ticker.tick(False)
     seated = int(board.total("seated"))
+    settle = time.monotonic() + settings.settle
+    while time.monotonic() < settle:
+        time.sleep(0.1)
+        ticker.tick(False)
     start = time.monotonic() + 0.2
     board.start.value = start
     time.sleep(max(0.0, start - time.monotonic()))
@@ -709,11 +761,16 @@ def measure(
                 "seed": settings.seed + 7919,
             }
         )
-        with ChildServer(delay_ms=0, src=src) as server:
+        with ChildServer(delay_ms=0, src=src, limits=settings.server_limits) as server:
             if seating == "auto":
                 seating = asyncio.run(detect_seating(server))
             out["baseline"] = phase(base_settings, server, seating, "baseline")
-    with ChildServer(delay_ms=computer_delay_ms(settings), src=src, profile=profile) as server:
+    with ChildServer(
+        delay_ms=computer_delay_ms(settings),
+        src=src,
+        profile=profile,
+        limits=settings.server_limits,
+    ) as server:
         if seating == "auto":
             seating = asyncio.run(detect_seating(server))
         out["run"] = phase(settings, server, seating, "run")
@@ -814,8 +871,21 @@ def parse_args(argv: list[str] | None = None) -> tuple[Settings, argparse.Namesp
     p.add_argument(
         "--seat-timeout", type=float, default=120.0, help="longest wait for seating after the ramp"
     )
+    p.add_argument(
+        "--settle",
+        type=float,
+        default=5.0,
+        help="seconds between every socket open and the window (default 5)",
+    )
     p.add_argument("--json", metavar="FILE", help="also write the summary as JSON (- : stdout)")
     p.add_argument("--server-src", type=Path, help="run the server from this src folder")
+    p.add_argument(
+        "--server-limits",
+        type=json.loads,
+        default={},
+        metavar="JSON",
+        help='Limits fields for the servers, e.g. \'{"gc_thresholds": [5000, 20, 100]}\'',
+    )
     p.add_argument("--profile-server", type=Path, help="cProfile of the run's server, to FILE")
     a = p.parse_args(argv)
     if not 1 <= a.tables <= 5000:
@@ -842,6 +912,8 @@ def parse_args(argv: list[str] | None = None) -> tuple[Settings, argparse.Namesp
         delay_ms=a.delay_ms,
         clients=a.clients,
         seat_timeout=a.seat_timeout,
+        settle=a.settle,
+        server_limits=a.server_limits,
     )
     return settings, a
 

@@ -12,7 +12,7 @@ import logging
 import os
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Coroutine, Generator, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -326,50 +326,123 @@ def table_id_of(raw: str) -> int | None:
 # ---------------------------------------------------------------------- WebSocket
 
 
+class _Resume:
+    """Awaiting this finishes ``coro``, a coroutine started by hand (``coro.send(None)``)
+    that suspended on ``yielded``: the rest of it runs as the awaiting task's, exactly as
+    if the task had started it (Python 3.12's eager tasks do the same)."""
+
+    def __init__(self, coro: Coroutine[Any, Any, None], yielded: Any) -> None:
+        self.coro = coro
+        self.yielded = yielded
+
+    def __await__(self) -> Generator[Any, Any, None]:
+        coro, yielded = self.coro, self.yielded
+        while True:
+            try:
+                value = yield yielded
+            except BaseException as exc:  # (a cancellation: into the coroutine)
+                try:
+                    yielded = coro.throw(exc)
+                except StopIteration:
+                    return
+                continue
+            try:
+                yielded = coro.send(value)
+            except StopIteration:
+                return
+
+
 class Connection:
-    """One WebSocket at a table: an outbox queue drained by a writer task, so that
-    broadcasts never wait for a slow client and messages keep their order."""
+    """One WebSocket at a table (or the lobby): a message is written at once when nothing
+    waits before it, else it joins an outbox that a task drains, so that broadcasts never
+    wait for a slow client and messages keep their order.
+
+    Writing at once: a WebSocket send (Starlette, then uvicorn) only suspends when the
+    socket's buffer is full; started by hand, it finishes without a task, a queue or a
+    future. A writer task that waited on a queue made a new wait (coroutine, future) after
+    every message, and at 1,000 tables those waits outlived the collector's young
+    generation, whose pauses were the p99 latency (docs/benchmarks.md, "Online room
+    load"). A send that does suspend goes on in a task, and later messages queue behind it
+    (at most ``max_queue``: past that the client is not reading, and the socket is closed
+    with 1008)."""
 
     def __init__(self, websocket: WebSocket, max_queue: int, language: str = "en") -> None:
         self.websocket = websocket
         self.language = language
         self.seat: int | None = None
-        self.queue: asyncio.Queue[str | int] = asyncio.Queue()
+        #: messages (or a close code) waiting behind a send that suspended
+        self.outbox: deque[str | int] = deque()
         self.max_queue = max_queue
+        #: the task finishing a suspended send and the outbox after it (None: idle)
+        self.draining: asyncio.Task[None] | None = None
         self.window: deque[float] = deque()
         self.overflowed = False
+        #: the connection closed itself or a write failed: its handler stops reading
+        self.ended = False
         #: chat lines this connection may still send (made at its first line)
         self.chat: TokenBucket | None = None
 
     def push(self, text: str) -> None:
         if self.overflowed:
             return
-        if self.queue.qsize() >= self.max_queue:
-            # a client that does not read: stop writing to it and close
-            self.overflowed = True
-            self.queue.put_nowait(1008)
+        if self.draining is not None:
+            if len(self.outbox) >= self.max_queue:
+                # a client that does not read: stop writing to it and close
+                self.overflowed = True
+                self.outbox.append(1008)
+                return
+            self.outbox.append(text)
             return
-        self.queue.put_nowait(text)
+        coro = self.websocket.send_text(text)
+        try:
+            yielded = coro.send(None)
+        except StopIteration:
+            return  # written
+        except Exception:  # (the client is gone: its handler reads the disconnect)
+            self.overflowed = self.ended = True
+            return
+        self.draining = asyncio.ensure_future(self._drain(_Resume(coro, yielded)))
 
     def close(self, code: int = 1011) -> None:
         """Close after the messages already queued (the server could not go on)."""
         self.overflowed = True
-        self.queue.put_nowait(code)
+        if self.draining is None:
+            self.draining = asyncio.ensure_future(self._drain(None, code))
+        else:
+            self.outbox.append(code)
+
+    async def _drain(self, pending: _Resume | None, code: int | None = None) -> None:
+        try:
+            if pending is not None:
+                await pending
+            if code is not None:
+                self.outbox.append(code)
+            while self.outbox:
+                item = self.outbox.popleft()
+                if isinstance(item, int):
+                    self.ended = True
+                    with contextlib.suppress(Exception):
+                        await self.websocket.close(code=item)
+                    return
+                await self.websocket.send_text(item)
+        except Exception:
+            self.overflowed = self.ended = True
+        finally:
+            self.draining = None
+
+    async def finish(self) -> None:
+        """(The handler, once the socket is done) stop a send still under way."""
+        task = self.draining
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
 
     def push_json(self, message: dict[str, Any]) -> None:
         self.push(message_text(message))
 
     def error(self, code: str, message: str) -> None:
         self.push_json(TableError(code, message).to_json(self.language))
-
-    async def writer(self) -> None:
-        while True:
-            item = await self.queue.get()
-            if isinstance(item, int):
-                with contextlib.suppress(Exception):
-                    await self.websocket.close(code=item)
-                return
-            await self.websocket.send_text(item)
 
     def allow(self, limit: int, now: float) -> bool:
         """At most ``limit`` messages in any second."""
@@ -621,13 +694,12 @@ class Server:
             await websocket.close(code=1013)
             return
         conn = Connection(websocket, self.manager.max_queue)
-        writer = asyncio.create_task(conn.writer())
         manager.lobby_listeners.add(conn)
         conn.push_json({"type": "lobby", "tables": manager.lobby()})
         try:
-            while True:
+            while not conn.ended:
                 message = await websocket.receive()
-                if message["type"] == "websocket.disconnect" or writer.done():
+                if message["type"] == "websocket.disconnect" or conn.ended:
                     break
                 if conn.allow(self.rate_limit, time.monotonic()):
                     conn.error("bad_message", "the lobby socket takes no messages")
@@ -635,10 +707,7 @@ class Server:
             pass
         finally:
             manager.lobby_listeners.discard(conn)
-            if not writer.done():
-                writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await writer
+            await conn.finish()
 
     def _table_id(self, request: Request) -> int | None:
         return table_id_of(request.path_params["table_id"])
@@ -830,7 +899,6 @@ class Server:
             await websocket.send_json(error.to_json(lang))
             await websocket.close(code=4403)
             return
-        writer = asyncio.create_task(conn.writer())
         table = await self.manager.settled_in_memory(table)
         table = self.manager.attach(table, conn)  # (the one in memory now)
         self.manager.ensure_bots(table)
@@ -849,16 +917,13 @@ class Server:
                     await self._handle(table, conn, frame_text(message))
                 except TableError as exc:
                     conn.push_json(exc.to_json(conn.language))
-                if writer.done():
+                if conn.ended:
                     break
         except WebSocketDisconnect:
             pass
         finally:
             self.manager.detach(table, conn)
-            if not writer.done():
-                writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await writer
+            await conn.finish()
 
     async def _handle(self, table: Table, conn: Connection, text: str) -> None:
         data = parse_message(text)
