@@ -433,10 +433,12 @@ class Connection:
     async def finish(self) -> None:
         """(The handler, once the socket is done) stop a send still under way."""
         task = self.draining
+        self.overflowed = self.ended = True
         if task is not None and not task.done():
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        self.draining = None
 
     def push_json(self, message: dict[str, Any]) -> None:
         self.push(message_text(message))
