@@ -9,6 +9,7 @@ import asyncio
 from typing import Any, cast
 
 import pytest
+from server_helpers import run_async
 from starlette.websockets import WebSocket
 
 from tapete.server.app import Connection
@@ -50,7 +51,7 @@ def test_an_idle_connection_writes_at_once_without_a_task() -> None:
         assert socket.sent == ["a", "b"]  # (before any await)
         assert conn.draining is None and len(asyncio.all_tasks()) == tasks
 
-    asyncio.run(main())
+    run_async(main())
 
 
 def test_a_suspended_send_goes_on_in_a_task_and_later_messages_keep_their_order() -> None:
@@ -71,7 +72,7 @@ def test_a_suspended_send_goes_on_in_a_task_and_later_messages_keep_their_order(
         conn.push("d")  # idle again: at once
         assert socket.sent[-1] == "d"
 
-    asyncio.run(main())
+    run_async(main())
 
 
 def test_a_client_that_does_not_read_is_closed_after_the_queue() -> None:
@@ -89,7 +90,7 @@ def test_a_client_that_does_not_read_is_closed_after_the_queue() -> None:
         conn.push("late")
         assert socket.sent[-1] == "3"
 
-    asyncio.run(main())
+    run_async(main())
 
 
 @pytest.mark.parametrize("busy", [False, True])
@@ -106,7 +107,7 @@ def test_close_goes_after_the_queued_messages(busy: bool) -> None:
         assert socket.sent == (["a"] if busy else [])
         assert socket.closed == 1011 and conn.ended
 
-    asyncio.run(main())
+    run_async(main())
 
 
 def test_a_failed_send_ends_the_connection() -> None:
@@ -119,7 +120,7 @@ def test_a_failed_send_ends_the_connection() -> None:
         conn.push("b")
         assert socket.sent == []
 
-    asyncio.run(main())
+    run_async(main())
 
 
 def test_finish_cancels_a_send_still_under_way() -> None:
@@ -132,4 +133,4 @@ def test_finish_cancels_a_send_still_under_way() -> None:
         assert task.cancelled() or task.done()
         assert socket.sent == [] and conn.draining is None
 
-    asyncio.run(main())
+    run_async(main())

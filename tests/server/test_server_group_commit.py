@@ -10,7 +10,7 @@ import json
 import threading
 from typing import Any
 
-from server_helpers import MakeApp, action_count
+from server_helpers import MakeApp, action_count, run_async
 from sqlalchemy import event, insert
 
 from tapete.games import kind
@@ -86,7 +86,7 @@ def test_the_actions_of_several_tables_are_committed_together(make_app: MakeApp)
         commits.clear()
         return await act_while_the_writer_is_busy(manager, tables)
 
-    outcomes, held = asyncio.run(main())
+    outcomes, held = run_async(main())
     assert outcomes == [None, None, None]
     # nothing was sent before the write: each listener had only its first view
     assert held == [[0], [0], [0]]
@@ -116,7 +116,7 @@ def test_a_refused_write_in_a_group_refuses_no_other_table(make_app: MakeApp) ->
             },
         )
 
-    outcomes, _ = asyncio.run(act_while_the_writer_is_busy(manager, tables))
+    outcomes, _ = run_async(act_while_the_writer_is_busy(manager, tables))
     assert outcomes[0] is None and outcomes[2] is None, outcomes
     assert isinstance(outcomes[1], TableError), outcomes
     for table, ear in (tables[0], tables[2]):

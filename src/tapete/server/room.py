@@ -13,6 +13,8 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+import orjson
+
 from tapete.game import JSON, Event
 
 __all__ = [
@@ -75,15 +77,20 @@ def seat_for_token(seats: Iterable[Seat], token: str | None) -> int | None:
 
 class History:
     """The events of a table's last ``size`` actions, by version (the version an action led
-    to: action ``n`` makes version ``n + 1``), the way Lichess keeps a game's event history."""
+    to: action ``n`` makes version ``n + 1``), the way Lichess keeps a game's event history.
+
+    Each step is kept as one encoded ``bytes`` (JSON: ``[[type, public, private], ...]``),
+    read back only for a reconnecting client: as objects, a thousand tables' histories were
+    hundreds of thousands of dicts and lists that the garbage collector scanned at every
+    young collection (docs/benchmarks.md, "Online room load"); bytes it does not track."""
 
     def __init__(self, size: int) -> None:
         self.size = max(0, size)
-        self.steps: deque[tuple[int, list[Event]]] = deque(maxlen=self.size or None)
+        self.steps: deque[tuple[int, bytes | list[Event]]] = deque(maxlen=self.size or None)
 
     def add(self, version: int, events: list[Event]) -> None:
         if self.size:
-            self.steps.append((version, events))
+            self.steps.append((version, _pack(events)))
 
     def since(self, version: int, upto: int) -> list[tuple[int, list[Event]]] | None:
         """The steps of versions ``version + 1`` .. ``upto``, or None when the history no
@@ -92,7 +99,26 @@ class History:
             return [] if version == upto else None
         if not self.steps or self.steps[0][0] > version + 1:
             return None
-        return [(v, ev) for v, ev in self.steps if version < v <= upto]
+        return [(v, _unpack(packed)) for v, packed in self.steps if version < v <= upto]
+
+
+def _pack(events: list[Event]) -> bytes | list[Event]:
+    """A step's events as one ``bytes`` (the events themselves for what orjson refuses)."""
+    try:
+        return orjson.dumps(
+            [[e.type, e.public, e.private] for e in events], option=orjson.OPT_NON_STR_KEYS
+        )
+    except TypeError:
+        return list(events)
+
+
+def _unpack(packed: bytes | list[Event]) -> list[Event]:
+    if isinstance(packed, list):
+        return packed
+    return [
+        Event(kind, public, {int(seat): fields for seat, fields in private.items()})
+        for kind, public, private in orjson.loads(packed)
+    ]
 
 
 def chat_message(seat: int, name: str, text: str, version: int) -> JSON:
