@@ -596,10 +596,12 @@ def phase(settings: Settings, server: ChildServer, seating: str, label: str) -> 
     board.start.value = start
     time.sleep(max(0.0, start - time.monotonic()))
     cpu0 = server.cpu()
+    rss0 = server.rss()
     while time.monotonic() < start + settings.seconds:
         time.sleep(min(0.1, max(0.0, start + settings.seconds - time.monotonic())))
         ticker.tick(True)
     cpu = server.cpu() - cpu0
+    rss1 = server.rss()
     wall = time.monotonic() - start
     stats, client_cpu = Stats(), 0.0
     for _ in workers:
@@ -610,6 +612,7 @@ def phase(settings: Settings, server: ChildServer, seating: str, label: str) -> 
         w.join(timeout=30)
     summary = summarise(runs[0], stats, wall, cpu, client_cpu)
     summary["seated_at_start"] = seated
+    summary["server_rss_mb"] = [round(rss0 / 2**20, 1), round(rss1 / 2**20, 1)]
     summary["client_shards"] = shards
     summary["computer_delay_ms"] = server.delay_ms if seating == "solo" else None
     return summary
@@ -821,7 +824,8 @@ def report(out: dict[str, Any]) -> str:
     lines.append(
         f"connections {r['connections']}, reconnections {r['reconnects']} (connect -> missed "
         f"events: median {r['reconnect_ms']['median']} ms, p99 {r['reconnect_ms']['p99']} ms), "
-        f"games finished {r['games_finished']}, errors {r['errors'] or 'none'}"
+        f"games finished {r['games_finished']}, errors {r['errors'] or 'none'}; server memory "
+        f"{r['server_rss_mb'][0]} MB at the window's start, {r['server_rss_mb'][1]} MB at its end"
     )
     lines.append(
         f"client CPU {r['client_cpu_s']} s, client loop lag p99 {r['client_lag_ms']['p99']} ms; "

@@ -83,6 +83,14 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / ticks
 
 
+def rss_bytes(pid: int) -> int:
+    """Resident memory of a process (Linux /proc)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
 def http_json(url: str, body: dict[str, Any] | None = None) -> Any:
     data = json.dumps(body).encode() if body is not None else None
     req = urllib.request.Request(url, data=data, headers={"content-type": "application/json"})
@@ -135,6 +143,9 @@ class ChildServer:
 
     def cpu(self) -> float:
         return cpu_seconds(self.pid)
+
+    def rss(self) -> int:
+        return rss_bytes(self.pid)
 
     def __enter__(self) -> ChildServer:
         self.tmp = tempfile.TemporaryDirectory(prefix="tapete-bench-")

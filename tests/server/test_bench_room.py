@@ -35,6 +35,7 @@ def test_bench_room_plays_two_tables_and_reports_every_figure(
     assert run["client_shards"] == 2 and run["seated_at_start"] == 2
     assert run["seating"] == "room"  # auto-detected: the server has the invitation API
     assert run["error_count"] == 0, run["errors"]
+    assert len(run["server_rss_mb"]) == 2 and min(run["server_rss_mb"]) > 10
     assert base["error_count"] == 0, base["errors"]
     for phase in (run, base):
         assert phase["actions"] > 0 and phase["latency_ms"]["count"] > 0
