@@ -523,6 +523,24 @@ def test_spectators_refused(app: Starlette, client: TestClient) -> None:
         assert next_of(Session(ws), "view")["view"]["seat"] == 0
 
 
+def _watch_to_the_end(
+    client: TestClient, made: dict[str, Any]
+) -> tuple[Session, dict[str, Any], int]:
+    """A spectator and the table's person (random play) until the spectator sees the game
+    over: the spectator's session, the person's last view and the table's final version."""
+    tid = made["table"]
+    with (
+        client.websocket_connect(f"/ws/{tid}") as w,
+        client.websocket_connect(f"/ws/{tid}?token={made['token']}") as ws,
+    ):
+        watcher = Session(w)
+        me = Session(ws, random.Random(5))
+        last = me.play()
+        while watcher.view is None or not watcher.view["over"]:
+            watcher.receive()
+    return watcher, last, me.version
+
+
 def test_delayed_spectators_see_the_game_n_actions_behind(
     app: Starlette, client: TestClient
 ) -> None:
@@ -531,16 +549,7 @@ def test_delayed_spectators_see_the_game_n_actions_behind(
         client, levels=["random", "random"], max_deals=1, spectator_delay=delay, seed=13
     )
     tid = made["table"]
-    with (
-        client.websocket_connect(f"/ws/{tid}") as w,
-        client.websocket_connect(f"/ws/{tid}?token={made['token']}") as ws,
-    ):
-        watcher = Session(w)
-        me = Session(ws, random.Random(5))
-        me.play()
-        final = me.version
-        while watcher.view is None or not watcher.view["over"]:
-            watcher.receive()
+    watcher, _, final = _watch_to_the_end(client, made)
     versions = [r.message["version"] for r in watcher.log if r.message["type"] == "view"]
     assert versions[-1] == final > delay + 10
     # nothing newer than N actions behind was shown while the game was on
@@ -575,18 +584,8 @@ def test_delayed_spectators_see_the_end_of_a_game_stopped_by_the_deal_cap(
     app = make_app(limits=dataclasses.replace(TEST_LIMITS, max_game_deals=1))
     with TestClient(app) as client:
         made = make_table(client, levels=["random", "random"], spectator_delay=4, seed=13)
-        tid = made["table"]
-        with (
-            client.websocket_connect(f"/ws/{tid}") as w,
-            client.websocket_connect(f"/ws/{tid}?token={made['token']}") as ws,
-        ):
-            watcher = Session(w)
-            me = Session(ws, random.Random(5))
-            last = me.play()
-            assert last["over"] and len(last["sheet"]) == 1, last
-            final = me.version
-            while watcher.view is None or not watcher.view["over"]:
-                watcher.receive()
+        watcher, last, final = _watch_to_the_end(client, made)
+        assert last["over"] and len(last["sheet"]) == 1, last
         assert watcher.version == final > 4
         # the same end as the seats saw: no phantom next deal after the last one
         assert watcher.view["sheet"] == last["sheet"]
