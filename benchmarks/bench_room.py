@@ -140,11 +140,6 @@ class Table:
     unopened: int = -1
 
 
-def run_seats(settings: Settings) -> int:
-    """The people at each table (one client each)."""
-    return 3 if settings.game == "mil" else 2
-
-
 class Board:
     """Counters the client shards share with the parent (a shared-memory array, so that
     shards may be processes), and the window's start that the parent sets."""
@@ -186,7 +181,7 @@ class Run:
         self.seating = seating
         self.shard, self.shards = shard, shards
         self.board = board or Board(1)
-        self.seats = run_seats(settings)
+        self.seats = 3 if settings.game == "mil" else 2
         self.stats = Stats()
         self.stopping = False
         self.start = math.inf
@@ -207,11 +202,12 @@ class Run:
                 self.stats.actions += version - table.version
             table.version = version
 
-    def opened(self, table: Table) -> None:
-        """A socket of ``table`` received its first message: the table counts as seated
-        once every one of its sockets has."""
+    def opened(self, table: Table, *, every: bool = False) -> None:
+        """A socket of ``table`` received its first message (``every``: the game is over,
+        so the rest never will): the table counts as seated once every one of its sockets
+        has."""
         if table.unopened > 0:
-            table.unopened -= 1
+            table.unopened = 0 if every else table.unopened - 1
             if not table.unopened:
                 self.stats.seated += 1
 
@@ -454,9 +450,9 @@ async def table_driver(run: Run, index: int, ramp: float) -> None:
             ),
             *(spectator(run, table) for _ in range(run.s.spectators)),
         )
-        if table.unopened > 0:  # a game over before a late socket's first message (two
-            table.unopened = 1  # redeals in a row end a 2-deal game in a few actions)
-            run.opened(table)
+        # (a game can be over before a late socket's first message: two redeals in a row
+        # end a 2-deal game in a few actions)
+        run.opened(table, every=True)
         if table.over and run.measuring:
             run.stats.finished += 1
         round_ += 1
@@ -888,7 +884,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Settings, argparse.Namesp
         type=json.loads,
         default={},
         metavar="JSON",
-        help='Limits fields for the servers, e.g. \'{"gc_thresholds": [5000, 20, 100]}\'',
+        help="Limits fields for the servers, e.g. '{\"gc_thresholds\": [5000, 20, 100]}'",
     )
     p.add_argument("--profile-server", type=Path, help="cProfile of the run's server, to FILE")
     a = p.parse_args(argv)

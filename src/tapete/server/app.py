@@ -406,17 +406,14 @@ class Connection:
     def close(self, code: int = 1011) -> None:
         """Close after the messages already queued (the server could not go on)."""
         self.overflowed = True
+        self.outbox.append(code)
         if self.draining is None:
-            self.draining = asyncio.ensure_future(self._drain(None, code))
-        else:
-            self.outbox.append(code)
+            self.draining = asyncio.ensure_future(self._drain(None))
 
-    async def _drain(self, pending: _Resume | None, code: int | None = None) -> None:
+    async def _drain(self, pending: _Resume | None) -> None:
         try:
             if pending is not None:
                 await pending
-            if code is not None:
-                self.outbox.append(code)
             while self.outbox:
                 item = self.outbox.popleft()
                 if isinstance(item, int):
@@ -699,7 +696,7 @@ class Server:
         manager.lobby_listeners.add(conn)
         conn.push_json({"type": "lobby", "tables": manager.lobby()})
         try:
-            while not conn.ended:
+            while True:
                 message = await websocket.receive()
                 if message["type"] == "websocket.disconnect" or conn.ended:
                     break
