@@ -311,11 +311,15 @@ def test_events_hide_a_give_and_show_a_redeal_proof(mil_page) -> None:
     events = [e.for_viewer(1) for e in g.apply(redeal)]
     shown = next(e for e in events if e["type"] == "action")["shown"]
     feed.events(g.view(1), events)
-    cards = mil_page.eval_on_selector_all(
-        f"{tid('redeal-shown')} .card", "els => els.map(e => e.dataset.card)"
-    )
-    assert cards == shown and len(shown) >= 3
-    assert "Ana pide otro reparto" in mil_page.inner_text(tid("status"))
+    # the redeal ended the deal: its end is held with the cards, then the next deal shows them
+    for where in ("deal-end-redeal", "redeal-shown"):
+        cards = mil_page.eval_on_selector_all(
+            f"{tid(where)} .card", "els => els.map(e => e.dataset.card)"
+        )
+        assert cards == shown and len(shown) >= 3, where
+        assert "Ana pide otro reparto" in mil_page.inner_text(tid("log"))
+        if where == "deal-end-redeal":
+            mil_page.click(tid("next-deal"))
 
 
 def test_a_reconnection_lists_the_missed_moves_in_their_place(mil_page) -> None:  # type: ignore[no-untyped-def]

@@ -98,8 +98,9 @@ function center(v, justify) {
     v.contract ? h("span", { testid: "contract-info" }, t("contract_of", { name: playerName(v.declarer), value: v.contract }))
       : (v.high_bid ? h("span", {}, t("high_bid", { value: v.high_bid })) : null),
     h("span", { class: "dealno" }, t("deal_no", { n: v.deal_number ?? 1 })), commitmentMark(v)));
-  // a redeal asked by someone: the cards that justify it, from the redeal's event
-  if (S.proof && (v.phase !== "play" || S.pause)) {
+  // a redeal asked by someone: the cards that justify it, from the redeal's event (while a
+  // deal's end is held, its panel shows the redeal that ended it, and no later one)
+  if (S.proof && v.phase !== "play" && !S.pause) {
     c.append(h("div", { class: "dealresult", testid: "redeal-shown" },
       h("div", { class: "label" }, actionText(S.proof.action, S.proof.seat, "ev")),
       h("div", { class: "cards" }, S.proof.shown.map((x) => shownCard(x, "justify")))));
@@ -161,16 +162,24 @@ function actions(v) {
   const redeals = legal.filter((a) => a.type === "redeal");
   const keep = legal.find((a) => a.type === "keep");
   if (redeals.length || keep) {
+    // one sentence with every reason, then the buttons in one row when they fit (a phone keeps
+    // its hand in sight); with several reasons each button is named by its reason
     const box = h("div", { class: "panel redeal", testid: "redeal-panel" });
+    const buttons = h("div", { class: "buttons" });
+    const whys = [];
     for (const r of redeals) {
       let why = t(`reason_${r.reason}`);
       // the points come from the view (the client knows no card values)
       if (r.reason === "low_points" && typeof v.hand_points === "number") why += ` (${t("hand_points", { n: v.hand_points })})`;
       if (r.reason === "low_talon" && typeof v.talon_points === "number") why += ` (${t("talon_points", { n: v.talon_points })})`;
-      box.append(h("p", {}, t("redeal_offer", { reason: why })));
-      box.append(actionButton(r, t("redeal_btn"), `redeal-${r.reason}`, "primary"));
+      whys.push(why);
+      const b = actionButton(r, redeals.length > 1 ? t(`reason_short_${r.reason}`) : t("redeal_btn"), `redeal-${r.reason}`, "primary");
+      if (redeals.length > 1) b.setAttribute("aria-label", `${t("redeal_btn")}: ${t(`reason_${r.reason}`)}`); // (the reason in full)
+      buttons.append(b);
     }
-    if (keep) box.append(actionButton(keep, t("keep_btn"), "keep"));
+    if (whys.length) box.append(h("p", {}, t("redeal_offer", { reason: whys.join("; ") })));
+    if (keep) buttons.append(actionButton(keep, t("keep_btn"), "keep"));
+    box.append(buttons);
     panel.append(box);
   }
   const rospis = legal.find((a) => a.type === "rospis");

@@ -9,6 +9,7 @@ import { S, STORE_AUTO_NEXT, playerName, screen } from "./state.js";
 import { t, tMaybe } from "./i18n.js";
 import { shownCard } from "./cards.js";
 import { dealEndReview } from "./review.js";
+import { actionText } from "./history.js";
 
 export const AUTO_NEXT_MS = 4000;
 let timer = null;
@@ -21,12 +22,16 @@ export function holdDealEnd(prev, msg) {
   if (!end || !prev || msg.view?.over || S.pause) return;
   let trick = null;
   for (const ev of events) if (ev.type === "trick" && Array.isArray(ev.cards)) trick = ev;
+  // a redeal that ended this deal: its cards belong to the held deal (a redeal asked in the
+  // next deal while this one is held is not shown here)
+  const redeal = events.find((e) => e.type === "action" && e.action?.type === "redeal" && Array.isArray(e.shown) && e.shown.length);
   S.pause = {
     view: prev,
     deal: typeof end.deal === "number" ? end.deal : (prev.deal_number ?? 1) - 1,
     row: end.row || {},
     trick: trick ? { cards: trick.cards, winner: trick.winner } : null,
     talon: S.dealTalon || prev.talon || null,
+    proof: redeal ? { seat: redeal.seat, action: redeal.action, shown: redeal.shown } : null,
   };
   schedule();
 }
@@ -75,20 +80,26 @@ export function pausedView() {
 }
 
 // the panel in the middle of the table: the result (drawn by the board), the last trick, the
-// talon, and the buttons to go on
+// cards of a redeal that annulled the deal, the talon, and the buttons to go on
 export function pausePanel(result) {
   const p = S.pause;
   const n = p.deal + 1;
-  const labelled = (c, what) => { const el = shownCard(c); el.setAttribute("aria-label", `${what}: ${el.getAttribute("aria-label")}`); return el; };
+  const labelled = (c, what, how = "") => { const el = shownCard(c, how); el.setAttribute("aria-label", `${what}: ${el.getAttribute("aria-label")}`); return el; };
+  const said = p.proof ? actionText(p.proof.action, p.proof.seat, "ev") : null;
+  // the talon only when it is not the very cards that justified the redeal
+  const talon = p.talon?.length && !(p.proof && p.talon.every((c) => p.proof.shown.includes(c))) ? p.talon : null;
   return h("div", { class: "dealend", testid: "deal-end", role: "group", "aria-label": t("deal_end_title", { n }) },
     h("h2", {}, t("deal_end_title", { n })),
     result,
     p.trick ? h("div", { class: "part" },
       h("div", { class: "label" }, t("deal_end_trick", { name: playerName(p.trick.winner) })),
       h("div", { class: "cards", testid: "deal-end-trick" }, p.trick.cards.map((x) => labelled(x.card, playerName(x.seat))))) : null,
-    p.talon?.length ? h("div", { class: "part" },
+    p.proof ? h("div", { class: "part" },
+      h("div", { class: "label" }, said),
+      h("div", { class: "cards proof", testid: "deal-end-redeal" }, p.proof.shown.map((c) => labelled(c, said, "justify")))) : null,
+    talon ? h("div", { class: "part" },
       h("div", { class: "label" }, tMaybe(`talon_${p.view.profile}`) ?? t("talon")),
-      h("div", { class: "cards", testid: "deal-end-talon" }, p.talon.map((c) => labelled(c, tMaybe(`talon_${p.view.profile}`) ?? t("talon"))))) : null,
+      h("div", { class: "cards", testid: "deal-end-talon" }, talon.map((c) => labelled(c, tMaybe(`talon_${p.view.profile}`) ?? t("talon"))))) : null,
     h("div", { class: "row" },
       h("button", { type: "button", class: "primary", testid: "next-deal", onclick: goOn }, t("next_deal")),
       // the review of the deal just over; while it is open the moment waits for "Next deal"

@@ -81,20 +81,25 @@ export function centerTricks(v) {
   const last = lastTrickOf(v);
   const current = v.trick || [];
   const taken = (tr) => (isNone(tr.winner) ? null : h("div", { class: "caption" }, t("trick_taken_by", { name: playerName(tr.winner) })));
+  // under the trick, in one row: who took it and the button that shows the last trick
+  const foot = h("div", { class: "trickfoot" });
   if (S.ui.showLast && last) {
-    wrap.append(trickArea(last.cards, t("last_trick"), "last open"), taken(last) ?? "");
+    wrap.append(trickArea(last.cards, t("last_trick"), "last open"));
+    foot.append(taken(last) ?? "");
   } else if (current.length) {
     wrap.append(trickArea(current, t("current_trick")));
   } else if (last) {
-    wrap.append(trickArea(last.cards, t("last_trick"), "last faded"), taken(last) ?? "");
+    wrap.append(trickArea(last.cards, t("last_trick"), "last faded"));
+    foot.append(taken(last) ?? "");
   } else if (S.finalTrick && !v.talon) {
     wrap.append(trickArea(S.finalTrick, t("final_trick"), "last faded final"));
-    wrap.append(h("div", { class: "caption" }, t("final_trick")));
+    foot.append(h("div", { class: "caption" }, t("final_trick")));
   }
   if (last) {
-    wrap.append(h("button", { type: "button", class: "small", testid: "toggle-last", "aria-pressed": String(S.ui.showLast),
+    foot.append(h("button", { type: "button", class: "small", testid: "toggle-last", "aria-pressed": String(S.ui.showLast),
       onclick: () => { S.ui.showLast = !S.ui.showLast; screen.table(); } }, t("last_trick")));
   }
+  if (foot.childNodes.length) wrap.append(foot);
   return wrap;
 }
 

@@ -1,0 +1,92 @@
+"""Every moment of real Mil deals on a phone (390×844): nothing the player needs leaves the screen.
+
+The long-game test (test_browser_long_game.py) plays against random computers, so which rare
+moments it meets differs from run to run (a redeal offer after a played deal, one for two
+reasons, a deal annulled by a redeal, a redeal asked in the next deal while a deal's end is
+held, a marriage with the talon and the "Announce" toggle: each once overflowed the phone's
+screen, and a later deal's redeal was drawn on the held deal's end). Here the moments are
+certain: seeded engine games, random moves for every seat, each message seat 0 would receive
+fed to the page as the server sends it, the screen measured after every message (autoplay.js's
+check). A deal's end is held while three more messages arrive, as when the server plays on
+before the player presses "Next deal", or until seat 0 must act.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import autoplay
+import pytest
+from browser_helpers import shot, start_game, tid
+
+from tapete.games import new_game
+
+PLAYERS = ["Ana", "Bruno", "Carla"]
+HELD = 3  # messages that arrive while a deal's end is held
+MOMENTS = (
+    "offer after a played deal",
+    "offer for two reasons",
+    "annulled by a redeal",
+    "redeal while held",
+)
+FEED = "([m, n]) => window.tapete.receive({type: 'view', version: n, ...m})"
+
+
+def stream(seed: int, deals: int) -> list[dict[str, Any]]:
+    """Seat 0's messages of a seeded club game with random moves, for `deals` deals."""
+    g = new_game("mil", "club", seed=seed, players=PLAYERS)
+    rng = random.Random(seed)
+    out = [{"view": g.view(0), "events": []}]
+    while not g.over and len(g.view(0)["sheet"]) < deals:
+        events = g.apply(rng.choice(g.legal_actions()))
+        out.append({"view": g.view(0), "events": [e.for_viewer(0) for e in events]})
+    return out
+
+
+@pytest.mark.parametrize("locale", ["es-ES", "pt-PT"])  # (Portuguese has the longest words)
+def test_rare_moments_of_mil_deals_fit_a_phone(new_page, live_server, artifacts, locale) -> None:
+    page = new_page(locale=locale, width=390, height=844)
+    start_game(page, live_server.url, "mil-club", name="Ana")
+    page.evaluate(
+        """() => { window.__sent = []; const ws = window.tapete.ws;
+            ws.send = (m) => { window.__sent.push(m); }; ws.onmessage = () => {}; }"""
+    )
+    autoplay.start(page)
+    autoplay.pause(page)  # (only its measure is used here)
+    seen = dict.fromkeys(MOMENTS, 0)  # each moment, counted as the page showed it
+    version, shots = 10**6, 0
+    for seed in (7, 48, 123):
+        held = None  # the message at which a deal's end began to be held
+        for i, m in enumerate(stream(seed, deals=12)):
+            mine = m["view"].get("turn") == 0 and bool(m["view"].get("legal"))
+            if held is not None and i - held >= HELD:
+                page.click(tid("next-deal"))
+                held = None
+            version += 1
+            page.evaluate(FEED, [m, version])
+            where = f"seed {seed}, message {i}"
+            page.evaluate("(w) => window.__fitCheck(w)", where)
+            if len(autoplay.problems(page)) > shots and shots < 8:
+                shot(page, artifacts, f"phone-fit-{locale}-{seed}-{i}")
+                shots = len(autoplay.problems(page))
+            redeal = any(e.get("action", {}).get("type") == "redeal" for e in m["events"])
+            if page.locator(tid("deal-end")).count():
+                if held is None:
+                    held = i
+                    seen["annulled by a redeal"] += page.locator(tid("deal-end-redeal")).count()
+                elif redeal:
+                    seen["redeal while held"] += 1
+                    later = page.locator(tid("redeal-shown")).count()
+                    assert not later, f"{where}: a later redeal's cards on a held deal's end"
+            if held is not None and mine:  # the player goes on to act at once
+                page.click(tid("next-deal"))
+                held = None
+                page.evaluate("(w) => window.__fitCheck(w)", f"{where}, next deal")
+            offers = page.locator(f"{tid('redeal-panel')} button.primary").count()
+            if offers and page.locator(".trick.final").count():
+                seen["offer after a played deal"] += 1
+            seen["offer for two reasons"] += offers > 1
+    assert all(v > 0 for v in seen.values()), seen
+    assert autoplay.problems(page) == []
+    assert page.js_errors == []
