@@ -1,4 +1,4 @@
-"""Every moment of real Mil deals on a phone (390×844): nothing the player needs leaves the screen.
+"""Rare moments of Mil deals on a phone (390×844) and a desktop (1280×800): all in the window.
 
 The long-game test (test_browser_long_game.py) plays against random computers, so which rare
 moments it meets differs from run to run (a redeal offer after a played deal, one for two
@@ -44,9 +44,14 @@ def stream(seed: int, deals: int) -> list[dict[str, Any]]:
     return out
 
 
-@pytest.mark.parametrize("locale", ["es-ES", "pt-PT"])  # (Portuguese has the longest words)
-def test_rare_moments_of_mil_deals_fit_a_phone(new_page, live_server, artifacts, locale) -> None:
-    page = new_page(locale=locale, width=390, height=844)
+@pytest.mark.parametrize(
+    ("locale", "width", "height"),
+    [("es-ES", 390, 844), ("pt-PT", 390, 844), ("pt-PT", 1280, 800)],  # (pt: the longest words)
+)
+def test_rare_moments_of_mil_deals_fit_the_screen(
+    new_page, live_server, artifacts, locale, width, height
+) -> None:
+    page = new_page(locale=locale, width=width, height=height)
     start_game(page, live_server.url, "mil-club", name="Ana")
     page.evaluate(
         """() => { window.__sent = []; const ws = window.tapete.ws;
@@ -68,7 +73,7 @@ def test_rare_moments_of_mil_deals_fit_a_phone(new_page, live_server, artifacts,
             where = f"seed {seed}, message {i}"
             page.evaluate("(w) => window.__fitCheck(w)", where)
             if len(autoplay.problems(page)) > shots and shots < 8:
-                shot(page, artifacts, f"phone-fit-{locale}-{seed}-{i}")
+                shot(page, artifacts, f"fit-{width}x{height}-{locale}-{seed}-{i}")
                 shots = len(autoplay.problems(page))
             redeal = any(e.get("action", {}).get("type") == "redeal" for e in m["events"])
             if page.locator(tid("deal-end")).count():
