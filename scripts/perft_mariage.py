@@ -71,8 +71,10 @@ def main() -> None:
         ("new hand", lambda s: True, 6),
         (
             "open stock, exchange and marriage possible",
-            lambda s: {EXCHANGE, CLOSE} <= set(s.legal_actions())
-            and any(isinstance(a, Marriage) for a in s.legal_actions()),
+            lambda s: (
+                {EXCHANGE, CLOSE} <= set(s.legal_actions())
+                and any(isinstance(a, Marriage) for a in s.legal_actions())
+            ),
             5,
         ),
         (

@@ -154,11 +154,7 @@ def test_a_fair_game_commits_before_each_deal_and_reveals_after(name: str) -> No
         assert seen[first][1]["type"] == "deal_end" and seen[first][1]["deal"] == k
         assert seen[first][1]["fair"]["seed"] == seeds[k].hex()
         assert first in ends
-        starts = [
-            i
-            for i, (t, m) in enumerate(seen)
-            if m.get("commitment") == commitment(seeds[k])
-        ]
+        starts = [i for i, (t, m) in enumerate(seen) if m.get("commitment") == commitment(seeds[k])]
         assert starts and starts[0] < first
     # the replay checks and writes back the same record
     assert replay(record).to_record() == record
@@ -175,8 +171,9 @@ def test_without_seeds_the_old_deals_stay_as_they_were(name: str) -> None:
     assert all("fair" not in d for d in record["deals"])
     assert a.view(0)["commitment"] is None
     ev_game = new_game(name, seed=77, max_deals=3)
-    events = [e for _ in range(200) if not ev_game.over for e in ev_game.apply(
-        ev_game.legal_actions()[0])]
+    events = [
+        e for _ in range(200) if not ev_game.over for e in ev_game.apply(ev_game.legal_actions()[0])
+    ]
     assert all("fair" not in e.public and "commitment" not in e.public for e in events)
 
 
@@ -221,8 +218,10 @@ def test_the_reader_refuses_a_changed_seed_card_or_commitment(name: str) -> None
     changed = json.loads(json.dumps(rec))
     hands = changed["deals"][0]["hands"]
     hands[0][0], hands[1][0] = hands[1][0], hands[0][0]
-    with pytest.raises(RecordError, match="deal 0: the cards are not the fair deal of the "
-                       "revealed seed: seat 0's hand is"):
+    with pytest.raises(
+        RecordError,
+        match="deal 0: the cards are not the fair deal of the revealed seed: seat 0's hand is",
+    ):
         replay(changed)
 
 
@@ -233,8 +232,10 @@ def test_the_reader_refuses_a_changed_seed_card_or_commitment(name: str) -> None
         ({"seed": "00" * 32}, "fair has no 'commitment' field"),
         ({"commitment": "00" * 32}, "fair has no 'seed' field"),
         ({"commitment": "00" * 32, "seed": 5}, "fair.seed must be a string of 64 hex digits"),
-        ({"commitment": "00" * 31, "seed": "00" * 32}, "fair.commitment must be 64 hex digits, "
-         "got 62 characters"),
+        (
+            {"commitment": "00" * 31, "seed": "00" * 32},
+            "fair.commitment must be 64 hex digits, got 62 characters",
+        ),
         ({"commitment": "00" * 32, "seed": "zz" * 32}, "fair.seed must be 64 hex digits"),
         ({"commitment": "00" * 32, "seed": "00" * 33}, "got 66 characters"),
     ],
@@ -262,8 +263,12 @@ def test_tapete_replay_reports_the_verified_deals(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "game.json"
-    path.write_text(json.dumps(fair_record("mil", deals=3)) + "\n"
-                    + json.dumps(fair_record("mariage", deals=2)) + "\n")
+    path.write_text(
+        json.dumps(fair_record("mil", deals=3))
+        + "\n"
+        + json.dumps(fair_record("mariage", deals=2))
+        + "\n"
+    )
     assert main(["replay", str(path)]) == 0
     out = capsys.readouterr().out
     assert "5 deals verified fair: each revealed seed matches the commitment" in out

@@ -267,9 +267,7 @@ class GameKind:
                 f"(expected one of: {', '.join(self.profiles)})"
             )
         if deal_seeds is None:  # (a factory need not know fair deals to be a game)
-            return self.build(
-                profile, seed=seed, players=players, max_deals=max_deals, start=start
-            )
+            return self.build(profile, seed=seed, players=players, max_deals=max_deals, start=start)
         return self.build(
             profile,
             seed=seed,

@@ -6,9 +6,7 @@ from __future__ import annotations
 from browser_helpers import start_game, tid, view, wait_turn
 
 
-def test_the_commitment_is_shown_and_the_fairness_page_is_reachable(
-    new_page, live_server
-) -> None:
+def test_the_commitment_is_shown_and_the_fairness_page_is_reachable(new_page, live_server) -> None:
     page = new_page(locale="en-GB")
     start_game(page, live_server.url, "mariage", levels=("random",))
     wait_turn(page)

@@ -40,9 +40,7 @@ def check_commit_reveal(messages: list[dict[str, Any]], record: dict[str, Any]) 
         revealed = [i for i, t in enumerate(texts) if fair["seed"] in t]
         assert committed and revealed, f"deal {k}"
         first = revealed[0]
-        ends = [
-            e for e in messages[first].get("events", []) if e["type"] == "deal_end"
-        ]
+        ends = [e for e in messages[first].get("events", []) if e["type"] == "deal_end"]
         assert [e["deal"] for e in ends] == [k] and ends[0]["fair"] == fair, f"deal {k}"
         assert committed[0] < first
         # the deal's commitment was public before it was played: in the view of the message
@@ -70,8 +68,12 @@ class RealSocket:
     ("game", "levels", "deals"), [("mil", ["random", "rules"], 3), ("mariage", ["rules"], 3)]
 )
 def test_a_whole_game_commits_before_and_reveals_after_each_deal(
-    served: tuple[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str],
-    game: str, levels: list[str], deals: int,
+    served: tuple[str, Any],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    game: str,
+    levels: list[str],
+    deals: int,
 ) -> None:
     # under uvicorn over real sockets: one event loop, as a server runs (the test client gives
     # each WebSocket a loop of its own)
@@ -202,9 +204,10 @@ def test_a_table_from_before_the_migration_keeps_its_deals(db_url: str, make_app
     engine.dispose()
     old = new_game("mil", "club", seed=4242, players=players)
     app = make_app()  # upgrades to the newest revision
-    with TestClient(app) as client, client.websocket_connect(
-        f"/ws/{table_id}?token={'t' * 32}"
-    ) as ws:
+    with (
+        TestClient(app) as client,
+        client.websocket_connect(f"/ws/{table_id}?token={'t' * 32}") as ws,
+    ):
         view = ws.receive_json()["view"]
     assert view["commitment"] is None and view["hand"] == old.view(0)["hand"]
     with app.state.manager.sessions() as s:
