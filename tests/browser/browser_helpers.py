@@ -124,6 +124,13 @@ def wait_version_after(page: Page, before: str, timeout: float = 15_000) -> None
     )
 
 
+def wait_version(page: Page, v: int) -> None:
+    """Wait until the page holds version ``v`` or a later one."""
+    page.wait_for_function(
+        "([v]) => Number(document.querySelector('#table').dataset.version) >= v", arg=[v]
+    )
+
+
 def enabled_cards(page: Page) -> list[str]:
     return page.eval_on_selector_all(
         '[data-testid="hand"] .card:not([disabled])', "els => els.map(e => e.dataset.card)"
@@ -322,11 +329,7 @@ def play_until(  # type: ignore[no-untyped-def]
                 if settle:
                     version = int(state(page)["version"])
                     for other in pages.values():
-                        other.wait_for_function(
-                            "([v]) => Number(document.querySelector('#table')"
-                            ".dataset.version) >= v",
-                            arg=[version],
-                        )
+                        wait_version(other, version)
                     break
         if not moved:
             time.sleep(0.1)

@@ -19,6 +19,7 @@ from typing import Any
 import autoplay
 import pytest
 from browser_helpers import shot, start_game, tid
+from test_browser_views import Feeder
 
 from tapete.games import new_game
 
@@ -30,7 +31,6 @@ MOMENTS = (
     "annulled by a redeal",
     "redeal while held",
 )
-FEED = "([m, n]) => window.tapete.receive({type: 'view', version: n, ...m})"
 
 
 def stream(seed: int, deals: int) -> list[dict[str, Any]]:
@@ -53,14 +53,11 @@ def test_rare_moments_of_mil_deals_fit_the_screen(
 ) -> None:
     page = new_page(locale=locale, width=width, height=height)
     start_game(page, live_server.url, "mil-club", name="Ana")
-    page.evaluate(
-        """() => { window.__sent = []; const ws = window.tapete.ws;
-            ws.send = (m) => { window.__sent.push(m); }; ws.onmessage = () => {}; }"""
-    )
+    feed = Feeder(page)  # (the live table's own messages: not now)
     autoplay.start(page)
     autoplay.pause(page)  # (only its measure is used here)
     seen = dict.fromkeys(MOMENTS, 0)  # each moment, counted as the page showed it
-    version, shots = 10**6, 0
+    shots = 0
     for seed in (7, 48, 123):
         held = None  # the message at which a deal's end began to be held
         for i, m in enumerate(stream(seed, deals=12)):
@@ -68,8 +65,7 @@ def test_rare_moments_of_mil_deals_fit_the_screen(
             if held is not None and i - held >= HELD:
                 page.click(tid("next-deal"))
                 held = None
-            version += 1
-            page.evaluate(FEED, [m, version])
+            feed.events(m["view"], m["events"])
             where = f"seed {seed}, message {i}"
             page.evaluate("(w) => window.__fitCheck(w)", where)
             if len(autoplay.problems(page)) > shots and shots < 8:

@@ -25,6 +25,7 @@ from browser_helpers import (
     tid,
     wait_playing,
     wait_until,
+    wait_version,
 )
 
 #: Bea's page: each reconnection fails at once while ``__offline``; a ``sync`` waits in
@@ -57,12 +58,6 @@ CUT_OFF = """() => {
 
 def version(page: Any) -> int:
     return int(state(page)["version"])
-
-
-def wait_version(page: Any, v: int) -> None:
-    page.wait_for_function(
-        "([v]) => Number(document.querySelector('#table').dataset.version) >= v", arg=[v]
-    )
 
 
 def my_turn(page: Any) -> bool:

@@ -9,7 +9,7 @@ import { S, STORE_AUTO_NEXT, playerName, screen } from "./state.js";
 import { t, tMaybe } from "./i18n.js";
 import { shownCard } from "./cards.js";
 import { dealEndReview } from "./review.js";
-import { actionText } from "./history.js";
+import { actionText, redealProof } from "./history.js";
 
 export const AUTO_NEXT_MS = 4000;
 let timer = null;
@@ -22,16 +22,15 @@ export function holdDealEnd(prev, msg) {
   if (!end || !prev || msg.view?.over || S.pause) return;
   let trick = null;
   for (const ev of events) if (ev.type === "trick" && Array.isArray(ev.cards)) trick = ev;
-  // a redeal that ended this deal: its cards belong to the held deal (a redeal asked in the
-  // next deal while this one is held is not shown here)
-  const redeal = events.find((e) => e.type === "action" && e.action?.type === "redeal" && Array.isArray(e.shown) && e.shown.length);
   S.pause = {
     view: prev,
     deal: typeof end.deal === "number" ? end.deal : (prev.deal_number ?? 1) - 1,
     row: end.row || {},
     trick: trick ? { cards: trick.cards, winner: trick.winner } : null,
     talon: S.dealTalon || prev.talon || null,
-    proof: redeal ? { seat: redeal.seat, action: redeal.action, shown: redeal.shown } : null,
+    // a redeal that ended this deal: its cards belong to the held deal (a redeal asked in the
+    // next deal while this one is held is not shown here)
+    proof: redealProof(events),
   };
   schedule();
 }

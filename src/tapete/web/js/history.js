@@ -70,15 +70,18 @@ export function takeEvents(events) {
     saveHistory();
   }
   let trick = null;
-  S.proof = null;
+  S.proof = redealProof(events);
   for (const ev of events) {
     if (ev.type === "trick") trick = ev.cards;
     else if (ev.type === "deal_end") S.finalTrick = Array.isArray(trick) && trick.length ? trick : null;
-    else if (ev.type === "action" && ev.action?.type === "redeal" && Array.isArray(ev.shown) && ev.shown.length) {
-      S.proof = { seat: ev.seat, action: ev.action, shown: ev.shown };
-    }
   }
   return Boolean(text);
+}
+
+// a redeal among a message's events, with the cards that justify it: {seat, action, shown}
+export function redealProof(events) {
+  const ev = (events || []).find((e) => e.type === "action" && e.action?.type === "redeal" && Array.isArray(e.shown) && e.shown.length);
+  return ev ? { seat: ev.seat, action: ev.action, shown: ev.shown } : null;
 }
 
 // the steps ({version, events}) missed while the connection was away, taken in their place:
