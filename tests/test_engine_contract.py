@@ -8,6 +8,8 @@ import random
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tapete.errors import IllegalActionError, InvalidNotationError
 from tapete.game import Event
@@ -98,6 +100,34 @@ def test_a_spectator_view_lists_no_legal_actions(name: str) -> None:
         if game.over:
             break
         game.apply(rng.choice(game.legal_actions()))
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    name=st.sampled_from(NAMES),
+    profile=st.integers(0, 2),
+    seed=st.integers(0, 2**32),
+    steps=st.integers(0, 400),
+)
+def test_views_at_once_are_the_views_one_by_one(
+    name: str, profile: int, seed: int, steps: int
+) -> None:
+    """``Game.views`` (the server's broadcast builds a view per seat with it) gives exactly
+    ``view`` of each seat, keys in the same order, at any point of a game, game over too;
+    a value shared between the views is the same for every seat, so no seat's own
+    information can reach another through the sharing."""
+    profiles = kind(name).profiles
+    game = new_game(name, profiles[profile % len(profiles)], seed=seed, max_deals=3)
+    seats: list[int | None] = [*range(len(game.players)), None]
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if game.over:
+            break
+        game.apply(rng.choice(game.legal_actions()))
+    views = game.views(seats)
+    for seat, view in zip(seats, views, strict=True):
+        assert json.dumps(view) == json.dumps(game.view(seat)), seat
+    assert game.views([seats[-1], 0]) == [views[-1], views[0]]
 
 
 def test_mil_stop_leaks_no_legal_actions_to_a_spectator() -> None:

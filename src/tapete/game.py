@@ -16,7 +16,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
@@ -143,6 +143,13 @@ class Game(Protocol):
     def parse_action(self, data: JSON) -> Any: ...
 
     def view(self, seat: int | None) -> JSON: ...
+
+    def views(self, seats: Sequence[int | None]) -> list[JSON]:
+        """``[self.view(s) for s in seats]``, built at once: the values every seat sees alike
+        are built once and shared between the views (the same objects). A caller may set a
+        view's keys but must never change a shared value in place. The server's broadcast
+        builds one view per seat this way, and encodes each shared value once."""
+        ...
 
     def to_record(self) -> JSON: ...
 

@@ -305,15 +305,35 @@ class MariageGame:
 
     def view(self, seat: int | None) -> JSON:
         """What ``seat`` may know (None: a spectator); JSON-safe, keys as in the contract."""
+        return self._view(seat, self._public_view())
+
+    def views(self, seats: Sequence[int | None]) -> list[JSON]:
+        """The views of ``seats`` (equal to ``[self.view(s) for s in seats]``), built at once:
+        what every seat sees alike is built once, and the views share those values (the
+        same objects; a caller may replace a view's keys, never change a value in place)."""
+        public = self._public_view()
+        return [self._view(seat, public) for seat in seats]
+
+    def _public_view(self) -> tuple[JSON, JSON]:
+        """The match's lists every view holds, and the hand's ``State.public_view``."""
+        match: JSON = {
+            "players": list(self.players),
+            "match": list(self.match),
+            "sheet": [{"dealer": d["dealer"], **d["result"]} for d in self.finished],
+        }
+        return match, self.state.public_view()
+
+    def _view(self, seat: int | None, public: tuple[JSON, JSON]) -> JSON:
         if seat is not None and seat not in (0, 1):
             raise ValueError(f"seat must be 0, 1 or None, not {seat!r}")
-        v = self.state.view(seat)
+        match, hand = public
+        v = self.state.view(seat, hand)
         over = self.over
         return {
             "game": self.name,
             "profile": self.profile_name,
             "seat": seat,
-            "players": list(self.players),
+            "players": match["players"],
             "phase": self.phase,
             "turn": self.turn,
             "over": over,
@@ -323,7 +343,7 @@ class MariageGame:
             "hand_counts": v["hand_counts"],
             "deal_number": self.deal_number,
             "dealer": v["dealer"],
-            "match": list(self.match),
+            "match": match["match"],
             "target": TARGET,
             "trump": v["trump"],
             "indicator": v["indicator"],
@@ -339,7 +359,7 @@ class MariageGame:
             "pending_marriage": v["pending_marriage"],
             "pair_cards": v["pair_cards"],
             "claim_points": WIN_POINTS,
-            "sheet": [{"dealer": d["dealer"], **d["result"]} for d in self.finished],
+            "sheet": match["sheet"],
             # the current hand's commitment (tapete.fair); None: not a fair deal
             "commitment": self.commitment,
         }

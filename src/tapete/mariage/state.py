@@ -760,9 +760,9 @@ class State:
         """Points of the cards ``seat`` has captured (without marriages)."""
         return mask_points(self.won[seat])
 
-    def view(self, seat: int | None) -> JSON:
-        """What ``seat`` may know of this hand (None: a spectator). JSON-safe."""
-        turn = self.turn
+    def public_view(self) -> JSON:
+        """The part of :meth:`view` that both seats and the spectators see alike, to build once
+        for the views of several seats (``MariageGame.views``)."""
         trick: list[JSON] = []
         if self._lead >= 0:
             trick.append({"seat": self._leader, "card": CARD_NAMES[self._lead]})
@@ -777,6 +777,23 @@ class State:
                 ],
                 "winner": w,
             }
+        return {
+            "hand_counts": [self.hands[0].bit_count(), self.hands[1].bit_count()],
+            "trick": trick,
+            "last_trick": last,
+            "points": [self.points[0], self.points[1]],
+            "tricks_won": [self.tricks[0], self.tricks[1]],
+            "marriages": [
+                {"seat": ms, "suit": SUIT_LETTERS[su], "value": v} for ms, su, v in self.marriages
+            ],
+        }
+
+    def view(self, seat: int | None, public: JSON | None = None) -> JSON:
+        """What ``seat`` may know of this hand (None: a spectator). JSON-safe. ``public``:
+        this hand's :meth:`public_view` (now), whose values the view then shares (the same
+        objects) instead of building its own."""
+        pub = self.public_view() if public is None else public
+        turn = self.turn
         indicator = self.indicator
         own = self.hands[seat] if seat is not None else 0
         return {
@@ -787,20 +804,18 @@ class State:
             if seat is not None and seat == turn
             else [],
             "hand": [CARD_NAMES[c] for c in bits(self.hands[seat])] if seat is not None else [],
-            "hand_counts": [self.hands[0].bit_count(), self.hands[1].bit_count()],
+            "hand_counts": pub["hand_counts"],
             "trump": SUIT_LETTERS[self.trump],
             "indicator": None if indicator is None else CARD_NAMES[indicator],
             "stock_count": self.stock_count,
             "closed": self._closer >= 0,
             "closed_by": self.closed_by,
-            "trick": trick,
+            "trick": pub["trick"],
             "leader": self._leader,
-            "last_trick": last,
-            "points": [self.points[0], self.points[1]],
-            "tricks_won": [self.tricks[0], self.tricks[1]],
-            "marriages": [
-                {"seat": ms, "suit": SUIT_LETTERS[su], "value": v} for ms, su, v in self.marriages
-            ],
+            "last_trick": pub["last_trick"],
+            "points": pub["points"],
+            "tricks_won": pub["tricks_won"],
+            "marriages": pub["marriages"],
             "pending_marriage": None if self._pending < 0 else SUIT_LETTERS[self._pending],
             # the king and queen of every suit whose pair this seat holds (hand order)
             "pair_cards": [

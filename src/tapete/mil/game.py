@@ -303,13 +303,24 @@ class MilGame:
     # ------------------------------------------------------------------ views
     def view(self, seat: int | None) -> dict[str, Any]:
         """What ``seat`` may know (``None``: a spectator), as a JSON-safe dict."""
+        return self._view(seat, self._public_view())
+
+    def views(self, seats: Sequence[int | None]) -> list[dict[str, Any]]:
+        """The views of ``seats`` (equal to ``[self.view(s) for s in seats]``), built at once:
+        what every seat sees alike is built once, and the views share those values (the
+        same objects; a caller may replace a view's keys, never change a value in place)."""
+        public = self._public_view()
+        return [self._view(seat, public) for seat in seats]
+
+    def _public_view(self) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """The game's part of every view (all but ``seat``) and the deal's
+        (``State.public_view``; None between deals)."""
         p = self.profile
         st = self.state
         standing = self.standing.to_json(p)
-        v: dict[str, Any] = {
+        game: dict[str, Any] = {
             "game": "mil",
             "profile": p.name,
-            "seat": seat,
             "players": list(self.players),
             "phase": self.phase,
             "turn": self.turn,
@@ -328,7 +339,16 @@ class MilGame:
             # the current deal's commitment (tapete.fair); None: not a fair deal
             "commitment": self.commitment,
         }
-        if st is None:
+        return game, None if st is None else st.public_view()
+
+    def _view(
+        self, seat: int | None, public: tuple[dict[str, Any], dict[str, Any] | None]
+    ) -> dict[str, Any]:
+        game, deal = public
+        v: dict[str, Any] = {"game": game["game"], "profile": game["profile"], "seat": seat}
+        v.update(game)
+        st = self.state
+        if st is None or deal is None:
             v.update(
                 legal=[],
                 hand=[],
@@ -358,9 +378,10 @@ class MilGame:
             )
             return v
         # the deal's part of the view (the game's keys win: phase "over", turn None once over)
-        for key, value in st.view(seat).items():
-            if key not in v:
-                v[key] = value
+        part = st.view(seat, deal)
+        for key in part.keys() & v.keys():
+            del part[key]
+        v.update(part)
         if self.over:  # stopped in the middle of a deal: nobody acts any more
             v.update(legal=[], redeal_reasons=[], redeal_cards={})
         return v

@@ -816,31 +816,16 @@ class State:
             cards = []
         return sorted(cards, key=hand_order)
 
-    def view(self, seat: int | None) -> dict[str, Any]:
-        """What ``seat`` may know of this deal (``None``: a spectator), JSON-safe; the keys of
-        docs/dev/contract.md. A spectator never gets legal actions, nor a seat not to act."""
-        own = self.hands[seat] if seat is not None else 0
+    def public_view(self) -> dict[str, Any]:
+        """The part of :meth:`view` that every seat sees alike (spectators too), to build once
+        for the views of several seats (``MilGame.views``)."""
         revealed = self.declarer >= 0
-        to_act = seat is not None and seat == self.turn and self.phase is not _PH_DONE
-        hand = sorted(bits(own), key=hand_order)
-        pairs = held_marriages(own)
-        reasons = self.redeal_reasons(seat)
-        redeal_cards: dict[str, list[str]] = {}
-        if seat is not None:
-            for reason in reasons:
-                redeal_cards[reason] = [CARD_NAMES[c] for c in self.redeal_proof(seat, reason)]
         bids: list[dict[str, Any]] = []
         for s, a in self.history:
             if isinstance(a, Bid):
                 bids.append({"seat": s, "type": "bid", "value": a.value})
             elif isinstance(a, Pass):
                 bids.append({"seat": s, "type": "pass"})
-        given: list[dict[str, Any]] = []
-        for c, to in self.gives:
-            shown = seat is not None and (seat == to or seat == self.declarer)
-            given.append(
-                {"from": self.declarer, "to": to, "card": CARD_NAMES[c] if shown else None}
-            )
         tricks: list[dict[str, Any]] = []
         for leader, cards, w in self.tricks:
             tricks.append(
@@ -854,11 +839,6 @@ class State:
                 }
             )
         return {
-            "phase": self.phase.value,
-            "turn": self.turn,
-            "dealer": self.dealer,
-            "legal": [a.to_json() for a in self.legal_actions()] if to_act else [],
-            "hand": [CARD_NAMES[c] for c in hand],
             "hand_counts": [h.bit_count() for h in self.hands],
             "bids": bids,
             "high_bid": self.high or None,
@@ -867,7 +847,6 @@ class State:
             "contract": self.contract or None,
             "talon": [CARD_NAMES[c] for c in self.dealt_talon] if revealed else None,
             "talon_count": self.talon.bit_count(),
-            "given": given,
             "trump": SUIT_LETTERS[self.trump] if self.trump >= 0 else None,
             "marriages": [
                 {"seat": s, "suit": SUIT_LETTERS[su], "value": MARRIAGE_VALUES[su]}
@@ -881,12 +860,58 @@ class State:
             "tricks": tricks,
             "tricks_won": list(self.tricks_won),
             "captured_points": list(self.captured),
+            "talon_points": mask_points(mask_of(self.dealt_talon)) if revealed else None,
+        }
+
+    def view(self, seat: int | None, public: dict[str, Any] | None = None) -> dict[str, Any]:
+        """What ``seat`` may know of this deal (``None``: a spectator), JSON-safe; the keys of
+        docs/dev/contract.md. A spectator never gets legal actions, nor a seat not to act.
+        ``public``: this deal's :meth:`public_view` (now), whose values the view then shares
+        (the same objects) instead of building its own."""
+        pub = self.public_view() if public is None else public
+        own = self.hands[seat] if seat is not None else 0
+        to_act = seat is not None and seat == self.turn and self.phase is not _PH_DONE
+        hand = sorted(bits(own), key=hand_order)
+        pairs = held_marriages(own)
+        reasons = self.redeal_reasons(seat)
+        redeal_cards: dict[str, list[str]] = {}
+        if seat is not None:
+            for reason in reasons:
+                redeal_cards[reason] = [CARD_NAMES[c] for c in self.redeal_proof(seat, reason)]
+        given: list[dict[str, Any]] = []
+        for c, to in self.gives:
+            shown = seat is not None and (seat == to or seat == self.declarer)
+            given.append(
+                {"from": self.declarer, "to": to, "card": CARD_NAMES[c] if shown else None}
+            )
+        return {
+            "phase": self.phase.value,
+            "turn": self.turn,
+            "dealer": self.dealer,
+            "legal": [a.to_json() for a in self.legal_actions()] if to_act else [],
+            "hand": [CARD_NAMES[c] for c in hand],
+            "hand_counts": pub["hand_counts"],
+            "bids": pub["bids"],
+            "high_bid": pub["high_bid"],
+            "declarer": pub["declarer"],
+            "bid": pub["bid"],
+            "contract": pub["contract"],
+            "talon": pub["talon"],
+            "talon_count": pub["talon_count"],
+            "given": given,
+            "trump": pub["trump"],
+            "marriages": pub["marriages"],
+            "trick": pub["trick"],
+            "leader": pub["leader"],
+            "tricks": pub["tricks"],
+            "tricks_won": pub["tricks_won"],
+            "captured_points": pub["captured_points"],
             "held_marriages": [SUIT_LETTERS[su] for su in pairs],
             "pair_cards": [
                 CARD_NAMES[c] for c in hand if any(PAIR_MASKS[su] >> c & 1 for su in pairs)
             ],
             "hand_points": mask_points(own) if seat is not None else None,
-            "talon_points": mask_points(mask_of(self.dealt_talon)) if revealed else None,
+            "talon_points": pub["talon_points"],
             "redeal_reasons": reasons,
             "redeal_cards": redeal_cards,
             "bid_limit_reason": self._bid_limit_reason(seat),
