@@ -96,6 +96,33 @@ def test_the_actions_of_several_tables_are_committed_together(make_app: MakeApp)
         assert action_count(app, table.id) == 1
 
 
+def test_the_actions_of_one_turn_of_the_loop_are_committed_together(make_app: MakeApp) -> None:
+    """With the write thread idle, the actions applied in one turn of the event loop still
+    go in one transaction: the thread starts after the turn, not at the first action (a
+    thread woken at once wrote them one or two at a time)."""
+    app = make_app(delay_ms=60_000)
+    manager: TableManager = app.state.manager
+    commits: list[int] = []
+    event.listen(manager.engine, "commit", lambda conn: commits.append(1))
+    tables = tables_at_turn(manager, 4)
+
+    async def main() -> list[Any]:
+        commits.clear()
+        acts = [
+            asyncio.ensure_future(
+                manager.act(t, t.game.turn, t.version, t.game.legal_actions()[0].to_json())
+            )
+            for t, _ in tables
+        ]
+        return await asyncio.gather(*acts, return_exceptions=True)
+
+    assert run_async(main()) == [None] * 4
+    assert len(commits) == 1, f"{len(commits)} transactions for 4 actions"
+    for table, ear in tables:
+        assert ear.versions() == [0, 1]
+        assert action_count(app, table.id) == 1
+
+
 def test_a_refused_write_in_a_group_refuses_no_other_table(make_app: MakeApp) -> None:
     """The middle table's action number is already in the database (another writer got
     there first): its write fails, its action is refused; the two others are stored and sent

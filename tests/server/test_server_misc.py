@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from server_helpers import MakeApp, Oracle, Received, Session, check_no_leak, new_table
-from sqlalchemy import select
+from sqlalchemy import event, select
 from sqlalchemy.orm import Session as DBSession
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
@@ -271,9 +271,7 @@ def test_the_real_web_client_is_served(client: TestClient) -> None:
             assert r.headers["content-type"].startswith("text/html")
 
 
-def test_a_failed_write_changes_nothing(
-    app: Starlette, client: TestClient, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_failed_write_changes_nothing(app: Starlette, client: TestClient) -> None:
     """A write that fails (a full disk) leaves the table as the database holds it: the
     person is told the action was not saved, the connection stays, and the same action
     at the same version is accepted once the disk is back."""
@@ -286,14 +284,16 @@ def test_a_failed_write_changes_nothing(
         view = me.wait_turn()
         version = me.version
 
-        def broken_disk(*args: Any, **kwargs: Any) -> Any:
-            raise OSError("disk full")
+        def broken_disk(_conn: Any, _cursor: Any, statement: str, *args: Any) -> None:
+            # (every statement that writes an action: on whatever connection the write uses)
+            if statement.lstrip().upper().startswith("INSERT INTO ACTIONS"):
+                raise OSError("disk full")
 
-        monkeypatch.setattr(manager.engine, "begin", broken_disk)
+        event.listen(manager.engine, "before_cursor_execute", broken_disk)
         me.act(view["legal"][0])
         error = me.error()
         assert error["code"] == "not_saved" and "try again" in error["detail"], error
-        monkeypatch.undo()
+        event.remove(manager.engine, "before_cursor_execute", broken_disk)
         assert action_count(app, table_id) == version
         ws.send_json({"type": "sync"})
         while (m := me.receive())["type"] != "view":

@@ -42,7 +42,7 @@ from typing import Any, Protocol
 
 import orjson
 from sqlalchemy import delete, func, insert, select, update
-from sqlalchemy.engine import CursorResult, Engine
+from sqlalchemy.engine import Connection, CursorResult, Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from tapete.errors import IllegalActionError, InvalidNotationError
@@ -391,10 +391,35 @@ class Table:
         game = self.game
         if seat is None and self.delayed:
             game = self.spectator_view_game()
-        view = game.view(seat)
+        return self._view_message(seat, game.view(seat), events, sheet_from, clocks)
+
+    def view_messages(
+        self, seats: list[int | None], events: list[Event], sheet_from: int, clocks: JSON | None
+    ) -> list[JSON]:
+        """``[self.view_message(s, events, sheet_from, clocks) for s in seats]`` with the
+        views built at once (``Game.views``: what the seats see alike is built once; the
+        spectators of a delayed table see another game, built apart)."""
+        delayed = self.delayed
+        same = [seat for seat in seats if seat is not None or not delayed]
+        views = dict(zip(same, self.game.views(same), strict=True))
+        return [
+            self._view_message(seat, views[seat], events, sheet_from, clocks)
+            if seat in views
+            else self.view_message(seat, events, sheet_from, clocks)
+            for seat in seats
+        ]
+
+    def _view_message(
+        self,
+        seat: int | None,
+        view: JSON,
+        events: list[Event] | None,
+        sheet_from: int,
+        clocks: JSON | None,
+    ) -> JSON:
         sheet = view.get("sheet")
         if sheet_from and isinstance(sheet, list):
-            view = {**view, "sheet": sheet[sheet_from:]}
+            view["sheet"] = sheet[sheet_from:]  # (the view is ours: only its key is replaced)
         out: JSON = {
             "type": "view",
             "version": self.seen_version(seat),
@@ -614,6 +639,9 @@ class TableManager:
         self._queued: list[tuple[WriteItem, asyncio.Future[None]]] = []
         self._queue_lock = threading.Lock()
         self._draining = False
+        #: the write thread's own connection, kept between its transactions (a pooled
+        #: connection's checkout and reset cost more than a small transaction)
+        self._write_connection: Connection | None = None
         #: table id -> its latest write (done or under way): a read of that table from the
         #: database waits for it (:meth:`written`)
         self.writing: dict[int, asyncio.Future[None]] = {}
@@ -1781,14 +1809,27 @@ class TableManager:
         thread writes go in its next transaction together, so that many tables acting at
         once cost one commit (and one wake-up of the thread) instead of one each; an idle
         server writes each action at once, alone."""
-        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
         with self._queue_lock:
             self._queued.append((item, done))
-            start = not self._draining
-            self._draining = True
+            kick = not self._draining
+        if kick:
+            # the thread starts after this turn of the loop: the actions of every message
+            # read in the same turn go in one transaction (a thread woken at the first one
+            # wrote one or two an action at a time, at up to five times the CPU per action:
+            # docs/benchmarks.md, "Online room load")
+            loop.call_soon(self._kick)
+        return done
+
+    def _kick(self) -> None:
+        """(On the event loop, a turn after an action was queued) start the write thread on
+        the queued actions, unless it has started already."""
+        with self._queue_lock:
+            start = bool(self._queued) and not self._draining
+            self._draining = self._draining or start
         if start:
             self.write_pool.submit(self._drain)
-        return done
 
     def _drain(self) -> None:
         """(The write thread) store the queued actions in one transaction and settle their
@@ -1822,8 +1863,7 @@ class TableManager:
         if len(items) == 1:
             return [self._attempt(items[0])]
         try:
-            with self.engine.begin() as connection:
-                self._store(connection, items)
+            self._transaction(items)
             return [None] * len(items)
         except BUSY_ERRORS as exc:  # (locked, unreachable: every write alone would wait too)
             return [exc] * len(items)
@@ -1842,8 +1882,30 @@ class TableManager:
     ) -> None:
         """Action ``n`` (and, with ``finished``, the game's end) in one transaction (in the
         write thread: it touches no game, only the database)."""
-        with self.engine.begin() as connection:
-            self._store(connection, [(table, n, seat, data, finished)])
+        self._transaction([(table, n, seat, data, finished)])
+
+    def _transaction(self, items: list[WriteItem]) -> None:
+        """(The write thread) ``items`` stored in one transaction on the thread's kept
+        connection; after any error the connection is closed (its transaction rolled
+        back) and the next write opens a new one."""
+        connection = self._write_connection
+        if connection is None or connection.closed:
+            connection = self._write_connection = self.engine.connect()
+        try:
+            with connection.begin():
+                self._store(connection, items)
+        except BaseException:
+            self._write_connection = None
+            with contextlib.suppress(Exception):
+                connection.close()
+            raise
+
+    def _close_write_connection(self) -> None:
+        """(When the manager closes, the write thread ended) give the kept connection back."""
+        connection, self._write_connection = self._write_connection, None
+        if connection is not None:
+            with contextlib.suppress(Exception):
+                connection.close()
 
     def _store(self, connection: Any, items: list[WriteItem]) -> None:
         """The rows of ``items`` (actions, and the ends of the games they finished)."""
@@ -1914,18 +1976,20 @@ class TableManager:
                 texts[None] = message_text(message)
             else:
                 texts[None] = ""
-        for listener in list(table.listeners):
-            seat = listener.seat
-            text = texts.get(seat)
-            if text == "":
-                continue
-            if text is None:
-                message = table.view_message(seat, events, sheet_from=start, clocks=clocks)
+        listeners = list(table.listeners)
+        # every seat's view at once (what the seats see alike is built once: Game.views)
+        seats = list(dict.fromkeys(n.seat for n in listeners if n.seat not in texts))
+        if seats:
+            messages = table.view_messages(seats, events, sheet_from=start, clocks=clocks)
+            for seat, message in zip(seats, messages, strict=True):
                 sheet = message["view"].get("sheet")
                 if isinstance(sheet, list):
                     table.sheet_sent = start + len(sheet)
-                text = texts[seat] = message_text(message)
-            listener.push(text)
+                texts[seat] = message_text(message)
+        for listener in listeners:
+            text = texts[listener.seat]
+            if text:
+                listener.push(text)
 
     async def settled(self, table: Table) -> None:
         """Wait until no action is being written at ``table``: between the engine applying it
@@ -2251,6 +2315,7 @@ class TableManager:
         self.bot_pool.shutdown(wait=False, cancel_futures=True)
         self.bot_pool = ThreadPoolExecutor(self.limits.bot_workers, thread_name_prefix="tapete-bot")
         self.write_pool.shutdown(wait=True)  # (the writes under way end: none is cut)
+        self._close_write_connection()  # (the write thread has ended)
         self.write_pool = ThreadPoolExecutor(1, thread_name_prefix="tapete-write")
 
 
