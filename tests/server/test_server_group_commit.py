@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+from datetime import UTC
 from typing import Any
 
 from server_helpers import MakeApp, action_count, run_async
@@ -150,3 +151,33 @@ def test_a_refused_write_in_a_group_refuses_no_other_table(make_app: MakeApp) ->
         assert ear.versions() == [0, 1]
         assert action_count(app, table.id) == 1
     assert 1 not in tables[1][1].versions()
+
+
+def test_an_action_is_stored_as_the_orm_would_store_it(make_app: MakeApp) -> None:
+    """The actions' insert is plain SQL through the driver (db.insert_actions): what it
+    stores reads back through the ORM as the ORM's own insert would have stored it, the
+    moment in UTC to the microsecond, the action as its JSON, on both databases."""
+    from datetime import datetime
+
+    from sqlalchemy import select
+
+    from tapete.server.db import insert_actions
+
+    app = make_app(delay_ms=60_000)
+    manager: TableManager = app.state.manager
+    (a, _), (b, _) = tables_at_turn(manager, 2)
+    when = datetime(2026, 12, 2, 17, 8, 26, 123456, tzinfo=UTC)
+    action = {"type": "play", "card": "QH", "note": "ñ€"}
+    with manager.engine.begin() as connection:
+        insert_actions(connection, [(a.id, 0, 1, action)], when)
+        connection.execute(
+            insert(ActionRow),
+            {"table_id": b.id, "n": 0, "seat": 1, "action": action, "created_at": when},
+        )
+    with manager.engine.connect() as connection:
+        rows = connection.execute(
+            select(ActionRow.seat, ActionRow.action, ActionRow.created_at)
+            .where(ActionRow.table_id.in_([a.id, b.id]))
+            .order_by(ActionRow.table_id)
+        ).all()
+    assert rows[0] == rows[1] == (1, action, when.replace(tzinfo=None)), rows

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import orjson
 from sqlalchemy import (
     JSON,
     URL,
@@ -33,10 +34,11 @@ from sqlalchemy import (
     Text,
     create_engine,
     event,
+    insert,
     make_url,
 )
 from sqlalchemy import exc as sa_exc
-from sqlalchemy.engine import Dialect, Engine
+from sqlalchemy.engine import Connection, Dialect, Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
@@ -57,6 +59,7 @@ __all__ = [
     "database_url",
     "default_db_path",
     "default_db_url",
+    "insert_actions",
     "make_engine",
     "shown_url",
     "upgrade",
@@ -296,6 +299,42 @@ def default_db_url() -> str:
 #: program; PostgreSQL unreachable, restarting, a lock or statement timeout, a deadlock or a
 #: serialization failure; every pooled connection in use): the request may be tried again
 BUSY_ERRORS: tuple[type[Exception], ...] = (sa_exc.OperationalError, sa_exc.TimeoutError)
+
+#: ``insert_actions``'s statement per dialect (the driver's placeholders)
+_INSERT_ACTIONS_SQL = {
+    "sqlite": "INSERT INTO actions (table_id, n, seat, action, created_at) VALUES (?, ?, ?, ?, ?)",
+    "postgresql": "INSERT INTO actions (table_id, n, seat, action, created_at) "
+    "VALUES (%s, %s, %s, %s::json, %s)",
+}
+
+
+def insert_actions(
+    connection: Connection, rows: list[tuple[int, int, int, dict[str, Any]]], when: datetime
+) -> None:
+    """Store action rows ``(table_id, n, seat, action)`` written at ``when``: the write of
+    every action of every table, so it goes through the driver's ``executemany`` as plain
+    SQL (``exec_driver_sql``: SQLAlchemy's events, errors and transaction, without the ORM
+    statement's compilation and per-value processing, which cost more than SQLite's insert
+    itself: docs/benchmarks.md, "Online room load"). The stored values are those the ORM
+    would store: the action as JSON text, the moment through the column's own type."""
+    sql = _INSERT_ACTIONS_SQL.get(connection.dialect.name)
+    if sql is None:  # (another database: the ORM's statement)
+        connection.execute(
+            insert(ActionRow),
+            [
+                {"table_id": t, "n": n, "seat": seat, "action": a, "created_at": when}
+                for t, n, seat, a in rows
+            ],
+        )
+        return
+    # (the moment as the ORM binds it: the column type's own processing, once a batch)
+    process = ActionRow.__table__.c.created_at.type.bind_processor(connection.dialect)
+    stamp = when if process is None else process(when)
+    connection.exec_driver_sql(
+        sql,
+        [(t, n, seat, orjson.dumps(a).decode(), stamp) for t, n, seat, a in rows],
+    )
+
 
 #: the dialects Tapete's schema is tested on
 _DIALECTS = {"sqlite": "SQLite", "postgresql": "PostgreSQL"}

@@ -60,7 +60,16 @@ from tapete.server.clock import (
     SeatClocks,
     TakeOver,
 )
-from tapete.server.db import BUSY_ERRORS, ActionRow, ChatRow, SeatRow, SecretRow, TableRow, utcnow
+from tapete.server.db import (
+    BUSY_ERRORS,
+    ActionRow,
+    ChatRow,
+    SeatRow,
+    SecretRow,
+    TableRow,
+    insert_actions,
+    utcnow,
+)
 from tapete.server.i18n import error_text
 from tapete.server.limits import Limits, RefusalLog
 from tapete.server.room import (
@@ -89,7 +98,9 @@ __all__ = [
 
 log = logging.getLogger("tapete.server")
 
-_INSERT_ACTION = insert(ActionRow)
+#: the write thread keeps its connection between transactions while they come at most this
+#: many seconds apart (a busy room); an idle one goes back to the pool
+KEEP_WRITE_CONNECTION_S = 5.0
 
 #: one action to store (``TableManager._write``): table, action number, seat, the action's
 #: JSON and, when it ended the game, its record and winner
@@ -642,6 +653,7 @@ class TableManager:
         #: the write thread's own connection, kept between its transactions (a pooled
         #: connection's checkout and reset cost more than a small transaction)
         self._write_connection: Connection | None = None
+        self._write_connection_used = 0.0
         #: table id -> its latest write (done or under way): a read of that table from the
         #: database waits for it (:meth:`written`)
         self.writing: dict[int, asyncio.Future[None]] = {}
@@ -1886,11 +1898,18 @@ class TableManager:
 
     def _transaction(self, items: list[WriteItem]) -> None:
         """(The write thread) ``items`` stored in one transaction on the thread's kept
-        connection; after any error the connection is closed (its transaction rolled
-        back) and the next write opens a new one."""
+        connection. A connection idle for :data:`KEEP_WRITE_CONNECTION_S` is given back and
+        a new one taken from the pool (checked there before use: a database restarted
+        meanwhile costs no write); after any error the connection is closed (its
+        transaction rolled back) and the next write takes a new one."""
         connection = self._write_connection
+        now = time.monotonic()
+        if connection is not None and now - self._write_connection_used > KEEP_WRITE_CONNECTION_S:
+            self._close_write_connection()
+            connection = None
         if connection is None or connection.closed:
             connection = self._write_connection = self.engine.connect()
+        self._write_connection_used = now
         try:
             with connection.begin():
                 self._store(connection, items)
@@ -1909,13 +1928,8 @@ class TableManager:
 
     def _store(self, connection: Any, items: list[WriteItem]) -> None:
         """The rows of ``items`` (actions, and the ends of the games they finished)."""
-        now = utcnow()
-        connection.execute(
-            _INSERT_ACTION,
-            [
-                {"table_id": table.id, "n": n, "seat": seat, "action": data, "created_at": now}
-                for table, n, seat, data, _ in items
-            ],
+        insert_actions(
+            connection, [(table.id, n, seat, data) for table, n, seat, data, _ in items], utcnow()
         )
         for table, _, _, _, finished in items:
             if finished is not None:
