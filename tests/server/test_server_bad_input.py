@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from server_helpers import MakeApp, Session, action_count, assert_hint_reason, new_table
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
@@ -378,3 +380,42 @@ def test_error_messages_speak_the_tables_language(client: TestClient) -> None:
             assert err["code"] == "not_your_turn"
             assert words.lower() in err["message"].lower(), err
             assert err["detail"] == "spectators cannot act at this table"
+
+
+_JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**40), max_value=10**40)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_JSON_VALUES, spaced=st.booleans())
+def test_a_message_is_read_as_the_standard_library_reads_it(value: Any, spaced: bool) -> None:
+    """``app.read_json`` (orjson where it agrees with the standard library) gives the same
+    values, types included (an integer of 20 digits stays an integer, NaN stays NaN)."""
+    from tapete.server.app import read_json
+
+    text = json.dumps(value) if spaced else json.dumps(value, separators=(",", ":"))
+    assert repr(read_json(text)) == repr(json.loads(text))
+
+
+@pytest.mark.parametrize(
+    "text", ['{"a":"\\ud800"}', "[" * 3000 + "]" * 3000, '{"a":1,"a":2}', '{"a":', "NaN", "-0"]
+)
+def test_odd_json_is_read_as_the_standard_library_reads_it(text: str) -> None:
+    from tapete.server.app import read_json
+
+    try:
+        expected: Any = repr(json.loads(text))
+    except (ValueError, RecursionError) as exc:
+        expected = type(exc)
+    try:
+        got: Any = repr(read_json(text))
+    except (ValueError, RecursionError) as exc:
+        got = type(exc)
+    assert got == expected

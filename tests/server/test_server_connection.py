@@ -13,18 +13,29 @@ from server_helpers import run_async
 from starlette.websockets import WebSocket
 
 from tapete.server.app import Connection
+from tapete.server.connections import SEND_TEXT
 
 
 class FakeSocket:
     """A WebSocket whose sends suspend while ``paused`` is clear (as uvicorn's do while the
     transport's buffer is full)."""
 
-    def __init__(self) -> None:
+    def __init__(self, direct: bool = False) -> None:
         self.sent: list[str] = []
         self.closed: int | None = None
         self.writable = asyncio.Event()
         self.writable.set()
         self.fail = False
+        #: with ``direct``, the server's write-at-once extension (connections.LeanWebSocket)
+        self.scope: dict[str, Any] = {"extensions": {SEND_TEXT: self.send_now} if direct else {}}
+        self.direct: list[str] = []
+
+    def send_now(self, text: str) -> bool:
+        if not self.writable.is_set() or self.fail:
+            return False  # (as LeanWebSocket: a full buffer or a closed socket)
+        self.sent.append(text)
+        self.direct.append(text)
+        return True
 
     async def send_text(self, text: str) -> None:
         await self.writable.wait()
@@ -37,9 +48,35 @@ class FakeSocket:
         self.closed = code
 
 
-def connection(max_queue: int = 4) -> tuple[Connection, FakeSocket]:
-    socket = FakeSocket()
+def connection(max_queue: int = 4, direct: bool = False) -> tuple[Connection, FakeSocket]:
+    socket = FakeSocket(direct)
     return Connection(cast(WebSocket, socket), max_queue), socket
+
+
+def test_the_servers_write_at_once_is_used_and_a_full_buffer_keeps_the_order() -> None:
+    """Served by uvicorn with LeanWebSocket, a message is written by the extension; when it
+    cannot write (a full buffer) the ASGI send waits in a task, and the messages after it
+    queue behind that one, even once the extension could write again."""
+
+    async def main() -> None:
+        conn, socket = connection(direct=True)
+        conn.push("a")
+        assert socket.direct == ["a"] and conn.draining is None
+        socket.writable.clear()
+        conn.push("b")
+        assert conn.draining is not None
+        socket.writable.set()  # (the extension could write "c" now: it must not)
+        conn.push("c")
+        await conn.draining
+        assert socket.sent == ["a", "b", "c"] and socket.direct == ["a"]
+        conn.push("d")
+        assert socket.direct == ["a", "d"]
+        socket.fail = True  # a closed socket: the ASGI send fails, the connection ends
+        conn.push("e")
+        await asyncio.sleep(0)
+        assert conn.ended and socket.sent == ["a", "b", "c", "d"]
+
+    run_async(main())
 
 
 def test_an_idle_connection_writes_at_once_without_a_task() -> None:

@@ -10,12 +10,14 @@ import contextlib
 import json
 import logging
 import os
+import re
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Coroutine, Generator, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Coroutine, Generator, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import orjson
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -31,6 +33,7 @@ from tapete.games import GAMES, kind, kinds
 from tapete.server import ratings, stats
 from tapete.server.accounts import Accounts, AccountSettings, Identity
 from tapete.server.clock import ClockSettings, ClockSettingsError
+from tapete.server.connections import SEND_TEXT
 from tapete.server.db import BUSY_ERRORS, default_db_url, make_engine, upgrade
 from tapete.server.hints import HintPool
 from tapete.server.i18n import LANGUAGES
@@ -368,6 +371,10 @@ class Connection:
 
     def __init__(self, websocket: WebSocket, max_queue: int, language: str = "en") -> None:
         self.websocket = websocket
+        #: the server's way to write a text message at once, when it offers one (uvicorn
+        #: with ``connections.LeanWebSocket``; not under Starlette's TestClient)
+        extensions = websocket.scope.get("extensions") or {}
+        self.send_now: Callable[[str], bool] | None = extensions.get(SEND_TEXT)
         self.language = language
         self.seat: int | None = None
         #: messages (or a close code) waiting behind a send that suspended
@@ -393,6 +400,8 @@ class Connection:
                 return
             self.outbox.append(text)
             return
+        if self.send_now is not None and self.send_now(text):
+            return  # written (else: the ASGI send, which waits for the socket or fails)
         coro = self.websocket.send_text(text)
         try:
             yielded = coro.send(None)
@@ -467,12 +476,29 @@ def frame_text(message: Mapping[str, Any]) -> str:
         raise TableError("bad_json", "the message is not UTF-8 JSON text") from None
 
 
+#: a run of digits orjson would read as a float where the standard library reads an integer
+_LONG_NUMBER = re.compile(r"\d{20}")
+
+
+def read_json(text: str) -> Any:
+    """``json.loads(text)``, the same values and the same errors, faster: orjson reads the
+    common message in a fraction of the time; what it reads differently (an integer of 20
+    digits or more: a float) or refuses (NaN, lone surrogates, deep nesting, bad JSON)
+    the standard library reads."""
+    if not _LONG_NUMBER.search(text):
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(text)
+
+
 def parse_message(text: str) -> dict[str, Any]:
     """A client message as a dict; raise :class:`TableError` for anything malformed."""
     if len(text.encode("utf-8", "surrogatepass")) > MAX_MESSAGE_BYTES:
         raise TableError("too_large", f"a message must be at most {MAX_MESSAGE_BYTES} bytes")
     try:
-        data = json.loads(text)
+        data = read_json(text)
     except (ValueError, RecursionError):
         raise TableError("bad_json", "the message is not valid JSON") from None
     if not isinstance(data, dict):
@@ -1147,6 +1173,7 @@ def uvicorn_config(app: Starlette, host: str, port: int, limits: Limits, **optio
     import uvicorn
 
     from tapete.server.connections import (
+        LeanWebSocket,
         guarded_h11,
         quiet_accept_errors,
         raise_file_limit,
@@ -1167,7 +1194,8 @@ def uvicorn_config(app: Starlette, host: str, port: int, limits: Limits, **optio
         # X-Forwarded-For is read by the guard, from --trusted-proxies only (uvicorn's own
         # default believes it from any loopback peer)
         proxy_headers=False,
-        ws="websockets-sansio",
+        # uvicorn's websockets-sansio protocol, less two costs of every message
+        ws=LeanWebSocket,
         ws_per_message_deflate=limits.ws_deflate,
         ws_max_size=limits.ws_max_size,
         ws_ping_interval=limits.ws_ping_interval_s,

@@ -3,7 +3,8 @@ connections from one client address, and a connection that does not send a whole
 (head and body) within the request timeout is closed (idle sockets and slow senders hold a
 file descriptor each; uvicorn's own keep-alive timeout only starts after a response).
 
-``guarded_h11(limits, refusals)`` is the protocol class to pass as ``uvicorn.Config(http=)``.
+``guarded_h11(limits, refusals)`` is the protocol class to pass as ``uvicorn.Config(http=)``,
+:class:`LeanWebSocket` the one for ``ws=``.
 """
 
 from __future__ import annotations
@@ -14,11 +15,17 @@ import logging
 from typing import Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.exceptions import InvalidState
 
 from tapete.server.limits import Limits, OnceFilter, RefusalLog
 from tapete.server.security import TrustedProxies
 
-__all__ = ["guarded_h11", "quiet_accept_errors", "raise_file_limit"]
+__all__ = ["SEND_TEXT", "LeanWebSocket", "guarded_h11", "quiet_accept_errors", "raise_file_limit"]
+
+#: the ASGI extension (``scope["extensions"]``) of a :class:`LeanWebSocket` connection: a
+#: function that writes one text message at once (``app.Connection`` uses it when present)
+SEND_TEXT = "tapete.send_text"
 
 
 def guarded_h11(
@@ -102,6 +109,66 @@ def guarded_h11(
 
     GuardedH11.open_by_client = open_by_client  # type: ignore[attr-defined]
     return GuardedH11
+
+
+class LeanWebSocket(WebSocketsSansIOProtocol):
+    """uvicorn's sans-I/O WebSocket protocol without two costs of every message
+    (docs/benchmarks.md, "Online room load"):
+
+    * uvicorn pauses the socket's reading after each message it receives and resumes it
+      when the app has read it (two ``epoll_ctl`` system calls a message); here the reading
+      pauses only once :data:`READ_QUEUE` messages wait for the app, so a client that
+      floods still waits, with at most that many messages held;
+    * a message the app sends goes through Starlette's ``WebSocket``, its exception
+      wrapper, an ASGI message and a coroutine before uvicorn frames it; here the app may
+      call the :data:`SEND_TEXT` extension instead, which frames and writes it at once,
+      as uvicorn's ``websocket.send`` would (the same ``websockets`` frame, compression
+      included). It says False, writing nothing, when that send would not write at once:
+      the socket's buffer is full (uvicorn's send then waits for it to drain) or the
+      connection is closing or closed; the app then sends the ASGI way.
+
+    Everything else (the handshake, pings, the close, a message the app sends the ASGI
+    way) is uvicorn's own."""
+
+    #: how many received messages may wait for the app before the reading pauses
+    READ_QUEUE = 8
+
+    def handle_connect(self, event: Any) -> None:
+        super().handle_connect(event)
+        scope = getattr(self, "scope", None)
+        if isinstance(scope, dict) and not self.close_sent:
+            # (the app's task has not run yet: it finds the extension in its scope)
+            scope.setdefault("extensions", {})[SEND_TEXT] = self.send_text_now
+
+    def send_text_now(self, text: str) -> bool:
+        """Frame and write ``text`` now; False, writing nothing, when uvicorn's send would
+        not write it at once (before the handshake's answer, the buffer full, a close sent,
+        the transport closing or lost)."""
+        if (
+            self.disconnected
+            or not self.handshake_complete
+            or self.close_sent
+            or not self.writable.is_set()
+            or self.transport.is_closing()
+        ):
+            return False
+        try:
+            self.conn.send_text(text.encode())
+        except InvalidState:
+            return False
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        return True
+
+    def send_receive_event_to_app(self) -> None:
+        paused = self.read_paused
+        self.read_paused = True  # (so that uvicorn's method does not pause the reading)
+        try:
+            super().send_receive_event_to_app()
+        finally:
+            self.read_paused = paused
+        if not paused and self.queue.qsize() >= self.READ_QUEUE:
+            self.read_paused = True
+            self.transport.pause_reading()
 
 
 def tune_gc(thresholds: tuple[int, int, int] | list[int] | None) -> None:

@@ -1,0 +1,136 @@
+"""``connections.LeanWebSocket``, uvicorn's WebSocket protocol as ``tapete serve`` runs it,
+driven in process with a transport that records what the protocol does to it: the reading
+pauses only once several received messages wait for the app (uvicorn paused after each),
+and the write-at-once extension frames a text as uvicorn's send would, or refuses when that
+send would not write (a full buffer, a close sent, a lost connection)."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+from typing import Any
+
+import uvicorn
+from server_helpers import run_async
+from uvicorn.server import ServerState
+from websockets.frames import Frame, Opcode
+from websockets.streams import StreamReader
+
+from tapete.server.connections import SEND_TEXT, LeanWebSocket
+
+
+class Transport(asyncio.Transport):
+    """Records writes and the pauses of the reading."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.written = bytearray()
+        self.pauses = 0
+        self.resumes = 0
+        self.closing = False
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return {"sockname": ("127.0.0.1", 8000), "peername": ("127.0.0.1", 5555)}.get(name, default)
+
+    def write(self, data: Any) -> None:
+        self.written += data
+
+    def pause_reading(self) -> None:
+        self.pauses += 1
+
+    def resume_reading(self) -> None:
+        self.resumes += 1
+
+    def is_closing(self) -> bool:
+        return self.closing
+
+    def close(self) -> None:
+        self.closing = True
+
+
+def client_text(text: str) -> bytes:
+    """A client's text frame (masked, as a client must)."""
+    payload = text.encode()
+    mask = os.urandom(4)
+    masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+    assert len(payload) < 126
+    return bytes((0x81, 0x80 | len(payload))) + mask + masked
+
+
+def server_texts(data: bytes) -> list[str]:
+    """The text frames the server wrote (after its handshake answer)."""
+    head, _, rest = bytes(data).partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 101"), head
+    reader = StreamReader()
+    reader.feed_data(rest)
+    reader.feed_eof()
+    texts = []
+    parser = Frame.parse(reader.read_exact, mask=False)
+    while True:
+        try:
+            frame = next_frame(parser)
+        except EOFError:
+            return texts
+        assert frame.opcode is Opcode.TEXT
+        texts.append(frame.data.decode())
+        parser = Frame.parse(reader.read_exact, mask=False)
+
+
+def next_frame(parser: Any) -> Frame:
+    try:
+        next(parser)
+    except StopIteration as done:
+        frame: Frame = done.value
+        return frame
+    raise EOFError
+
+
+def test_reading_pauses_only_when_messages_wait_and_texts_are_written_at_once() -> None:
+    async def main() -> None:
+        accepted = asyncio.Event()
+
+        async def app(scope: Any, receive: Any, send: Any) -> None:
+            assert (await receive())["type"] == "websocket.connect"
+            await send({"type": "websocket.accept"})
+            accepted.set()
+            await asyncio.sleep(3600)  # (never reads: the messages wait)
+
+        config = uvicorn.Config(app, ws=LeanWebSocket, ws_ping_interval=None, lifespan="off")
+        config.load()
+        protocol = LeanWebSocket(config, ServerState(), {}, asyncio.get_running_loop())
+        transport = Transport()
+        protocol.connection_made(transport)
+        key = base64.b64encode(os.urandom(16)).decode()
+        protocol.data_received(
+            (
+                "GET /ws/1 HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                "Sec-WebSocket-Version: 13\r\n\r\n"
+            ).encode()
+        )
+        send_now = protocol.scope["extensions"][SEND_TEXT]
+        assert send_now("too early") is False  # (before the handshake's answer)
+        await asyncio.wait_for(accepted.wait(), 5)
+
+        for n in range(LeanWebSocket.READ_QUEUE - 1):
+            protocol.data_received(client_text(f'{{"n":{n}}}'))
+        assert transport.pauses == 0  # uvicorn's own protocol had paused 7 times
+        protocol.data_received(client_text('{"n":"last"}'))
+        assert transport.pauses == 1
+        assert protocol.queue.qsize() == LeanWebSocket.READ_QUEUE
+
+        assert send_now('{"type":"view"}') is True
+        assert send_now("ñ") is True
+        protocol.pause_writing()  # (the transport's buffer is full)
+        assert send_now("waits") is False
+        protocol.resume_writing()
+        assert send_now("again") is True
+        assert server_texts(transport.written) == ['{"type":"view"}', "ñ", "again"]
+
+        protocol.connection_lost(None)
+        assert send_now("gone") is False
+        for task in list(protocol.tasks):
+            task.cancel()
+
+    run_async(main())
