@@ -419,3 +419,43 @@ def test_odd_json_is_read_as_the_standard_library_reads_it(text: str) -> None:
     except (ValueError, RecursionError) as exc:
         got = type(exc)
     assert got == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    value=st.recursive(
+        st.none()
+        | st.booleans()
+        | st.integers(min_value=-(10**30), max_value=10**30)
+        | st.floats(allow_nan=False, allow_infinity=False)
+        | st.text(),
+        lambda inner: (
+            st.lists(inner, max_size=4)
+            | st.dictionaries(st.text(alphabet="abñ€") | st.integers(-3, 3), inner, max_size=4)
+        ),
+        max_leaves=12,
+    )
+)
+def test_a_message_is_written_as_compact_json(value: Any) -> None:
+    """``tables.message_text`` (orjson, then orjson with integer keys, then the standard
+    library for integers past 64 bits) writes what ``json.dumps`` would mean: the same
+    value read back, integer keys as strings, non-ASCII text as itself (UTF-8 on the wire)."""
+    from tapete.server.tables import message_text
+
+    message = {"type": "view", "value": value}
+    text = message_text(message)
+    assert json.loads(text) == json.loads(json.dumps(message))
+    assert all(ch in text for ch in "ñ€" if ch in json.dumps(message, ensure_ascii=False))
+    text.encode()  # (a frame's text is UTF-8: a lone surrogate goes escaped)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [{"text": "\ud800"}, {"text": "ñ\udfff", "n": 10**30}, {"n": 10**30, "text": "ñ"}, {1: "ñ"}],
+)
+def test_messages_orjson_refuses_are_still_written(message: dict[Any, Any]) -> None:
+    from tapete.server.tables import message_text
+
+    text = message_text(message)
+    text.encode()
+    assert json.loads(text) == json.loads(json.dumps(message))

@@ -116,8 +116,10 @@ _BOT_NAMES = ("Bruno", "Carla", "Dora", "Emil")
 
 
 #: the wire's JSON when orjson refuses a message (an integer past 64 bits): compact, and no
-#: check for cycles (a message is a tree of fresh lists and dicts)
-_ENCODER = json.JSONEncoder(separators=(",", ":"), check_circular=False)
+#: check for cycles (a message is a tree of fresh lists and dicts); text as itself, or, for
+#: a message with a lone surrogate (no UTF-8 for it), escaped
+_ENCODER = json.JSONEncoder(separators=(",", ":"), check_circular=False, ensure_ascii=False)
+_ASCII_ENCODER = json.JSONEncoder(separators=(",", ":"), check_circular=False)
 
 
 def message_text(message: JSON) -> str:
@@ -125,9 +127,21 @@ def message_text(message: JSON) -> str:
     orjson writes a 2 KB view in about a tenth of the standard library's time (four texts
     an action: docs/benchmarks.md, "Online room load"); the same JSON values either way."""
     try:
+        return orjson.dumps(message).decode()
+    except TypeError:
+        pass
+    try:
+        # (a dict with integer keys: the option costs 75 % more on every message, so it is
+        # only asked for when needed)
         return orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS).decode()
     except TypeError:
-        return _ENCODER.encode(message)
+        pass
+    text = _ENCODER.encode(message)
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return _ASCII_ENCODER.encode(message)
+    return text
 
 
 def build_game(
