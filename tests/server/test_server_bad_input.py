@@ -382,19 +382,27 @@ def test_error_messages_speak_the_tables_language(client: TestClient) -> None:
             assert err["detail"] == "spectators cannot act at this table"
 
 
-_JSON_VALUES = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(10**40), max_value=10**40)
-    | st.floats(allow_nan=True, allow_infinity=True)
-    | st.text(),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
-    max_leaves=12,
-)
+def json_values(
+    finite: bool = False, keys: st.SearchStrategy[Any] | None = None
+) -> st.SearchStrategy[Any]:
+    """JSON values (integers past 64 bits too); ``finite``: no NaN nor infinity; ``keys``:
+    the dicts' keys (any text by default)."""
+    return st.recursive(
+        st.none()
+        | st.booleans()
+        | st.integers(min_value=-(10**40), max_value=10**40)
+        | st.floats(allow_nan=not finite, allow_infinity=not finite)
+        | st.text(),
+        lambda inner: (
+            st.lists(inner, max_size=4)
+            | st.dictionaries(keys if keys is not None else st.text(), inner, max_size=4)
+        ),
+        max_leaves=12,
+    )
 
 
 @settings(max_examples=300, deadline=None)
-@given(value=_JSON_VALUES, spaced=st.booleans())
+@given(value=json_values(), spaced=st.booleans())
 def test_a_message_is_read_as_the_standard_library_reads_it(value: Any, spaced: bool) -> None:
     """``app.read_json`` (orjson where it agrees with the standard library) gives the same
     values, types included (an integer of 20 digits stays an integer, NaN stays NaN)."""
@@ -422,20 +430,7 @@ def test_odd_json_is_read_as_the_standard_library_reads_it(text: str) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(
-    value=st.recursive(
-        st.none()
-        | st.booleans()
-        | st.integers(min_value=-(10**30), max_value=10**30)
-        | st.floats(allow_nan=False, allow_infinity=False)
-        | st.text(),
-        lambda inner: (
-            st.lists(inner, max_size=4)
-            | st.dictionaries(st.text(alphabet="abñ€") | st.integers(-3, 3), inner, max_size=4)
-        ),
-        max_leaves=12,
-    )
-)
+@given(value=json_values(finite=True, keys=st.text(alphabet="abñ€") | st.integers(-3, 3)))
 def test_a_message_is_written_as_compact_json(value: Any) -> None:
     """``tables.message_text`` (orjson, then orjson with integer keys, then the standard
     library for integers past 64 bits) writes what ``json.dumps`` would mean: the same
