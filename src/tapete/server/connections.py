@@ -140,6 +140,14 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
             # (the app's task has not run yet: it finds the extension in its scope)
             scope.setdefault("extensions", {})[SEND_TEXT] = self.send_text_now
 
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        scope = getattr(self, "scope", None)
+        if isinstance(scope, dict):
+            # (the extension is a method of this protocol, kept in the protocol's own scope:
+            # a reference cycle that only the collector's slow full passes would free)
+            (scope.get("extensions") or {}).pop(SEND_TEXT, None)
+
     def send_text_now(self, text: str) -> bool:
         """Frame and write ``text`` now; False, writing nothing, when uvicorn's send would
         not write it at once (before the handshake's answer, the buffer full, a close sent,
