@@ -1,0 +1,249 @@
+"""The server's work per action, without sockets: the parts of an action's path that
+docs/benchmarks.md ("The path of an action") measured one by one.
+
+Not a test. CPU time of this process (``time.process_time``: the write thread's too), each
+measure beside its baseline taken in the same run, and the ratio. Run from the repository
+root (about ten seconds)::
+
+    .venv/bin/python benchmarks/bench_actions.py
+    .venv/bin/python benchmarks/bench_actions.py --quick     # a few seconds
+
+1. **views**: the four views of a broadcast (three seats and the spectators) at positions of
+   random Mil games, one by one (``game.view``, the baseline) and at once (``game.views``);
+   then their messages encoded as the server did before (orjson with ``OPT_NON_STR_KEYS``,
+   the baseline) and as it does (``tables.message_text``).
+2. **inserts**: action rows into SQLite, the ORM's insert in a transaction of a pooled
+   connection (the baseline: the server's write before) and ``db.insert_actions`` on a kept
+   connection (now), per row, for batches of 1, 3, 10 and 30.
+3. **act**: ``TableManager.act`` at 30 Mil tables of three people, each with five listeners
+   that only count (three seats, two spectators), the writes real (SQLite in a temporary
+   directory): the tables acting one after the other, each waiting for its own write (the
+   baseline), and all together, as a busy room acts (one transaction a round).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+
+from sqlalchemy import insert  # noqa: E402
+
+from tapete.server.app import create_app  # noqa: E402
+from tapete.server.db import ActionRow, insert_actions, utcnow  # noqa: E402
+from tapete.server.tables import TableManager, build_game, message_text  # noqa: E402
+
+SEATS: tuple[int | None, ...] = (0, 1, 2, None)
+
+
+def cpu_per_call(run: Callable[[], object], calls: int) -> float:
+    """Microseconds of CPU per call of ``run`` over ``calls`` calls."""
+    start = time.process_time()
+    for _ in range(calls):
+        run()
+    return 1e6 * (time.process_time() - start) / calls
+
+
+def line(what: str, base: float, now: float, unit: str) -> None:
+    print(f"  {what:<52} {base:8.1f} {unit} -> {now:8.1f} {unit}   now/base {now / base:.2f}")
+
+
+def positions(count: int, seed: int) -> list[Any]:
+    """``count`` Mil games stopped at random points (auction, talon, play), club and casa."""
+    rng = random.Random(seed)
+    games = []
+    for n in range(count):
+        game = build_game(
+            "mil",
+            ("club", "casa")[n % 2],
+            seed=rng.randrange(2**32),
+            players=["Ana", "Bea", "Cid"],
+            max_deals=20,
+        )
+        for _ in range(rng.randrange(20, 200)):
+            if game.over:
+                break
+            game.apply(rng.choice(game.legal_actions()))
+        games.append(game)
+    return games
+
+
+def bench_views(rounds: int) -> None:
+    print("1. views and their messages (per broadcast: four views)")
+    games = positions(20, 1)
+
+    def one_by_one() -> None:
+        for game in games:
+            [game.view(s) for s in SEATS]
+
+    def at_once() -> None:
+        for game in games:
+            game.views(SEATS)
+
+    base = cpu_per_call(one_by_one, rounds) / len(games)
+    now = cpu_per_call(at_once, rounds) / len(games)
+    line("build: view() x4 -> views()", base, now, "us")
+    messages = [
+        [{"type": "view", "version": 1, "view": v, "events": []} for v in game.views(SEATS)]
+        for game in games
+    ]
+
+    def encode_before() -> None:
+        for four in messages:
+            for m in four:
+                orjson.dumps(m, option=orjson.OPT_NON_STR_KEYS).decode()
+
+    def encode_now() -> None:
+        for four in messages:
+            for m in four:
+                message_text(m)
+
+    base = cpu_per_call(encode_before, rounds) / len(games)
+    now = cpu_per_call(encode_now, rounds) / len(games)
+    line("encode x4: OPT_NON_STR_KEYS -> message_text", base, now, "us")
+
+
+def bench_inserts(rows: int, directory: Path) -> None:
+    print("2. action rows into SQLite, CPU per row")
+    app = create_app(f"sqlite:///{directory / 'inserts.sqlite3'}", 0)
+    manager: TableManager = app.state.manager
+    engine = manager.engine
+    # the tables the rows belong to (a person and two computers, never started here)
+    table_ids = [
+        manager.create(
+            game="mil", profile="club", name="Ana", language="en", levels=["random"] * 2, seed=n
+        ).id
+        for n in range(30)
+    ]
+    action = {"type": "play", "card": "QH", "marriage": True}
+    counter = iter(range(10**9))
+
+    def batch_rows(size: int) -> list[tuple[int, int, int, dict[str, Any]]]:
+        return [(table_ids[k % 30], next(counter), 0, action) for k in range(size)]
+
+    kept = engine.connect()
+    for size in (1, 3, 10, 30):
+        rounds = max(1, rows // size)
+
+        def orm(size: int = size) -> None:
+            with engine.begin() as connection:
+                connection.execute(
+                    insert(ActionRow),
+                    [
+                        {"table_id": t, "n": n, "seat": s, "action": a, "created_at": utcnow()}
+                        for t, n, s, a in batch_rows(size)
+                    ],
+                )
+
+        def driver(size: int = size) -> None:
+            with kept.begin():
+                insert_actions(kept, batch_rows(size), utcnow())
+
+        base = cpu_per_call(orm, rounds) / size
+        now = cpu_per_call(driver, rounds) / size
+        line(f"batch of {size}: ORM, pooled -> insert_actions, kept", base, now, "us")
+    kept.close()
+    engine.dispose()
+
+
+class Counter:
+    """A table listener that only counts what it is sent."""
+
+    def __init__(self, seat: int | None) -> None:
+        self.seat = seat
+        self.messages = 0
+        self.bytes = 0
+
+    def push(self, text: str) -> None:
+        self.messages += 1
+        self.bytes += len(text)
+
+    def close(self) -> None:
+        pass
+
+
+def bench_act(actions: int, directory: Path) -> None:
+    print("3. TableManager.act at 30 tables of three people, five listeners each")
+
+    async def run(together: bool, name: str) -> tuple[float, int, int]:
+        app = create_app(f"sqlite:///{directory / name}", 0)
+        manager: TableManager = app.state.manager
+        tables, listeners = [], []
+        for n in range(30):
+            table = manager.create(
+                game="mil",
+                profile="club",
+                name="Ana",
+                language="en",
+                seats=[("me", None), ("open", None), ("open", None)],
+                seed=n,
+                max_deals=20,
+                listed=True,
+            )
+            manager.join(table.id, name="Bea")
+            manager.join(table.id, name="Cid")
+            loaded = await manager.load(table.id)
+            assert loaded is not None
+            for seat in (0, 1, 2, None, None):
+                listener = Counter(seat)
+                manager.attach(loaded, listener)
+                listeners.append(listener)
+            tables.append(loaded)
+        rng = random.Random(7)
+        done = 0
+        start = time.process_time()
+        last = start
+        while done < actions:
+            moves = [
+                (t, t.game.turn, t.version, rng.choice(t.game.legal_actions()).to_json())
+                for t in tables
+                if not t.game.over
+            ]
+            if not moves:
+                break
+            if together:
+                await asyncio.gather(*(manager.act(*m) for m in moves))
+            else:
+                for m in moves:
+                    await manager.act(*m)
+            done += len(moves)
+            if time.process_time() - last > 2:
+                last = time.process_time()
+                print(f"    {name}: {done}/{actions} actions", flush=True)
+        cpu = time.process_time() - start
+        await manager.close()
+        manager.engine.dispose()
+        return 1e3 * cpu / done, sum(x.messages for x in listeners), done
+
+    base, _, _ = asyncio.run(run(False, "one-by-one.sqlite3"))
+    now, sent, done = asyncio.run(run(True, "together.sqlite3"))
+    line("per action: one table at a time -> together", base * 1000, now * 1000, "us")
+    print(f"  ({done} actions together, {sent} messages to the listeners)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a few seconds, fewer repetitions")
+    args = parser.parse_args()
+    rounds, rows, actions = (20, 300, 1500) if args.quick else (300, 3000, 9000)
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="tapete-bench-actions-") as tmp:
+        bench_views(rounds)
+        bench_inserts(rows, Path(tmp))
+        bench_act(actions, Path(tmp))
+    print(f"done in {time.perf_counter() - started:.0f} s (CPU times of this process)")
+
+
+if __name__ == "__main__":
+    main()
