@@ -122,14 +122,28 @@ def test_reading_pauses_only_when_messages_wait_and_texts_are_written_at_once() 
         assert transport.pauses == 1
         assert protocol.queue.qsize() == LeanWebSocket.READ_QUEUE
 
-        assert send_now('{"type":"view"}') is True
-        assert send_now("ñ") is True
+        # the frames as websockets itself writes them (the three sizes of a length field)
+        texts = ['{"type":"view"}', "ñ", "x" * 125, "y" * 126, "é" * 40000, "z" * 70000]
+        expected = bytearray()
+        for text in texts:
+            assert send_now(text) is True
+            expected += Frame(Opcode.TEXT, text.encode()).serialize(mask=False)
+        assert transport.written.endswith(expected)
         protocol.pause_writing()  # (the transport's buffer is full)
         assert send_now("waits") is False
         protocol.resume_writing()
         assert send_now("again") is True
-        assert server_texts(transport.written) == ['{"type":"view"}', "ñ", "again"]
+        assert server_texts(transport.written) == [*texts, "again"]
 
+        # the client closes: nothing is written after the close's answer
+        mask = os.urandom(4)
+        code = (1000).to_bytes(2, "big")
+        protocol.data_received(
+            bytes((0x88, 0x82)) + mask + bytes(b ^ m for b, m in zip(code, mask, strict=False))
+        )
+        written = len(transport.written)
+        assert send_now("after the close") is False
+        assert len(transport.written) == written
         protocol.connection_lost(None)
         assert send_now("gone") is False
         # the extension is the protocol's method in the protocol's scope: the cycle goes
