@@ -181,3 +181,36 @@ def test_a_database_server_that_goes_away_loses_no_action(postgres_databases: Da
             while (m := again.receive())["type"] != "view" or m["version"] <= version:
                 assert m["type"] != "error", m
         assert action_count(app, table_id) > version
+
+
+def test_a_kept_write_connection_the_database_ends_is_replaced(
+    postgres_databases: Databases,
+) -> None:
+    """The write thread keeps its connection while writes keep coming; when the database
+    server ends it between two writes (a restart, an idle cut), the next action is stored
+    on a new connection: nobody sees an error, no action is lost."""
+    url = postgres_databases.new()
+    name = make_url(url).database
+    assert name
+    app = create_app(url, delay_ms=0, rate_limit=10_000, limits=LIMITS)
+    with TestClient(app) as client:
+        table_id, token = new_table(client, game="mariage", seed=3)
+        with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
+            me = Session(ws, random.Random(4))
+            me.play(max_actions=2)
+            kept = app.state.manager._write_connection
+            assert kept is not None and not kept.closed  # (the thread kept its connection)
+            # every connection to the database ends; new ones are let in again at once
+            _connections(postgres_databases.admin, name, allow=False)
+            _connections(postgres_databases.admin, name, allow=True)
+            view = me.wait_turn()
+            before = me.version
+            me.act(view["legal"][0])
+            while (m := me.receive())["type"] != "view" or m["version"] <= before:
+                assert m["type"] != "error", m  # (not "not_saved", nor a reconnect)
+            assert app.state.manager._write_connection is not kept
+            me.log.clear()
+            me.play(max_actions=3)
+            assert [r.message for r in me.log if r.message["type"] == "error"] == []
+            version = me.version
+        assert action_count(app, table_id) == version

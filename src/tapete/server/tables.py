@@ -43,6 +43,7 @@ from typing import Any, Protocol
 import orjson
 from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import Connection, CursorResult, Engine
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 from tapete.errors import IllegalActionError, InvalidNotationError
@@ -1913,20 +1914,36 @@ class TableManager:
     def _transaction(self, items: list[WriteItem]) -> None:
         """(The write thread) ``items`` stored in one transaction on the thread's kept
         connection. A connection idle for :data:`KEEP_WRITE_CONNECTION_S` is given back and
-        a new one taken from the pool (checked there before use: a database restarted
-        meanwhile costs no write); after any error the connection is closed (its
-        transaction rolled back) and the next write takes a new one."""
+        a new one taken from the pool (checked there before use). A kept connection found
+        dead before the commit (the database server restarted or cut it meanwhile: nothing
+        was stored) is replaced once, as the pool's check would have done. After any error
+        the connection is closed (its transaction rolled back) and the next write takes a
+        new one."""
         connection = self._write_connection
         now = time.monotonic()
         if connection is not None and now - self._write_connection_used > KEEP_WRITE_CONNECTION_S:
             self._close_write_connection()
             connection = None
-        if connection is None or connection.closed:
+        kept = connection is not None and not connection.closed
+        if not kept:
             connection = self._write_connection = self.engine.connect()
+        assert connection is not None
         self._write_connection_used = now
         try:
-            with connection.begin():
+            transaction = connection.begin()
+            try:
                 self._store(connection, items)
+            except DBAPIError as exc:
+                with contextlib.suppress(Exception):
+                    transaction.rollback()
+                if not (kept and exc.connection_invalidated):
+                    raise
+                # (dead before anything was stored: once more on a fresh connection)
+                self._close_write_connection()
+                connection = self._write_connection = self.engine.connect()
+                transaction = connection.begin()
+                self._store(connection, items)
+            transaction.commit()
         except BaseException:
             self._write_connection = None
             with contextlib.suppress(Exception):
