@@ -672,6 +672,8 @@ class TableManager:
         #: table id -> its latest write (done or under way): a read of that table from the
         #: database waits for it (:meth:`written`)
         self.writing: dict[int, asyncio.Future[None]] = {}
+        #: table id -> how many load() calls are reading it from the database now
+        self._loading: dict[int, int] = {}
         #: the tables whose person has opened them (no need to write it again)
         self.opened: set[int] = set()
         #: actions applied at any table since start (the background analysis of finished
@@ -1372,6 +1374,7 @@ class TableManager:
             or table.lock.locked()
             or (table.bot_task is not None and not table.bot_task.done())
             or (table.clocks is not None and table.clocks.next_deadline() is not None)
+            or table.id in self._loading  # (a connection is about to listen: load())
         ):
             return
         if self.tables.get(table.id) is table:
@@ -1510,10 +1513,22 @@ class TableManager:
         if table is not None and not table.broken:
             return table
         loop = asyncio.get_running_loop()
-        await self.written(table_id)
-        loaded = await loop.run_in_executor(
-            self.bot_pool, functools.partial(self.get, table_id, keep=False)
-        )
+        # while this copy is read from the database, a copy another task puts in memory
+        # meanwhile (a restart's resume, whose computer player may act) stays there
+        # (_maybe_evict): else this copy, read before that action was written, would
+        # replace it and act again at the same version
+        self._loading[table_id] = self._loading.get(table_id, 0) + 1
+        try:
+            await self.written(table_id)
+            loaded = await loop.run_in_executor(
+                self.bot_pool, functools.partial(self.get, table_id, keep=False)
+            )
+        finally:
+            left = self._loading[table_id] - 1
+            if left:
+                self._loading[table_id] = left
+            else:
+                del self._loading[table_id]
         if loaded is None:
             return None
         current = self.tables.get(table_id)
