@@ -148,7 +148,7 @@ class Game(Protocol):
         """``[self.view(s) for s in seats]``, built at once: the values every seat sees alike
         are built once and shared between the views (the same objects). A caller may set a
         view's keys but must never change a shared value in place. The server's broadcast
-        builds one view per seat this way, and encodes each shared value once."""
+        builds its views for the seats and the spectators this way."""
         ...
 
     def to_record(self) -> JSON: ...

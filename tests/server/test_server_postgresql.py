@@ -14,6 +14,7 @@ import pytest
 from db_helpers import Databases, current_revision, revisions
 from server_helpers import Session, action_count, new_table
 from sqlalchemy import make_url, text
+from starlette.applications import Starlette
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
@@ -144,15 +145,20 @@ def _connections(admin: psycopg.Connection[Any], name: str, *, allow: bool) -> N
         )
 
 
+def _app_on_a_new_database(databases: Databases) -> tuple[Starlette, str]:
+    """The app (computers acting at once) on a new PostgreSQL database, and its name."""
+    url = databases.new()
+    name = make_url(url).database
+    assert name
+    return create_app(url, delay_ms=0, rate_limit=10_000, limits=LIMITS), name
+
+
 def test_a_database_server_that_goes_away_loses_no_action(postgres_databases: Databases) -> None:
     """The database server goes away during a game: the person's action is refused (the
     table cannot even be read back, so the connection is closed for a reconnect), the HTTP
     API answers 503; when the server is back the table is rebuilt at the version the
     database holds and the same action goes through."""
-    url = postgres_databases.new()
-    name = make_url(url).database
-    assert name
-    app = create_app(url, delay_ms=0, rate_limit=10_000, limits=LIMITS)
+    app, name = _app_on_a_new_database(postgres_databases)
     with TestClient(app) as client:
         table_id, token = new_table(client, game="mariage", seed=3)
         with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
@@ -189,10 +195,7 @@ def test_a_kept_write_connection_the_database_ends_is_replaced(
     """The write thread keeps its connection while writes keep coming; when the database
     server ends it between two writes (a restart, an idle cut), the next action is stored
     on a new connection: nobody sees an error, no action is lost."""
-    url = postgres_databases.new()
-    name = make_url(url).database
-    assert name
-    app = create_app(url, delay_ms=0, rate_limit=10_000, limits=LIMITS)
+    app, name = _app_on_a_new_database(postgres_databases)
     with TestClient(app) as client:
         table_id, token = new_table(client, game="mariage", seed=3)
         with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
