@@ -4,14 +4,17 @@ passes, so nothing here waits for real time to go by."""
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import json
 import random
 import time
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 import jsonschema_rs
-from server_helpers import CARD_RE, MakeApp, Session, check_no_leak
+from server_helpers import CARD_RE, MakeApp, Session, check_no_leak, run_async
 from sqlalchemy import select
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
@@ -476,3 +479,65 @@ def test_a_restart_builds_the_clocks_again_and_the_computers_play_on(make_app: M
         assert (news["seat"], news["reason"]) == (1, "disconnected")
         both = lambda: {1, 2} <= set(_seats_of(again, tid, before))  # noqa: E731
         play(again, tid, {0: a}, both, random.Random(5))
+
+
+class _Ear:
+    """A listener that keeps nothing."""
+
+    patches = False
+
+    def __init__(self, seat: int | None) -> None:
+        self.seat = seat
+
+    def push(self, text: str) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_forgotten_table_with_clocks_is_freed_without_the_collector(make_app: MakeApp) -> None:
+    """A table of several people has seat clocks and a driver whose callback holds the table;
+    once its game is over and nobody listens, the table is forgotten and the driver closed,
+    and the table (its whole game) is freed at once, not at the collector's rare full pass
+    (the reference cycle kept every finished game of a busy room in memory:
+    docs/benchmarks.md)."""
+    app = make_app(delay_ms=0)
+    manager = app.state.manager
+
+    async def main() -> weakref.ref[Table]:
+        table = manager.create(
+            game="mil",
+            profile="club",
+            name="Ana",
+            language="en",
+            seats=[("me", None), ("open", None), ("open", None)],
+            seed=3,
+            listed=True,
+            max_deals=1,
+        )
+        manager.join(table.id, name="Bea")
+        manager.join(table.id, name="Cid")
+        loaded = await manager.load(table.id)
+        assert loaded is not None
+        ears = [_Ear(seat) for seat in (0, 1, 2)]
+        for ear in ears:
+            manager.attach(loaded, ear)
+        assert loaded.driver is not None and loaded.clocks is not None
+        while not loaded.game.over:  # (a finished game: no clock deadline keeps the table)
+            game = loaded.game
+            await manager.act(loaded, game.turn, loaded.version, game.legal_actions()[0].to_json())
+        for ear in ears:
+            manager.detach(loaded, ear)
+        assert loaded.id not in manager.tables
+        await asyncio.sleep(0)  # (the driver's cancelled task ends)
+        await asyncio.sleep(0)
+        return weakref.ref(loaded)
+
+    gc.collect()
+    gc.disable()
+    try:
+        gone = run_async(main())
+        assert gone() is None, [type(r).__name__ for r in gc.get_referrers(gone())]
+    finally:
+        gc.enable()

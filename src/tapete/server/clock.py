@@ -545,6 +545,10 @@ def _tenths(value: float | None) -> float | None:
 # ---------------------------------------------------------------------- asyncio driver
 
 
+def _closed(decisions: list[Decision]) -> None:
+    """(A closed driver's ``on_decisions``: it never fires.)"""
+
+
 class ClockDriver:
     """Sleep until ``clocks.next_deadline()``, then hand ``clocks.tick(now())``'s decisions
     to ``on_decisions`` (a plain function: it runs in the driver's task and must not block;
@@ -601,8 +605,11 @@ class ClockDriver:
         self.reschedule()
 
     def close(self) -> None:
-        """Stop waiting (the table is closed or evicted)."""
+        """Stop waiting (the table is closed or evicted), and let go of ``on_decisions``: it
+        holds the table, which holds this driver; the reference cycle would keep every
+        closed table (its whole game) in memory until the collector's rare full pass."""
         self._closed = True
         if self._task is not None:
             self._task.cancel()
         self._task = self._armed = None
+        self.on_decisions = _closed
