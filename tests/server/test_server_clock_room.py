@@ -22,7 +22,7 @@ from test_server_room import FakeClock, make_table, next_of, sit
 
 from tapete.server.db import ActionRow, TableRow
 from tapete.server.messages import schema_of
-from tapete.server.tables import Table
+from tapete.server.tables import Table, TableManager
 
 
 def _wait(what: str, done: Callable[[], bool], timeout: float = 20.0) -> None:
@@ -496,6 +496,29 @@ class _Ear:
         pass
 
 
+async def _three_people(manager: TableManager, max_deals: int | None = None) -> list[_Ear]:
+    """A Mil table of three people in memory (so with clocks), a listener at each seat."""
+    table = manager.create(
+        game="mil",
+        profile="club",
+        name="Ana",
+        language="en",
+        seats=[("me", None), ("open", None), ("open", None)],
+        seed=3,
+        listed=True,
+        max_deals=max_deals,
+    )
+    manager.join(table.id, name="Bea")
+    manager.join(table.id, name="Cid")
+    loaded = await manager.load(table.id)
+    assert loaded is not None
+    ears = [_Ear(seat) for seat in (0, 1, 2)]
+    for ear in ears:
+        manager.attach(loaded, ear)
+    assert loaded.driver is not None and loaded.clocks is not None
+    return ears
+
+
 def test_a_forgotten_table_with_clocks_is_freed_without_the_collector(make_app: MakeApp) -> None:
     """A table of several people has seat clocks and a driver whose callback holds the table;
     once its game is over and nobody listens, the table is forgotten and the driver closed,
@@ -503,33 +526,19 @@ def test_a_forgotten_table_with_clocks_is_freed_without_the_collector(make_app: 
     (the reference cycle kept every finished game of a busy room in memory:
     docs/benchmarks.md)."""
     app = make_app(delay_ms=0)
-    manager = app.state.manager
+    manager: TableManager = app.state.manager
 
     async def main() -> weakref.ref[Table]:
-        table = manager.create(
-            game="mil",
-            profile="club",
-            name="Ana",
-            language="en",
-            seats=[("me", None), ("open", None), ("open", None)],
-            seed=3,
-            listed=True,
-            max_deals=1,
-        )
-        manager.join(table.id, name="Bea")
-        manager.join(table.id, name="Cid")
-        loaded = await manager.load(table.id)
-        assert loaded is not None
-        ears = [_Ear(seat) for seat in (0, 1, 2)]
-        for ear in ears:
-            manager.attach(loaded, ear)
-        assert loaded.driver is not None and loaded.clocks is not None
+        ears = await _three_people(manager, max_deals=1)
+        (loaded,) = manager.tables.values()
         while not loaded.game.over:  # (a finished game: no clock deadline keeps the table)
             game = loaded.game
             await manager.act(loaded, game.turn, loaded.version, game.legal_actions()[0].to_json())
         for ear in ears:
             manager.detach(loaded, ear)
         assert loaded.id not in manager.tables
+        # the write thread is done with the last action (its one worker runs this after it)
+        await asyncio.wrap_future(manager.write_pool.submit(lambda: None))
         await asyncio.sleep(0)  # (the driver's cancelled task ends)
         await asyncio.sleep(0)
         return weakref.ref(loaded)
@@ -541,3 +550,32 @@ def test_a_forgotten_table_with_clocks_is_freed_without_the_collector(make_app: 
         assert gone() is None, [type(r).__name__ for r in gc.get_referrers(gone())]
     finally:
         gc.enable()
+
+
+def test_a_forgotten_table_put_back_in_memory_gets_clocks_that_fire(make_app: MakeApp) -> None:
+    """A table forgotten while a connection waited for it is put back in memory by that
+    connection; its clocks are built again then, so that a person who drops afterwards is
+    still taken over after the grace period (the old clocks' driver was closed for good)."""
+    app = make_app(delay_ms=0)
+    manager: TableManager = app.state.manager
+
+    async def main() -> None:
+        ears = await _three_people(manager)
+        (loaded,) = manager.tables.values()
+        for ear in ears:
+            manager.detach(loaded, ear)  # (kept in memory: the grace periods run)
+        old = loaded.driver
+        manager._forget(loaded)  # (what _maybe_evict does once nothing holds the table)
+        assert old is not None and old.armed is None and loaded.id not in manager.tables
+        back = await manager.settled_in_memory(loaded)
+        assert back is loaded and manager.tables[loaded.id] is loaded
+        for ear in ears:
+            manager.attach(loaded, ear)
+        assert loaded.driver is not None and loaded.driver is not old
+        manager.detach(loaded, ears[1])  # Bea drops: her grace period runs
+        assert loaded.driver.armed is not None
+        for ear in (ears[0], ears[2]):
+            manager.detach(loaded, ear)
+        await manager.close()
+
+    run_async(main())

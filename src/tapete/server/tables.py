@@ -1377,10 +1377,19 @@ class TableManager:
             or table.id in self._loading  # (a connection is about to listen: load())
         ):
             return
+        self._forget(table)
+
+    def _forget(self, table: Table) -> None:
+        """Take ``table`` out of memory (if it is the one there) and stop its clocks: the
+        next access rebuilds the table from the database, and this copy fires no takeover or
+        abandonment of its own. A forgotten table that a waiting connection puts back in
+        memory (``settled_in_memory``, ``attach``) gets new clocks when it is attached, as a
+        table rebuilt after a restart does (its closed driver would never fire again)."""
         if self.tables.get(table.id) is table:
             del self.tables[table.id]
-            if table.driver is not None:
-                table.driver.close()
+        if table.driver is not None:
+            table.driver.close()
+        table.driver = table.clocks = None
 
     def playing_ids(self) -> list[int]:
         with self.sessions() as session:
@@ -1811,8 +1820,7 @@ class TableManager:
             # (the server is stopping) the write may still happen: the game in memory can no
             # longer be trusted, the next access rebuilds it from the database
             table.broken = True
-            if self.tables.get(table.id) is table:
-                del self.tables[table.id]
+            self._forget(table)
             raise
         except Exception as exc:
             if self._write_failed(table, n, data, exc):
@@ -1823,8 +1831,7 @@ class TableManager:
             # connections (after saying why) so that the clients reconnect to the table
             # rebuilt from the log
             table.broken = True
-            if self.tables.get(table.id) is table:
-                del self.tables[table.id]
+            self._forget(table)
             error = TableError(
                 "stale_version", "the server could not save this action: reconnecting"
             )
