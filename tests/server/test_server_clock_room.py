@@ -565,7 +565,15 @@ def test_a_forgotten_table_put_back_in_memory_gets_clocks_that_fire(make_app: Ma
         for ear in ears:
             manager.detach(loaded, ear)  # (kept in memory: the grace periods run)
         old = loaded.driver
+        # (as if Bea's seat had been taken over meanwhile, and Cid had abandoned his)
+        cid = object()
+        loaded.bots[1], loaded.bots[2] = object(), cid
+        loaded.abandoned.add(2)
         manager._forget(loaded)  # (what _maybe_evict does once nothing holds the table)
+        # Bea's seat is hers again with the new clocks; Cid's computer plays on
+        assert loaded.bots == {2: cid}
+        loaded.abandoned.discard(2)
+        del loaded.bots[2]
         assert old is not None and old.armed is None and loaded.id not in manager.tables
         back = await manager.settled_in_memory(loaded)
         assert back is loaded and manager.tables[loaded.id] is loaded

@@ -1390,6 +1390,13 @@ class TableManager:
         if table.driver is not None:
             table.driver.close()
         table.driver = table.clocks = None
+        taken = [s for s in table.bots if table.levels[s] is None and s not in table.abandoned]
+        for seat in taken:
+            # a person's seat taken over (not abandoned): the person's again with the new
+            # clocks, as after a restart (a later takeover starts a fresh computer)
+            table.bots.pop(seat)
+            table.rngs.pop(seat, None)
+            table.remember.discard(seat)
 
     def playing_ids(self) -> list[int]:
         with self.sessions() as session:
