@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tapete.server.clock import ClockSettings
+    from tapete.server.review import ReviewSettings
 
 
 def free_port() -> int:
@@ -31,10 +32,23 @@ class LiveServer:
     new tables and hints are lifted (the tests play fast)."""
 
     def __init__(
-        self, db_path: Path, port: int | None = None, clock: ClockSettings | None = None
+        self,
+        db_path: Path,
+        port: int | None = None,
+        clock: ClockSettings | None = None,
+        review: ReviewSettings | None = None,
     ) -> None:
         #: ``clock``: a ``ClockSettings`` for the tables created without one
         self.clock = clock
+        #: the deal reviews; by default no background analysis of the games the tests
+        #: finish: a review asked for from the page would wait behind one (up to 10 s of CPU
+        #: at a low priority; on a busy CI machine the replay test's review once took over
+        #: 120 s)
+        if review is None:
+            from tapete.server.review import ReviewSettings
+
+            review = ReviewSettings(background=False)
+        self.review = review
         self.db_path = db_path
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -52,6 +66,7 @@ class LiveServer:
             db_url=f"sqlite:///{self.db_path}",
             delay_ms=0,
             limits=limits,
+            review=self.review,
             trusted_hosts=default_trusted_hosts("127.0.0.1"),
             clock=self.clock,
         )

@@ -7,7 +7,6 @@ worker process: the panel does not depend on how the losses were judged."""
 
 from __future__ import annotations
 
-import functools
 import importlib.util
 import random
 from collections.abc import Iterator
@@ -28,7 +27,6 @@ from browser_helpers import (
 from browser_server import LiveServer
 from playwright.sync_api import expect
 
-import tapete.server.app as app_module
 from tapete.server.db import make_engine
 from tapete.server.review import ReviewSettings, compute_review
 from tapete.server.tables import TableManager
@@ -54,10 +52,7 @@ STEP = {"es": "Paso {n} de {total}", "pt": "Passo {n} de {total}", "en": "Step {
 @pytest.fixture(scope="module")
 def review_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     path = tmp_path_factory.mktemp("review") / "tapete.sqlite"
-    quick = functools.partial(app_module.create_app, review=ReviewSettings(quick=True, wait_s=30))
-    with pytest.MonkeyPatch.context() as mp:  # the live server's app, with quick reviews
-        mp.setattr(app_module, "create_app", quick)
-        server = LiveServer(path).start()
+    server = LiveServer(path, review=ReviewSettings(quick=True, wait_s=30)).start()
     yield server
     server.stop()
 
