@@ -12,6 +12,8 @@ test-artifacts/.
 
 from __future__ import annotations
 
+from typing import Any
+
 import autoplay
 from browser_helpers import start_game, state
 
@@ -21,12 +23,14 @@ SHOTS = (1, 20, DEALS)
 
 
 def test_a_40_deal_mil_game_keeps_the_table_on_one_screen(new_page, live_server, artifacts) -> None:
-    pages = []
-    for width, height in SIZES:
+    def long_game(width: int, height: int) -> Any:
+        """A new page of that size playing a Mil game by the in-page driver."""
         page = new_page(locale="es-ES", width=width, height=height)
         start_game(page, live_server.url, "mil-club", levels=("random", "random"), seed=3)
         autoplay.start(page)
-        pages.append((page, width, height))
+        return page
+
+    pages = [(long_game(width, height), width, height) for width, height in SIZES]
     for deal in SHOTS:  # both games play on while the other one is photographed
         for page, width, height in pages:
             if autoplay.stop_at(page, "play", deal - 1):
@@ -39,9 +43,7 @@ def test_a_40_deal_mil_game_keeps_the_table_on_one_screen(new_page, live_server,
         for _ in range(2):
             if autoplay.wait_deals(page, DEALS) >= DEALS:
                 break
-            page = new_page(locale="es-ES", width=width, height=height)
-            start_game(page, live_server.url, "mil-club", levels=("random", "random"), seed=3)
-            autoplay.start(page)
+            page = long_game(width, height)
         assert autoplay.wait_deals(page, DEALS) >= DEALS, f"{width}x{height}: 3 games ended early"
         autoplay.pause(page)
         assert state(page)["over"] == "false"

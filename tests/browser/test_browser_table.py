@@ -418,8 +418,9 @@ def test_mil_counts_the_player_s_own_points(new_page, live_server) -> None:
 
 def test_the_mariage_indicator_is_in_sight_on_a_phone(new_page, live_server) -> None:
     page = new_page(locale="es-ES", width=390, height=844)
-    # game number 5: the person leads the first trick, so the stock is still open (a random
-    # computer that led first could close it at once, and the indicator lay face down)
+    # game number 5: the person leads the first trick, and the stock is measured on the
+    # person's turn, before any computer move (after a random computer's first move the
+    # table varied, and one run measured the indicator 0 px high)
     start_game(page, live_server.url, "mariage", levels=("random",), seed=5)
     assert wait_turn(page) == "turn"
     page.wait_for_selector(f"{tid('stock')} .indicator:not(.closed) .card")
