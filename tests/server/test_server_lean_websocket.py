@@ -16,10 +16,11 @@ from typing import Any
 import uvicorn
 from server_helpers import run_async
 from uvicorn.server import ServerState
+from websockets.extensions.permessage_deflate import PerMessageDeflate
 from websockets.frames import Frame, Opcode
 from websockets.streams import StreamReader
 
-from tapete.server.connections import SEND_TEXT, LeanWebSocket
+from tapete.server.connections import SEND_TEXT, LeanWebSocket, text_frame
 
 
 class Transport(asyncio.Transport):
@@ -88,29 +89,87 @@ def next_frame(parser: Any) -> Frame:
     raise EOFError
 
 
+def test_text_frame_is_the_librarys_frame_at_every_length_boundary() -> None:
+    for n in (0, 1, 125, 126, 127, 65535, 65536, 70000):
+        payload = bytes(range(256)) * (n // 256) + bytes(n % 256)
+        assert text_frame(payload) == Frame(Opcode.TEXT, payload).serialize(mask=False), n
+
+
+def handshake(protocol: LeanWebSocket, extensions: str = "") -> None:
+    """The client's opening request (with ``extensions``: its Sec-WebSocket-Extensions)."""
+    key = base64.b64encode(os.urandom(16)).decode()
+    offer = f"Sec-WebSocket-Extensions: {extensions}\r\n" if extensions else ""
+    protocol.data_received(
+        (
+            "GET /ws/1 HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n{offer}"
+            "Sec-WebSocket-Version: 13\r\n\r\n"
+        ).encode()
+    )
+
+
+def opened(extensions: str = "", **options: Any) -> tuple[LeanWebSocket, Transport, asyncio.Event]:
+    """(In a running loop) a protocol with uvicorn's ``options`` that received a client's
+    opening request, its transport, and an event set once the app (which never reads) has
+    accepted."""
+    accepted = asyncio.Event()
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        assert (await receive())["type"] == "websocket.connect"
+        await send({"type": "websocket.accept"})
+        accepted.set()
+        await asyncio.sleep(3600)  # (never reads: the messages wait)
+
+    config = uvicorn.Config(app, ws=LeanWebSocket, ws_ping_interval=None, lifespan="off", **options)
+    config.load()
+    protocol = LeanWebSocket(config, ServerState(), {}, asyncio.get_running_loop())
+    transport = Transport()
+    protocol.connection_made(transport)
+    handshake(protocol, extensions)
+    return protocol, transport, accepted
+
+
+async def ended(protocol: LeanWebSocket) -> None:
+    """Cancel the app's task of ``protocol`` and wait for it."""
+    tasks = list(protocol.tasks)
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def test_with_compression_the_library_frames_every_text() -> None:
+    """A connection that negotiated permessage-deflate (``Limits.ws_deflate``) gets the
+    library's compressed frames, which a client inflates back to the texts."""
+
+    async def main() -> None:
+        protocol, transport, accepted = opened("permessage-deflate", ws_per_message_deflate=True)
+        send_now = protocol.scope["extensions"][SEND_TEXT]
+        await asyncio.wait_for(accepted.wait(), 5)
+        assert protocol.conn.extensions, "the server did not take the offered compression"
+        texts = ['{"type":"view","view":{}}' * 40, "ñ" * 300]
+        start = len(transport.written)
+        for text in texts:
+            assert send_now(text) is True
+        frames = bytes(transport.written[start:])
+        assert len(frames) < sum(len(t.encode()) for t in texts)  # compressed
+        decoder = PerMessageDeflate(False, False, 15, 15)
+        reader = StreamReader()
+        reader.feed_data(frames)
+        reader.feed_eof()
+        got = []
+        for _ in texts:  # (the parser inflates them: a frame with RSV1 set, else refused)
+            parser = Frame.parse(reader.read_exact, mask=False, extensions=[decoder])
+            got.append(next_frame(parser).data.decode())
+        assert got == texts
+        protocol.connection_lost(None)
+        await ended(protocol)
+
+    run_async(main())
+
+
 def test_reading_pauses_only_when_messages_wait_and_texts_are_written_at_once() -> None:
     async def main() -> None:
-        accepted = asyncio.Event()
-
-        async def app(scope: Any, receive: Any, send: Any) -> None:
-            assert (await receive())["type"] == "websocket.connect"
-            await send({"type": "websocket.accept"})
-            accepted.set()
-            await asyncio.sleep(3600)  # (never reads: the messages wait)
-
-        config = uvicorn.Config(app, ws=LeanWebSocket, ws_ping_interval=None, lifespan="off")
-        config.load()
-        protocol = LeanWebSocket(config, ServerState(), {}, asyncio.get_running_loop())
-        transport = Transport()
-        protocol.connection_made(transport)
-        key = base64.b64encode(os.urandom(16)).decode()
-        protocol.data_received(
-            (
-                "GET /ws/1 HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
-                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-                "Sec-WebSocket-Version: 13\r\n\r\n"
-            ).encode()
-        )
+        protocol, transport, accepted = opened()
         send_now = protocol.scope["extensions"][SEND_TEXT]
         assert send_now("too early") is False  # (before the handshake's answer)
         await asyncio.wait_for(accepted.wait(), 5)
