@@ -102,6 +102,33 @@ def test_a_spectator_view_lists_no_legal_actions(name: str) -> None:
         game.apply(rng.choice(game.legal_actions()))
 
 
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("seed", [3, 8])
+def test_a_view_after_any_action_is_the_view_of_a_game_built_afresh(name: str, seed: int) -> None:
+    """What an engine keeps between views (Mil: the game's part, built again only when a
+    deal ends or the game stops) never goes stale: after every action of whole games, each
+    seat's view (keys in the same order) is that of a new game given the same actions; a
+    player renamed in place (the server names a seat when a person takes it) shows at once."""
+    for profile in kind(name).profiles:
+        game = new_game(name, profile, seed=seed, max_deals=3)
+        seats: list[int | None] = [*range(len(game.players)), None]
+        rng = random.Random(seed)
+        actions = []
+        while not game.over:
+            game.views(seats)  # (what the last action left is kept, if anything)
+            action = rng.choice(game.legal_actions())
+            actions.append(action)
+            game.apply(action)
+            if len(actions) % 25 == 0:
+                game.players[len(actions) % len(game.players)] = f"P{len(actions)}"
+            fresh = new_game(name, profile, seed=seed, max_deals=3)
+            fresh.players[:] = game.players
+            for a in actions:
+                fresh.apply(a)
+            for seat, view in zip(seats, game.views(seats), strict=True):
+                assert json.dumps(view) == json.dumps(fresh.view(seat)), (profile, seat, actions)
+
+
 @settings(max_examples=25, deadline=None)
 @given(
     name=st.sampled_from(NAMES),

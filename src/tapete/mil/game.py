@@ -97,6 +97,9 @@ class MilGame:
         self.winner: int | None = None
         self.state: State | None = None
         self._stopped = False
+        #: the game's part of the views as of the last build, and what it was built from
+        #: (``_public_view``): it only changes when a deal ends or the game stops
+        self._game_part: _GamePart | None = None
         self._deal()
 
     # ------------------------------------------------------------------ the flow
@@ -308,22 +311,47 @@ class MilGame:
     def views(self, seats: Sequence[int | None]) -> list[dict[str, Any]]:
         """The views of ``seats`` (equal to ``[self.view(s) for s in seats]``), built at once:
         what every seat sees alike is built once, and the views share those values (the
-        same objects; a caller may replace a view's keys, never change a value in place)."""
+        same objects, some of them also in later views until the deal ends; a caller may
+        replace a view's keys, never change a value in place)."""
         public = self._public_view()
         return [self._view(seat, public) for seat in seats]
 
     def _public_view(self) -> tuple[dict[str, Any], dict[str, Any] | None]:
         """The game's part of every view (all but ``seat``) and the deal's
         (``State.public_view``; None between deals)."""
-        p = self.profile
         st = self.state
+        over = self.over
+        built = self._game_part
+        if (
+            built is None
+            or built[0] is not self.standing
+            or built[1] is not st
+            or built[2] != (len(self.deals), self.dealer, over)
+        ):
+            # a deal ended, the game stopped: the keys that only change then, built once
+            built = self._game_part = (
+                self.standing,
+                st,
+                (len(self.deals), self.dealer, over),
+                self._game_keys(),
+            )
+        game = built[3].copy()
+        game["players"] = list(self.players)  # (the server names a seat when it is taken)
+        game["phase"] = self.phase
+        game["turn"] = self.turn
+        return game, None if st is None else st.public_view()
+
+    def _game_keys(self) -> dict[str, Any]:
+        """The game's part of the views, in their order; ``players``, ``phase`` and ``turn``
+        hold places that ``_public_view`` fills at every build."""
+        p = self.profile
         standing = self.standing.to_json(p)
-        game: dict[str, Any] = {
+        return {
             "game": "mil",
             "profile": p.name,
-            "players": list(self.players),
-            "phase": self.phase,
-            "turn": self.turn,
+            "players": None,
+            "phase": None,
+            "turn": None,
             "over": self.over,
             "winner": self.winner,
             "deal_number": self.deal_number,
@@ -339,16 +367,15 @@ class MilGame:
             # the current deal's commitment (tapete.fair); None: not a fair deal
             "commitment": self.commitment,
         }
-        return game, None if st is None else st.public_view()
 
     def _view(
         self, seat: int | None, public: tuple[dict[str, Any], dict[str, Any] | None]
     ) -> dict[str, Any]:
         game, deal = public
-        v: dict[str, Any] = {"game": game["game"], "profile": game["profile"], "seat": seat}
-        v.update(game)
         st = self.state
         if st is None or deal is None:
+            v: dict[str, Any] = {"game": game["game"], "profile": game["profile"], "seat": seat}
+            v.update(game)
             v.update(
                 legal=[],
                 hand=[],
@@ -377,14 +404,24 @@ class MilGame:
                 talon_points=None,
             )
             return v
-        # the deal's part of the view (the game's keys win: phase "over", turn None once over)
-        part = st.view(seat, deal)
-        for key in part.keys() & v.keys():
-            del part[key]
-        v.update(part)
+        # the deal's part of the view after the game's, whose keys keep their places and
+        # win (phase "over", turn None once over: _GAME_WINS)
+        v = {"game": game["game"], "profile": game["profile"], "seat": seat, **game}
+        v.update(st.view(seat, deal))
+        for key in _GAME_WINS:
+            v[key] = game[key]
         if self.over:  # stopped in the middle of a deal: nobody acts any more
             v.update(legal=[], redeal_reasons=[], redeal_cards={})
         return v
+
+
+#: the keys of both parts of a view, the game's and the deal's (``State.view``): the game's
+#: value is the view's
+_GAME_WINS = ("phase", "turn", "dealer")
+
+#: ``MilGame._game_part``: the standing, deal, (finished deals, dealer, over) it was built
+#: for, and the game's part of the views then
+_GamePart = tuple[Standing, "State | None", tuple[int, int, bool], dict[str, Any]]
 
 
 def open_view(st: State) -> dict[str, Any]:
