@@ -9,11 +9,14 @@ from __future__ import annotations
 import asyncio
 import base64
 import gc
+import itertools
 import os
 import weakref
 from typing import Any
 
 import uvicorn
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from server_helpers import run_async
 from uvicorn.server import ServerState
 from websockets.extensions.permessage_deflate import PerMessageDeflate
@@ -222,5 +225,129 @@ def test_reading_pauses_only_when_messages_wait_and_texts_are_written_at_once() 
             assert gone() is None, "a closed connection is only freed by the collector"
         finally:
             gc.enable()
+
+    run_async(main())
+
+
+# --- reading: the fast path against the library's ------------------------------------------
+
+
+class LibraryReads(LeanWebSocket):
+    """The same protocol with every byte read by the library (uvicorn's way)."""
+
+    FAST_READ = False
+
+
+def masked(opcode: Opcode, data: bytes, *, fin: bool = True) -> bytes:
+    return Frame(opcode, data, fin).serialize(mask=True)
+
+
+#: client frames: texts of every length class, and everything the library must read
+TEXTS = st.text(max_size=40).map(lambda t: masked(Opcode.TEXT, t.encode()))
+FRAMES = st.one_of(
+    TEXTS,
+    TEXTS,
+    st.sampled_from([125, 126, 300, 65535, 65536]).map(
+        lambda n: masked(Opcode.TEXT, b'{"pad":"' + b"x" * (n - 10) + b'"}')
+    ),
+    st.binary(max_size=20).map(lambda b: masked(Opcode.BINARY, b)),
+    st.binary(max_size=20).map(lambda b: masked(Opcode.PING, b)),
+    st.binary(max_size=20).map(lambda b: masked(Opcode.PONG, b)),
+    st.lists(st.text(max_size=10), min_size=2, max_size=4).map(
+        lambda parts: b"".join(
+            masked(Opcode.TEXT if n == 0 else Opcode.CONT, p.encode(), fin=n == len(parts) - 1)
+            for n, p in enumerate(parts)
+        )
+    ),
+    st.just(masked(Opcode.CLOSE, (1000).to_bytes(2, "big"))),
+    st.just(masked(Opcode.TEXT, b"\xff\xfe not UTF-8")),
+    st.just(bytes([0x81 | 0x40]) + masked(Opcode.TEXT, b"rsv1")[1:]),  # RSV1, no extension
+    st.just(Frame(Opcode.TEXT, b"unmasked").serialize(mask=False)),
+    st.just(masked(Opcode.TEXT, b"y" * 70_000)),  # past the size limit of the test
+)
+
+
+async def read_by(kind: type[LeanWebSocket], chunks: list[bytes]) -> tuple[Any, ...]:
+    """What a protocol of ``kind`` gives the app and writes, fed ``chunks``."""
+    accepted = asyncio.Event()
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await receive()
+        await send({"type": "websocket.accept"})
+        accepted.set()
+        await asyncio.sleep(3600)
+
+    config = uvicorn.Config(
+        app,
+        ws=kind,
+        ws_ping_interval=None,
+        lifespan="off",
+        ws_max_size=66_000,
+        log_level="critical",
+    )
+    config.load()
+    protocol = kind(config, ServerState(), {}, asyncio.get_running_loop())
+    transport = Transport()
+    protocol.connection_made(transport)
+    handshake(protocol)
+    await asyncio.wait_for(accepted.wait(), 5)
+    start = len(transport.written)
+    for chunk in chunks:
+        if transport.closing:
+            break
+        protocol.data_received(chunk)
+    messages = []
+    while not protocol.queue.empty():
+        messages.append(protocol.queue.get_nowait())
+    seen = (messages, bytes(transport.written[start:]), transport.closing, transport.pauses)
+    protocol.connection_lost(None)
+    await ended(protocol)
+    return seen
+
+
+@settings(max_examples=150, deadline=None)
+@given(frames=st.lists(FRAMES, max_size=8), cuts=st.lists(st.integers(0, 200_000), max_size=6))
+def test_the_fast_reading_gives_the_app_and_the_client_what_the_library_does(
+    frames: list[bytes], cuts: list[int]
+) -> None:
+    """Any client frames, cut into any chunks (TCP keeps no frame boundaries): the messages
+    the app receives, in order, the bytes written back (pongs, the close), the close of the
+    socket and the pauses of the reading are those of the library reading the same bytes
+    in reads that also end at every frame's end. (Given a read of several frames, uvicorn
+    drops the messages before a frame that breaks a rule, and a text that is not UTF-8
+    followed by a close in one read raises in its handler; the fast reading hands the
+    library one frame at a time, as if each came in a read of its own.)"""
+    data = b"".join(frames)
+    ends = set(itertools.accumulate(len(f) for f in frames))
+    points = sorted({min(c, len(data)) for c in cuts} | {0, len(data)})
+    chunks = [data[a:b] for a, b in itertools.pairwise(points)]
+    framed = [data[a:b] for a, b in itertools.pairwise(sorted(set(points) | ends))]
+
+    async def both() -> None:
+        fast = await read_by(LeanWebSocket, chunks)
+        assert fast == await read_by(LibraryReads, framed)
+
+    run_async(both())
+
+
+def test_the_fast_reading_reads_a_plain_exchange_itself() -> None:
+    """Texts and pongs, one byte at a time: the library's reader never sees a text frame
+    (the fast path is really taken), and the app gets every text."""
+
+    async def main() -> None:
+        protocol, _, accepted = opened()
+        await asyncio.wait_for(accepted.wait(), 5)
+        seen: list[bytes] = []
+        library = protocol.conn.receive_data
+        protocol.conn.receive_data = lambda data: (seen.append(bytes(data)), library(data))[1]  # type: ignore[method-assign]
+        frames = [client_text(f'{{"n":{n}}}') for n in range(3)]
+        pong = masked(Opcode.PONG, b"p")
+        for byte in b"".join([frames[0], pong, frames[1], frames[2]]):
+            protocol.data_received(bytes([byte]))
+        assert b"".join(seen) == pong  # the library read the pong only
+        texts = [protocol.queue.get_nowait()["text"] for _ in range(3)]
+        assert texts == ['{"n":0}', '{"n":1}', '{"n":2}']
+        assert not protocol._library_reads
+        await ended(protocol)
 
     run_async(main())

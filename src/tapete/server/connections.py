@@ -19,6 +19,11 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from websockets.exceptions import InvalidState
 from websockets.protocol import OPEN
 
+try:  # (the library's own C unmasking, as its frame parser uses)
+    from websockets.speedups import apply_mask
+except ImportError:  # pragma: no cover (a build of websockets without its C part)
+    from websockets.utils import apply_mask
+
 from tapete.server.limits import Limits, OnceFilter, RefusalLog
 from tapete.server.security import TrustedProxies
 
@@ -46,6 +51,15 @@ def text_frame(payload: bytes) -> bytes:
     if n < 65536:
         return b"\x81\x7e" + n.to_bytes(2, "big") + payload
     return b"\x81\x7f" + n.to_bytes(8, "big") + payload
+
+
+def _whole_header(data: bytes, at: int) -> bool:
+    """Whether ``data`` holds a frame's whole length field from ``at`` (2, 4 or 10 bytes)."""
+    left = len(data) - at
+    if left < 2:
+        return False
+    size = data[at + 1] & 0x7F
+    return left >= (4 if size == 126 else 10 if size == 127 else 2)
 
 
 #: closed transports an address's set may gather beyond twice its open ones before a sweep
@@ -161,11 +175,26 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
       the socket's buffer is full (uvicorn's send then waits for it to drain) or the
       connection is closing or closed; the app then sends the ASGI way.
 
+    * each received frame went through the library's parser (a generator reading from a
+      stream object, a frame object, an event list); here a whole, unfragmented,
+      uncompressed text frame from the client is unmasked and handed to the app at once
+      (:meth:`data_received`); every other frame (pings, pongs, the close, binary,
+      fragments), and everything once a frame breaks a rule, goes to the library, which
+      then reads exactly as it would have.
+
     Everything else (the handshake, pings, the close, a message the app sends the ASGI
     way) is uvicorn's own."""
 
     #: how many received messages may wait for the app before the reading pauses
     READ_QUEUE = 8
+    #: whether :meth:`data_received` reads the common frames itself (False: the library
+    #: reads everything, as uvicorn's protocol does; the tests compare the two)
+    FAST_READ = True
+
+    #: the start of a frame not yet wholly received (read by the fast path)
+    _partial = b""
+    #: the library reads all of this connection's bytes from now on
+    _library_reads = False
 
     def handle_connect(self, event: Any) -> None:
         super().handle_connect(event)
@@ -209,6 +238,76 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
         # a broadcast's cost of writing: docs/benchmarks.md, "Online room load")
         self.transport.write(text_frame(text.encode()))
         return True
+
+    def data_received(self, data: bytes) -> None:
+        if self._partial:
+            data, self._partial = self._partial + data, b""
+        conn = self.conn
+        if not self._library_reads and conn.state is OPEN:
+            if self.FAST_READ and not conn.reader.buffer and conn.max_message_size is not None:
+                data = data[self._read_frames(data) :]
+                if not data:
+                    return
+            self._library_reads = True  # (from here on, for good)
+        super().data_received(data)
+
+    def _read_frames(self, data: bytes) -> int:
+        """Read ``data`` frame by frame from its start (RFC 6455, 5.2), the library being at
+        a frame's start (it was only ever given whole frames): a whole text frame on a plain
+        connection (FIN, opcode 1, no RSV bit, masked, UTF-8; no compression, no fragmented
+        message under way, no close sent) straight to the app, any other whole frame to the
+        library alone, as if it came in a read of its own; a last frame not yet whole waits
+        for the next bytes. Stop at a frame past the size limit (the library's error), and
+        at the socket's close (after an error, no byte more is read); return where (the
+        library reads from there, and from then on everything)."""
+        conn = self.conn
+        limit = conn.max_message_size
+        assert limit is not None
+        end = len(data)
+        at = 0
+        while at < end:
+            if not _whole_header(data, at):
+                break
+            first, second = data[at], data[at + 1]
+            size, head = second & 0x7F, at + 2
+            if size == 126:
+                size, head = int.from_bytes(data[at + 2 : at + 4], "big"), at + 4
+            elif size == 127:
+                size, head = int.from_bytes(data[at + 2 : at + 10], "big"), at + 10
+            if size > limit:
+                return at
+            masked = second & 0x80
+            stop = head + (4 if masked else 0) + size
+            if stop > end:
+                break
+            if first == 0x81 and masked and self._plain():
+                payload = apply_mask(data[head + 4 : stop], data[head : head + 4])
+                try:
+                    payload.decode()
+                except UnicodeDecodeError:
+                    super().data_received(data[at:stop])  # (the library closes with 1007)
+                else:
+                    self.curr_msg_data_type = "text"
+                    self.frames = [payload]
+                    self.send_receive_event_to_app()
+            else:
+                super().data_received(data[at:stop])
+            at = stop
+            if self.transport.is_closing():  # (closed on an error: nothing more is read)
+                return end
+        self._partial = data[at:]
+        return end
+
+    def _plain(self) -> bool:
+        """Whether the app may get a text frame straight: the connection open, without
+        compression, no fragmented message under way, no close sent."""
+        conn = self.conn
+        return (
+            conn.state is OPEN
+            and not conn.extensions
+            and conn.current_size is None
+            and not self.close_sent
+        )
 
     def send_receive_event_to_app(self) -> None:
         paused = self.read_paused
