@@ -340,7 +340,7 @@ class SeatClocks:
 
     def _running(self) -> int | None:
         """The person's seat whose clock runs now, if any."""
-        if self._over or not self.settings.timed or self._turn is None:
+        if self._over or self.settings.move_s is None or self._turn is None:
             return None
         person = self._people.get(self._turn)
         return self._turn if person is not None and person.taken is None else None
@@ -534,6 +534,8 @@ class SeatClocks:
 
 
 def _finite(now: object, what: str) -> None:
+    if now.__class__ is float and math.isfinite(now):
+        return  # (the common case, first: every input of every action passes here)
     if isinstance(now, bool) or not isinstance(now, int | float) or not math.isfinite(now):
         raise ValueError(f"{what}: now must be a finite number of seconds, got {now!r}")
 

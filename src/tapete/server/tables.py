@@ -2204,7 +2204,9 @@ class TableManager:
             listener.seat == seat for listener in table.listeners
         ):
             assert table.clocks is not None and seat is not None
-            self._clock_input(table, table.clocks.active(seat, self.now()))
+            decisions = table.clocks.active(seat, self.now())
+            if decisions:  # (else nothing changed but the time: the deadlines stand)
+                self._clock_input(table, decisions)
 
     def tick_clocks(self, table: Table) -> None:
         """Fire the table's clock deadlines due by ``self.now()`` (what the driver does when
