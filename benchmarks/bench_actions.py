@@ -19,12 +19,17 @@ root (about ten seconds)::
    that only count (three seats, two spectators), the writes real (SQLite in a temporary
    directory): the tables acting one after the other, each waiting for its own write (the
    baseline), and all together, as a busy room acts (one transaction a round).
+4. **frames**: a view message (about 1.9 KB) framed for the wire by the ``websockets``
+   library (the baseline) and by ``connections.text_frame``; an action's frame from a
+   client read by the library (``LeanWebSocket.FAST_READ`` off, the baseline) and by the
+   protocol's own reading, up to the message waiting for the app.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import random
 import sys
 import tempfile
@@ -38,9 +43,15 @@ import orjson
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
+import uvicorn  # noqa: E402
 from sqlalchemy import insert  # noqa: E402
+from uvicorn.server import ServerState  # noqa: E402
+from websockets.frames import Frame, Opcode  # noqa: E402
+from websockets.protocol import OPEN  # noqa: E402
+from websockets.server import ServerProtocol  # noqa: E402
 
 from tapete.server.app import create_app  # noqa: E402
+from tapete.server.connections import LeanWebSocket, text_frame  # noqa: E402
 from tapete.server.db import ActionRow, insert_actions, utcnow  # noqa: E402
 from tapete.server.tables import TableManager, build_game, message_text  # noqa: E402
 
@@ -232,6 +243,86 @@ def bench_act(actions: int, directory: Path) -> None:
     print(f"  ({done} actions together, {sent} messages to the listeners)")
 
 
+class NullTransport(asyncio.Transport):
+    """A socket that takes every write and never closes (the frames benchmark)."""
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return {"peername": ("127.0.0.1", 5555), "sockname": ("127.0.0.1", 8000)}.get(name)
+
+    def write(self, data: Any) -> None:
+        pass
+
+    def is_closing(self) -> bool:
+        return False
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def bench_frames(rounds: int) -> None:
+    print("4. frames of the wire, CPU per frame")
+    game = positions(1, 3)[0]
+    view = game.views(SEATS)[0]
+    text = message_text({"type": "view", "version": 140, "view": view, "events": []})
+    library = ServerProtocol()
+    library.state = OPEN
+
+    def framed_by_library() -> None:
+        library.send_text(text.encode())
+        b"".join(library.data_to_send())
+
+    base = cpu_per_call(framed_by_library, rounds * 200)
+    now = cpu_per_call(lambda: text_frame(text.encode()), rounds * 200)
+    line(f"write a view of {len(text)} bytes: websockets -> text_frame", base, now, "us")
+
+    async def read(fast: bool) -> float:
+        class Reading(LeanWebSocket):
+            FAST_READ = fast
+
+        done = asyncio.Event()
+
+        async def app(scope: Any, receive: Any, send: Any) -> None:
+            await receive()
+            await send({"type": "websocket.accept"})
+            await done.wait()
+
+        config = uvicorn.Config(
+            app, ws=Reading, ws_ping_interval=None, lifespan="off", log_level="warning"
+        )
+        config.load()
+        protocol = Reading(config, ServerState(), {}, asyncio.get_running_loop())
+        protocol.connection_made(NullTransport())
+        key = base64.b64encode(b"0123456789abcdef").decode()
+        protocol.data_received(
+            "GET /ws/1 HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+            "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
+        while not protocol.handshake_complete:
+            await asyncio.sleep(0)
+        action = {"type": "act", "version": 140, "action": {"type": "play", "card": "KH"}}
+        frame = Frame(Opcode.TEXT, orjson.dumps(action)).serialize(mask=True)
+
+        def one() -> None:
+            protocol.data_received(frame)
+            protocol.queue.get_nowait()
+
+        cpu = cpu_per_call(one, rounds * 100)
+        done.set()  # (the app ends: uvicorn closes the socket)
+        await asyncio.gather(*protocol.tasks)
+        return cpu
+
+    base = asyncio.run(read(False))
+    now = asyncio.run(read(True))
+    line("read an action: websockets -> LeanWebSocket", base, now, "us")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a few seconds, fewer repetitions")
@@ -242,6 +333,7 @@ def main() -> None:
         bench_views(rounds)
         bench_inserts(rows, Path(tmp))
         bench_act(actions, Path(tmp))
+    bench_frames(rounds)
     print(f"done in {time.perf_counter() - started:.0f} s (CPU times of this process)")
 
 

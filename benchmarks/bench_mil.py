@@ -22,7 +22,10 @@ Measures, per profile:
   choice among the legal actions (the dealing itself included);
 * ``push+pop/s``: ``push(a)`` then ``pop()`` pairs for every legal action along random deals;
 * ``fast deals/s``: the play phase only (from the first lead to the last trick) through
-  ``play_mask()`` / ``play_card()`` without action objects or checks.
+  ``play_mask()`` / ``play_card()`` without action objects or checks;
+* ``4-seat views/s``: ``MilGame.views([0, 1, 2, None])``, what the server builds for every
+  action at a table of three with spectators, at 40 points of random games of up to 20
+  deals (auction, talon, play; later deals too).
 
 The target (issue 2) is at least 10,000 random deals/s through the public API.
 """
@@ -38,7 +41,7 @@ from typing import Any
 from side_by_side import Build, alternate, builds, describe, figures, ratio
 
 TARGET = 10_000
-MEASURES = ("deals/s", "push+pop/s", "fast play-outs/s")
+MEASURES = ("deals/s", "push+pop/s", "fast play-outs/s", "4-seat views/s")
 
 
 def random_deal(mil: Any, profile: Any, rng: random.Random) -> Any:
@@ -132,6 +135,28 @@ def fast_step(build: Build, name: str, seed: int) -> Callable[[], int]:
     return step
 
 
+def views_step(build: Build, name: str, seed: int) -> Callable[[], int]:
+    mil = build.module("tapete.mil")
+    rng = random.Random(seed)
+    games = []
+    for _ in range(40):
+        game = mil.MilGame(name, seed=rng.randrange(2**32), max_deals=20)
+        for _ in range(rng.randrange(20, 400)):
+            if game.over:
+                break
+            legal = game.legal_actions()
+            game.apply(legal[rng.randrange(len(legal))])
+        games.append(game)
+    seats = [0, 1, 2, None]
+
+    def step() -> int:
+        for game in games:
+            game.views(seats)
+        return len(games)
+
+    return step
+
+
 def table(rows: list[tuple[str, str, dict[str, float]]], labels: list[str]) -> str:
     """The figures as a markdown table (with the ratio column when two builds ran)."""
     two = len(labels) > 1
@@ -162,7 +187,8 @@ def main(argv: list[str] | None = None) -> int:
     print(describe(args.compare), flush=True)
     rows = []
     for name in timed[-1].module("tapete.mil").PROFILES:
-        for measure, make in zip(MEASURES, (deals_step, push_pop_step, fast_step), strict=True):
+        steps = (deals_step, push_pop_step, fast_step, views_step)
+        for measure, make in zip(MEASURES, steps, strict=True):
             rates = alternate({b.label: make(b, name, args.seed) for b in timed}, args.seconds)
             rows.append((name, measure, rates))
             print(f"{name:9} {measure:17} {figures(rates)}", flush=True)
