@@ -424,6 +424,30 @@ def test_the_snapshot_is_the_json_the_view_message_carries() -> None:
     assert clocks.next_deadline() == 150.0
 
 
+def test_a_calm_table_keeps_its_snapshot_until_a_seat_changes() -> None:
+    """No move clock and everybody connected: the snapshot is built once and given again
+    (it does not depend on the time); a closed connection changes it at once, and its grace
+    then counts down in every snapshot."""
+    clocks = SeatClocks(ClockSettings(grace_s=30.0), seats=3, people=[0, 1], now=0.0)
+    clocks.connected(0, 0.0)
+    assert clocks.snapshot(1.0) is not clocks.snapshot(1.5)  # (seat 1's grace runs)
+    clocks.connected(1, 2.0)
+    clocks.turn_started(0, 2.0)
+    calm = clocks.snapshot(3.0)
+    assert calm is clocks.snapshot(9.0)
+    assert clocks.next_deadline() is None
+    clocks.acted(0, 10.0)
+    clocks.turn_started(1, 10.0)
+    assert clocks.snapshot(11.0) is calm
+    clocks.disconnected(1, 12.0)
+    assert clocks.next_deadline() == 42.0
+    assert [s["grace"] for s in clocks.snapshot(20.0)["seats"][:2]] == [None, 22.0]
+    assert clocks.snapshot(21.0)["seats"][1]["grace"] == 21.0
+    clocks.connected(1, 22.0)
+    back = clocks.snapshot(23.0)
+    assert back == calm and back is clocks.snapshot(30.0)
+
+
 def test_decisions_announce_themselves_as_json() -> None:
     assert TakeOver(1, "time", 5.0).to_json() == {"type": "takeover", "seat": 1, "reason": "time"}
     assert GiveBack(2, 5.0).to_json() == {"type": "giveback", "seat": 2}
@@ -487,10 +511,15 @@ def test_random_event_sequences_keep_the_invariants(data: hst.DataObject) -> Non
         for seat in people:
             assert clocks.computer_plays(seat) == (seat in taken)
         assert clocks.abandoned == abandoned
-        for entry in clocks.snapshot(now)["seats"]:
+        snapshot = clocks.snapshot(now)
+        for entry in snapshot["seats"]:
             assert entry is None or all(
                 v is None or v >= 0 for k, v in entry.items() if k in ("move", "bank", "grace")
             )
+        # what is kept for a calm table (no move clock, nothing counting down) is what the
+        # seats show now
+        assert snapshot == clocks.snapshot_at(now)
+        assert sorted(clocks._deadlines()) == sorted(clocks._all_deadlines())
 
     for seat in data.draw(hst.sets(hst.sampled_from(people))):
         conns[seat] += 1

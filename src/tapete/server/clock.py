@@ -304,6 +304,19 @@ class SeatClocks:
         self._turn: int | None = None
         self._turn_start = now
         self._over = False
+        self._changed_seats()
+
+    def _changed_seats(self) -> None:
+        """(After any change of a person's connections, takeover or abandonment) note
+        whether a grace or a return is counting down (``_waiting``), and drop the snapshot
+        kept for a table without a move clock where nothing counts down (``_calm``): the
+        state of nearly every table, at every action, which then costs no deadline and
+        no snapshot to build."""
+        self._waiting = any(
+            not p.abandoned and (p.taken is not None or p.gone_since is not None)
+            for p in self._people.values()
+        )
+        self._calm: JSON | None = None
 
     # ------------------------------------------------------------------ checks
 
@@ -347,6 +360,12 @@ class SeatClocks:
 
     def _deadlines(self) -> list[tuple[float, int, int]]:
         """Every pending deadline as (when, seat, kind)."""
+        if self._over or (self.settings.move_s is None and not self._waiting):
+            return []  # (no move clock, no grace or return counting down)
+        return self._all_deadlines()
+
+    def _all_deadlines(self) -> list[tuple[float, int, int]]:
+        """:meth:`_deadlines` worked out from every seat (the tests compare the two)."""
         if self._over:
             return []
         found: list[tuple[float, int, int]] = []
@@ -371,7 +390,18 @@ class SeatClocks:
 
     def snapshot(self, now: float) -> JSON:
         """The clocks for the view message at ``now`` (seconds left, rounded to 0.1 s; a
-        computer's seat is ``null``). Changes nothing."""
+        computer's seat is ``null``). Changes nothing. Without a move clock and with
+        nothing counting down it does not depend on ``now``: it is built once and the
+        same object is given until a seat's connections, takeover or abandonment change
+        (a caller must not change it)."""
+        if self.settings.move_s is None and not self._waiting:
+            if self._calm is None:
+                self._calm = self.snapshot_at(now)
+            return self._calm
+        return self.snapshot_at(now)
+
+    def snapshot_at(self, now: float) -> JSON:
+        """:meth:`snapshot` worked out from every seat (the tests compare the two)."""
         settings = self.settings
         running = self._running()
         elapsed = max(0.0, now - self._turn_start)
@@ -429,12 +459,14 @@ class SeatClocks:
             if kind == _ABANDON:
                 person.abandoned = True
                 decisions.append(Abandoned(seat, at))
+                self._changed_seats()
                 continue
             if seat == self._running():
                 self._stop(at)  # the time up to the takeover is the person's
             reason: Reason = "time" if kind == _TIME else "disconnected"
             person.taken, person.taken_at = reason, at
             decisions.append(TakeOver(seat, reason, at))
+            self._changed_seats()
 
     def turn_started(self, seat: int | None, now: float) -> list[Decision]:
         """``seat`` is to act (None: nobody is); its clock starts if it is a person's. A
@@ -478,6 +510,7 @@ class SeatClocks:
         person.gone_since = None
         if person.taken == "disconnected":
             decisions += self._give_back(seat, person, now)
+        self._changed_seats()
         return decisions
 
     def disconnected(self, seat: int, now: float) -> list[Decision]:
@@ -489,6 +522,7 @@ class SeatClocks:
         person.connections -= 1
         if person.connections == 0:
             person.gone_since = now
+        self._changed_seats()
         return decisions
 
     def active(self, seat: int, now: float) -> list[Decision]:
@@ -505,6 +539,7 @@ class SeatClocks:
         if person.abandoned or self._over:
             return []
         person.taken = None
+        self._changed_seats()
         if seat == self._turn:
             self._turn_start = now  # a fresh move time from now
         return [GiveBack(seat, now)]
