@@ -16,6 +16,7 @@ from tapete.bots import RandomBot
 from tapete.cards import CARD_NAMES, MIL_DECK, bits, mask_points
 from tapete.mil import MARRIAGE_VALUES, PROFILES, MilGame, Phase, State, deal_cards, replay_mil
 from tapete.mil.record import standing_from_start
+from tapete.mil.state import BY_HAND_ORDER, hand_order
 from tapete.replay import replay
 
 SETTINGS = settings(max_examples=40, deadline=None)
@@ -283,3 +284,24 @@ def test_every_refusal_names_the_seat_the_action_and_a_reason(profile, seed) -> 
 
     random_deal(profile, seed, sink=each)
     assert refused > 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=hst.integers(0, 2**32 - 1), steps=hst.integers(0, 60))
+def test_a_views_hand_is_in_hand_order(seed: int, steps: int) -> None:
+    """Each seat's ``hand`` is its cards sorted by ``hand_order`` (hearts, spades, diamonds,
+    clubs, strongest first), as the people see it; the view picks them from
+    ``BY_HAND_ORDER`` instead of sorting."""
+    game = MilGame("club", seed=seed)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if game.over:
+            break
+        game.apply(rng.choice(game.legal_actions()))
+    st = game.state
+    assert st is not None
+    for seat in range(3):
+        expected = [CARD_NAMES[c] for c in sorted(bits(st.hands[seat]), key=hand_order)]
+        assert game.view(seat)["hand"] == expected
+    every = list(bits(MIL_DECK))
+    assert [c for c in BY_HAND_ORDER if c in every] == sorted(every, key=hand_order)

@@ -205,6 +205,11 @@ def hand_order(c: int) -> tuple[int, int]:
     return ((3, 0, 2, 1).index(c >> 3), -c)
 
 
+#: every card index (0..31) in :func:`hand_order`: a hand in that order is the cards of
+#: this tuple that it holds (a view sorts a hand without a key function per card)
+BY_HAND_ORDER: tuple[int, ...] = tuple(sorted(range(32), key=hand_order))
+
+
 def _names(mask: int) -> str:
     return ", ".join(card_name(c) for c in sorted(bits(mask), reverse=True)) or "nothing"
 
@@ -871,7 +876,7 @@ class State:
         pub = self.public_view() if public is None else public
         own = self.hands[seat] if seat is not None else 0
         to_act = seat is not None and seat == self.turn and self.phase is not _PH_DONE
-        hand = sorted(bits(own), key=hand_order)
+        hand = [c for c in BY_HAND_ORDER if own >> c & 1]
         pairs = held_marriages(own)
         reasons = self.redeal_reasons(seat)
         redeal_cards: dict[str, list[str]] = {}
