@@ -23,6 +23,11 @@ root (about ten seconds)::
    library (the baseline) and by ``connections.text_frame``; an action's frame from a
    client read by the library (``LeanWebSocket.FAST_READ`` off, the baseline) and by the
    protocol's own reading, up to the message waiting for the app.
+5. **clocks**: the seat clocks' inputs of one action at a calm table of three people (no
+   move clock, everybody connected: ``active``, ``acted``, ``turn_started``, the driver's
+   ``next_deadline`` and the message's ``snapshot``), with the deadlines and the snapshot
+   worked out from every seat each time (the baseline: ``_all_deadlines``,
+   ``snapshot_at``) and with the calm table's shortcuts.
 """
 
 from __future__ import annotations
@@ -51,6 +56,7 @@ from websockets.protocol import OPEN  # noqa: E402
 from websockets.server import ServerProtocol  # noqa: E402
 
 from tapete.server.app import create_app  # noqa: E402
+from tapete.server.clock import ClockSettings, SeatClocks  # noqa: E402
 from tapete.server.connections import LeanWebSocket, text_frame  # noqa: E402
 from tapete.server.db import ActionRow, insert_actions, utcnow  # noqa: E402
 from tapete.server.tables import TableManager, build_game, message_text  # noqa: E402
@@ -323,6 +329,43 @@ def bench_frames(rounds: int) -> None:
     line("read an action: websockets -> LeanWebSocket", base, now, "us")
 
 
+class EverySeat(SeatClocks):
+    """Seat clocks that work out the deadlines and the snapshot from every seat each time."""
+
+    def _deadlines(self) -> list[tuple[float, int, int]]:
+        return self._all_deadlines()
+
+    def snapshot(self, now: float) -> Any:
+        return self.snapshot_at(now)
+
+
+def bench_clocks(rounds: int) -> None:
+    print("5. seat clocks, CPU per action at a calm table of three people")
+
+    def actions(kind: type[SeatClocks]) -> Callable[[], None]:
+        clocks = kind(ClockSettings(), seats=3, people=[0, 1, 2], now=0.0)
+        for seat in range(3):
+            clocks.connected(seat, 0.0)
+        clocks.turn_started(0, 0.0)
+        state = {"now": 0.0, "seat": 0}
+
+        def one() -> None:
+            now = state["now"] = state["now"] + 0.001
+            seat = state["seat"]
+            clocks.active(seat, now)
+            clocks.acted(seat, now)
+            state["seat"] = seat = (seat + 1) % 3
+            clocks.turn_started(seat, now)
+            clocks.next_deadline()
+            clocks.snapshot(now)
+
+        return one
+
+    base = cpu_per_call(actions(EverySeat), rounds * 100)
+    now = cpu_per_call(actions(SeatClocks), rounds * 100)
+    line("one action: every seat -> calm shortcuts", base, now, "us")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a few seconds, fewer repetitions")
@@ -334,6 +377,7 @@ def main() -> None:
         bench_inserts(rows, Path(tmp))
         bench_act(actions, Path(tmp))
     bench_frames(rounds)
+    bench_clocks(rounds)
     print(f"done in {time.perf_counter() - started:.0f} s (CPU times of this process)")
 
 
