@@ -160,8 +160,8 @@ def guarded_h11(
 
 
 class LeanWebSocket(WebSocketsSansIOProtocol):
-    """uvicorn's sans-I/O WebSocket protocol without two costs of every message
-    (docs/benchmarks.md, "Online room load"):
+    """uvicorn's sans-I/O WebSocket protocol without three costs of every message
+    (docs/benchmarks.md, "Online room load" and "Less work per action"):
 
     * uvicorn pauses the socket's reading after each message it receives and resumes it
       when the app has read it (two ``epoll_ctl`` system calls a message); here the reading
@@ -170,17 +170,17 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
     * a message the app sends goes through Starlette's ``WebSocket``, its exception
       wrapper, an ASGI message and a coroutine before uvicorn frames it; here the app may
       call the :data:`SEND_TEXT` extension instead, which frames and writes it at once,
-      as uvicorn's ``websocket.send`` would (the same ``websockets`` frame, compression
-      included). It says False, writing nothing, when that send would not write at once:
-      the socket's buffer is full (uvicorn's send then waits for it to drain) or the
-      connection is closing or closed; the app then sends the ASGI way.
-
+      as uvicorn's ``websocket.send`` would (the same bytes as the ``websockets`` frame;
+      the library's own framing when the socket has compression). It says False, writing
+      nothing, when that send would not write at once: the socket's buffer is full
+      (uvicorn's send then waits for it to drain) or the connection is closing or closed;
+      the app then sends the ASGI way;
     * each received frame went through the library's parser (a generator reading from a
       stream object, a frame object, an event list); here a whole, unfragmented,
       uncompressed text frame from the client is unmasked and handed to the app at once
       (:meth:`data_received`); every other frame (pings, pongs, the close, binary,
-      fragments), and everything once a frame breaks a rule, goes to the library, which
-      then reads exactly as it would have.
+      fragments) goes to the library alone, as if it came in a read of its own, and past
+      a frame too big for the limit, the library reads everything.
 
     Everything else (the handshake, pings, the close, a message the app sends the ASGI
     way) is uvicorn's own."""
