@@ -351,3 +351,29 @@ def test_the_fast_reading_reads_a_plain_exchange_itself() -> None:
         await ended(protocol)
 
     run_async(main())
+
+
+def test_a_long_frame_in_pieces_is_left_to_the_librarys_buffer() -> None:
+    """The fast reading keeps a frame that comes in pieces by adding each piece to a copy of
+    the start: past ``PARTIAL_MAX`` bytes it hands the reading to the library for good (a
+    frame of 60 KB sent in 100-byte pieces would otherwise cost 18 MB of copies); a short
+    frame in pieces stays on the fast path."""
+
+    async def main() -> None:
+        protocol, _, accepted = opened()
+        await asyncio.wait_for(accepted.wait(), 5)
+        short = client_text('{"type":"sync"}')
+        for n in range(0, len(short), 3):
+            protocol.data_received(short[n : n + 3])
+        assert protocol.queue.get_nowait()["text"] == '{"type":"sync"}'
+        assert not protocol._library_reads
+        text = "x" * 60_000
+        long = masked(Opcode.TEXT, text.encode())
+        protocol.data_received(long[:100])
+        assert protocol._library_reads and not protocol._partial
+        for n in range(100, len(long), 100):
+            protocol.data_received(long[n : n + 100])
+        assert protocol.queue.get_nowait()["text"] == text
+        await ended(protocol)
+
+    run_async(main())

@@ -191,6 +191,9 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
     #: reads everything, as uvicorn's protocol does; the tests compare the two)
     FAST_READ = True
 
+    #: the longest frame the fast path waits for when it comes in pieces (each piece is
+    #: added to a copy of the start); a longer one leaves the reading to the library
+    PARTIAL_MAX = 8192
     #: the start of a frame not yet wholly received (read by the fast path)
     _partial = b""
     #: the library reads all of this connection's bytes from now on
@@ -257,9 +260,10 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
         connection (FIN, opcode 1, no RSV bit, masked, UTF-8; no compression, no fragmented
         message under way, no close sent) straight to the app, any other whole frame to the
         library alone, as if it came in a read of its own; a last frame not yet whole waits
-        for the next bytes. Stop at a frame past the size limit (the library's error), and
-        at the socket's close (after an error, no byte more is read); return where (the
-        library reads from there, and from then on everything)."""
+        for the next bytes. Stop at a frame past the size limit (the library's error), at a
+        frame longer than :data:`PARTIAL_MAX` not yet whole, and at the socket's close
+        (after an error, no byte more is read); return where (the library reads from
+        there, and from then on everything)."""
         conn = self.conn
         limit = conn.max_message_size
         assert limit is not None
@@ -279,6 +283,8 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
             masked = second & 0x80
             stop = head + (4 if masked else 0) + size
             if stop > end:
+                if stop - at > self.PARTIAL_MAX:
+                    return at  # (the library's buffer grows without copying the start again)
                 break
             if first == 0x81 and masked and self._plain():
                 payload = apply_mask(data[head + 4 : stop], data[head : head + 4])
