@@ -257,8 +257,9 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
     def _read_frames(self, data: bytes) -> int:
         """Read ``data`` frame by frame from its start (RFC 6455, 5.2), the library being at
         a frame's start (it was only ever given whole frames): a whole text frame on a plain
-        connection (FIN, opcode 1, no RSV bit, masked, UTF-8; no compression, no fragmented
-        message under way, no close sent) straight to the app, any other whole frame to the
+        connection (FIN, opcode 1, no RSV bit, masked; no compression, no fragmented
+        message under way, no close sent) straight to uvicorn's hand-over to the app (which
+        checks the UTF-8), any other whole frame to the
         library alone, as if it came in a read of its own; a last frame not yet whole waits
         for the next bytes. Stop at a frame past the size limit (the library's error), at a
         frame longer than :data:`PARTIAL_MAX` not yet whole, and at the socket's close
@@ -287,15 +288,11 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
                     return at  # (the library's buffer grows without copying the start again)
                 break
             if first == 0x81 and masked and self._plain():
-                payload = apply_mask(data[head + 4 : stop], data[head : head + 4])
-                try:
-                    payload.decode()
-                except UnicodeDecodeError:
-                    super().data_received(data[at:stop])  # (the library closes with 1007)
-                else:
-                    self.curr_msg_data_type = "text"
-                    self.frames = [payload]
-                    self.send_receive_event_to_app()
+                # (as uvicorn's handle_text: the UTF-8 is checked, and a close with 1007 sent
+                # for bad text, where the message goes to the app)
+                self.curr_msg_data_type = "text"
+                self.frames = [apply_mask(data[head + 4 : stop], data[head : head + 4])]
+                self.send_receive_event_to_app()
             else:
                 super().data_received(data[at:stop])
             at = stop
