@@ -97,8 +97,9 @@ class MilGame:
         self.winner: int | None = None
         self.state: State | None = None
         self._stopped = False
-        #: the game's part of the views as of the last build, and what it was built from
-        #: (``_public_view``): it only changes when a deal ends or the game stops
+        #: the game's part of the views as of the last build, and the standing, deal and
+        #: end it was built for (``_public_view``): it only changes when a deal ends (a new
+        #: deal, or none) or the game stops
         self._game_part: _GamePart | None = None
         self._deal()
 
@@ -322,19 +323,9 @@ class MilGame:
         st = self.state
         over = self.over
         built = self._game_part
-        if (
-            built is None
-            or built[0] is not self.standing
-            or built[1] is not st
-            or built[2] != (len(self.deals), self.dealer, over)
-        ):
+        if built is None or built[0] is not self.standing or built[1] is not st or built[2] != over:
             # a deal ended, the game stopped: the keys that only change then, built once
-            built = self._game_part = (
-                self.standing,
-                st,
-                (len(self.deals), self.dealer, over),
-                self._game_keys(),
-            )
+            built = self._game_part = (self.standing, st, over, self._game_keys())
         game = built[3].copy()
         game["players"] = list(self.players)  # (the server names a seat when it is taken)
         game["phase"] = self.phase
@@ -372,10 +363,9 @@ class MilGame:
         self, seat: int | None, public: tuple[dict[str, Any], dict[str, Any] | None]
     ) -> dict[str, Any]:
         game, deal = public
+        v: dict[str, Any] = {"game": game["game"], "profile": game["profile"], "seat": seat, **game}
         st = self.state
         if st is None or deal is None:
-            v: dict[str, Any] = {"game": game["game"], "profile": game["profile"], "seat": seat}
-            v.update(game)
             v.update(
                 legal=[],
                 hand=[],
@@ -406,7 +396,6 @@ class MilGame:
             return v
         # the deal's part of the view after the game's, whose keys keep their places and
         # win (phase "over", turn None once over: _GAME_WINS)
-        v = {"game": game["game"], "profile": game["profile"], "seat": seat, **game}
         v.update(st.view(seat, deal))
         for key in _GAME_WINS:
             v[key] = game[key]
@@ -419,9 +408,9 @@ class MilGame:
 #: value is the view's
 _GAME_WINS = ("phase", "turn", "dealer")
 
-#: ``MilGame._game_part``: the standing, deal, (finished deals, dealer, over) it was built
-#: for, and the game's part of the views then
-_GamePart = tuple[Standing, "State | None", tuple[int, int, bool], dict[str, Any]]
+#: ``MilGame._game_part``: the standing, deal and ``over`` it was built for, and the game's
+#: part of the views then (every deal's end brings a new ``State``, or None)
+_GamePart = tuple[Standing, "State | None", bool, dict[str, Any]]
 
 
 def open_view(st: State) -> dict[str, Any]:
