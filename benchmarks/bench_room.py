@@ -38,6 +38,7 @@ import multiprocessing.process
 import os
 import queue
 import random
+import re
 import statistics
 import sys
 import threading
@@ -122,12 +123,26 @@ class Stats:
 
 @dataclass
 class Client:
-    """A person's client across its sockets: the last version it holds."""
+    """A person's client across its sockets: the last version it holds; on the current
+    socket, the action sent and not yet seen applied (``pending``)."""
 
     seat: int
     rng: random.Random
     since: int | None = None
     opened: bool = False  # received its first message (on any socket)
+    pending: bool = False
+    sent_at: float = 0.0
+    sent_version: int = -1
+
+    def saw(self, run: Run, table: Table, version: int, now: float) -> None:
+        """A message of ``version`` arrived at ``now``: the table's count, the version to
+        ask from after a drop, and the latency of the pending action once it is applied."""
+        run.saw(table, version)
+        self.since = version if self.since is None else max(self.since, version)
+        if self.pending and version > self.sent_version:
+            self.pending = False
+            if run.measuring:
+                run.stats.latencies.append(now - self.sent_at)
 
 
 @dataclass
@@ -188,6 +203,7 @@ class Run:
         self.deadline = math.inf
         self.client_cpu = 0.0
         self.http: httpx.AsyncClient | None = None
+        self.watch = Watch(self)
 
     @property
     def measuring(self) -> bool:
@@ -301,6 +317,53 @@ async def player(
             await asyncio.sleep(rng.uniform(0.1, 0.5))
 
 
+#: the head of a view message as the server writes it (``tables.message_text``: compact JSON,
+#: ``type`` then ``version`` first); a message that does not match is read whole
+_VIEW_HEAD = re.compile(r'\{"type":"view","version":(\d+),')
+
+
+def view_version(text: str, seat: int | None) -> int | None:
+    """The version of a ``view`` message that needs no reading (so not parsed: a client's JSON
+    and its freeing were a third of the clients' CPU), else None: the game is not over in
+    it and, for ``seat``, it is not that seat's turn. A filter on the text that may only
+    say "read it" wrongly (``"turn":0`` inside an event, say), never "skip it" wrongly: a
+    view whose turn is ``seat`` holds ``"turn":seat``, an ended game ``"over":true``."""
+    head = _VIEW_HEAD.match(text)
+    if head is None or '"over":true' in text:
+        return None
+    if seat is not None and f'"turn":{seat}' in text:
+        return None
+    return int(head.group(1))
+
+
+class Watch:
+    """When the clients of a shard stop waiting: ``recv`` is interrupted (``Connection.
+    interrupt``) by one look a tenth of a second at every socket instead of a timer around
+    every message. A socket's entry: its drop time, and whether it ends with the game (a
+    spectator's)."""
+
+    def __init__(self, run: Run) -> None:
+        self.run = run
+        self.sockets: dict[Any, tuple[float, Table | None]] = {}
+
+    def due(self, drop_at: float, table: Table | None) -> bool:
+        run = self.run
+        return (
+            run.stopping
+            or time.monotonic() >= min(drop_at, run.deadline)
+            or (table is not None and table.over)
+        )
+
+    async def loop(self) -> None:
+        while not self.run.stopping:
+            await asyncio.sleep(0.1)
+            for ws, (drop_at, table) in list(self.sockets.items()):
+                if self.due(drop_at, table):
+                    ws.interrupt()
+        for ws in list(self.sockets):
+            ws.interrupt()
+
+
 async def _play_socket(
     run: Run,
     ws: Any,
@@ -309,6 +372,14 @@ async def _play_socket(
     drop_at: float,
 ) -> bool:
     """Play over one socket; True when the client dropped it on purpose."""
+    run.watch.sockets[ws] = (drop_at, None)
+    try:
+        return await _play(run, ws, table, client, drop_at)
+    finally:
+        del run.watch.sockets[ws]
+
+
+async def _play(run: Run, ws: Any, table: Table, client: Client, drop_at: float) -> bool:
     s, st = run.s, run.stats
     seat, rng = client.seat, client.rng
     opened = time.perf_counter()
@@ -318,20 +389,25 @@ async def _play_socket(
         waiting_sync = True
     first = True
     in_sync = False
-    sent_at = 0.0
-    sent_version = -1
-    pending = False
+    client.pending = False
     latest = -1
     while True:
-        timeout = min(drop_at, run.deadline) - time.monotonic()
-        if timeout <= 0 or run.stopping:
+        if run.watch.due(drop_at, None):
             return drop_at <= run.deadline and not run.stopping
         try:
-            async with asyncio.timeout(min(timeout, 5.0)):
-                text = await ws.recv()
+            text = await ws.recv()
         except TimeoutError:
             continue
         now = time.perf_counter()
+        if not (first or in_sync or waiting_sync):
+            # (the common message: another seat's action, or ours; the same bookkeeping as
+            # a view read whole below, which would find it neither over nor our turn)
+            known = view_version(text, seat)
+            if known is not None:
+                run.size("later", len(text))
+                client.saw(run, table, known, now)
+                latest = max(latest, known)
+                continue
         m = orjson.loads(text)
         kind = m.get("type")
         if first:
@@ -347,8 +423,8 @@ async def _play_socket(
         run.size(category, len(text))
         if kind == "error":
             run.error(str(m.get("code")))
-            if pending and m.get("code") in ("stale_version", "not_your_turn", "illegal"):
-                pending = False
+            if client.pending and m.get("code") in ("stale_version", "not_your_turn", "illegal"):
+                client.pending = False
             continue
         if kind == "events":
             in_sync = True
@@ -357,12 +433,7 @@ async def _play_socket(
         if kind not in ("view", "events"):
             continue
         version = int(m["version"])
-        run.saw(table, version)
-        client.since = version if client.since is None else max(client.since, version)
-        if pending and version > sent_version:
-            pending = False
-            if run.measuring:
-                st.latencies.append(now - sent_at)
+        client.saw(run, table, version, now)
         if kind == "events":
             continue
         if in_sync:  # the view after the events ends the sync answer
@@ -376,16 +447,16 @@ async def _play_socket(
         if view.get("over"):
             table.over = True
             return False
-        if pending or view.get("turn") != seat or not view.get("legal"):
+        if client.pending or view.get("turn") != seat or not view.get("legal"):
             continue
         if not s.flat_out:
             await asyncio.sleep(rng.uniform(*s.think))
             if time.monotonic() >= min(drop_at, run.deadline):
                 continue
         action = rng.choice(view["legal"])
-        sent_at = time.perf_counter()
-        sent_version = version
-        pending = True
+        client.sent_at = time.perf_counter()
+        client.sent_version = version
+        client.pending = True
         await ws.send(orjson.dumps({"type": "act", "version": version, "action": action}))
         st.sent += 1
 
@@ -397,16 +468,16 @@ async def spectator(run: Run, table: Table) -> None:
         async with _connect(url) as ws:
             run.stats.connections += 1
             run.stats.open_sockets += 1
+            run.watch.sockets[ws] = (math.inf, table)
             first = True
             try:
-                while not table.over and not run.stopping:
-                    timeout = min(run.deadline - time.monotonic(), 1.0)
-                    if timeout <= 0:
-                        break
+                while not run.watch.due(math.inf, table):
                     try:
-                        async with asyncio.timeout(timeout):
-                            text = await ws.recv()
+                        text = await ws.recv()
                     except TimeoutError:
+                        continue
+                    if not first and view_version(text, None) is not None:
+                        run.size("later", len(text))
                         continue
                     m = orjson.loads(text)
                     kind = m.get("type")
@@ -421,6 +492,7 @@ async def spectator(run: Run, table: Table) -> None:
                     elif kind == "view" and m["view"].get("over"):
                         break
             finally:
+                del run.watch.sockets[ws]
                 run.stats.open_sockets -= 1
     except (OSError, TimeoutError) as exc:
         run.error(f"spectator socket: {type(exc).__name__}")
@@ -511,7 +583,7 @@ async def play_shard(run: Run) -> None:
         base_url=run.base, timeout=120, limits=httpx.Limits(max_connections=16)
     ) as http:
         run.http = http
-        helpers = [asyncio.create_task(lag_probe(run))]
+        helpers = [asyncio.create_task(lag_probe(run)), asyncio.create_task(run.watch.loop())]
         sync = asyncio.create_task(board_sync(run))
         drivers = [
             asyncio.create_task(table_driver(run, i, ramp))

@@ -57,3 +57,72 @@ def test_bench_room_plays_two_tables_and_reports_every_figure(
     }
     assert out["targets"]["p99_at_1000_tables"]["met"] is None  # 2 tables cannot tell
     assert out["ratio_to_baseline"]["latency_p99"] is not None
+
+
+def test_view_filter_never_skips_a_message_the_client_must_read(tmp_path: Path) -> None:
+    """The clients skip parsing a view that is neither over nor their turn
+    (``bench_room.view_version``): over every message of real games (Mil with a spectator,
+    Mariage), a skipped message is a view with that version, not over, not the seat's turn;
+    and most are skipped (the filter is worth having)."""
+    import asyncio
+    import random
+
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import bench_room
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    from tapete.server.app import create_app
+
+    class Listener:
+        def __init__(self, seat: int | None) -> None:
+            self.seat, self.texts = seat, list[str]()
+
+        def push(self, text: str) -> None:
+            self.texts.append(text)
+
+        def close(self) -> None:
+            pass
+
+    async def play(game: str, seats: int, seed: int) -> list[Listener]:
+        app = create_app(f"sqlite:///{tmp_path / f'{game}{seed}.sqlite3'}", 0)
+        manager = app.state.manager
+        table = manager.create(
+            game=game,
+            profile="club" if game == "mil" else "mariage",
+            name="Ana",
+            language="en",
+            seats=[("me", None)] + [("open", None)] * (seats - 1),
+            seed=seed,
+            max_deals=3,
+            listed=True,
+        )
+        for name in ("Bea", "Cid")[: seats - 1]:
+            manager.join(table.id, name=name)
+        loaded = await manager.load(table.id)
+        listeners = [Listener(s) for s in [*range(seats), None]]
+        for listener in listeners:
+            manager.attach(loaded, listener)
+        rng = random.Random(seed)
+        while not loaded.game.over:
+            action = rng.choice(loaded.game.legal_actions()).to_json()
+            await manager.act(loaded, loaded.game.turn, loaded.version, action)
+        await manager.close()
+        manager.engine.dispose()
+        return listeners
+
+    skipped = read = 0
+    for game, seats, seed in (("mil", 3, 1), ("mil", 3, 2), ("mariage", 2, 3)):
+        for listener in asyncio.run(play(game, seats, seed)):
+            for text in listener.texts:
+                message = json.loads(text)
+                known = bench_room.view_version(text, listener.seat)
+                if known is None:
+                    read += 1
+                    continue
+                skipped += 1
+                assert message["type"] == "view" and message["version"] == known
+                assert not message["view"].get("over")
+                if listener.seat is not None:
+                    assert message["view"].get("turn") != listener.seat
+    assert skipped > 2 * read, (skipped, read)
