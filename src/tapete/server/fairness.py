@@ -27,7 +27,7 @@ import hmac
 import secrets
 from typing import Final
 
-from sqlalchemy import ForeignKey, String, select
+from sqlalchemy import ForeignKey, String, bindparam, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from tapete.fair import SEED_BYTES, DealSeeds
@@ -72,7 +72,13 @@ def store_key(session: Session, table_id: int, key: bytes) -> None:
     session.add(DealKeyRow(table_id=table_id, key=key.hex()))
 
 
+#: (built once: a table is rebuilt at every connection to a table nobody watched)
+_KEY_OF = select(DealKeyRow.__table__.c.key).where(
+    DealKeyRow.__table__.c.table_id == bindparam("table_id")
+)
+
+
 def load_key(session: Session, table_id: int) -> bytes | None:
     """The deal key of ``table_id``; None for a table without fair deals."""
-    value = session.scalar(select(DealKeyRow.key).where(DealKeyRow.table_id == table_id))
+    value = session.scalar(_KEY_OF, {"table_id": table_id})
     return None if value is None else bytes.fromhex(value)

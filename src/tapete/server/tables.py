@@ -34,15 +34,16 @@ import secrets
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import orjson
-from sqlalchemy import delete, func, insert, select, update
-from sqlalchemy.engine import Connection, CursorResult, Engine
+from sqlalchemy import Table as SqlTable
+from sqlalchemy import bindparam, delete, func, insert, select, update
+from sqlalchemy.engine import Connection, CursorResult, Engine, Row
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -220,6 +221,48 @@ class Listener(Protocol):
     def push(self, text: str) -> None: ...
 
     def close(self) -> None: ...
+
+
+#: the statements of taking a seat (``TableManager.join``), starting a game and rebuilding a
+#: table (``TableManager.get``), built once: Core statements on the tables, without the
+#: ORM's per-statement work (building the clauses, the bulk update's synchronisation of
+#: loaded objects, an object per row), which made a join cost several milliseconds of CPU
+#: (docs/benchmarks.md)
+_SEATS = cast(SqlTable, SeatRow.__table__)
+_TABLES = cast(SqlTable, TableRow.__table__)
+_SEATS_OF = select(_SEATS).where(_SEATS.c.table_id == bindparam("table_id")).order_by(_SEATS.c.seat)
+_LOCK_STATUS = (
+    select(_TABLES.c.status).where(_TABLES.c.id == bindparam("table_id")).with_for_update()
+)
+_CLAIM_SEAT = update(_SEATS).where(
+    _SEATS.c.table_id == bindparam("b_table_id"),
+    _SEATS.c.seat == bindparam("b_seat"),
+    _SEATS.c.kind.in_(sorted(FREE_KINDS)),
+)
+_START = (
+    update(_TABLES)
+    .where(_TABLES.c.id == bindparam("b_table_id"), _TABLES.c.status == "waiting")
+    .values(status="playing")
+)
+#: a table's rows as ``TableManager.get`` rebuilds it
+_ACTIONS = ActionRow.__table__
+_ACTIONS_OF = (
+    select(_ACTIONS.c.action)
+    .where(_ACTIONS.c.table_id == bindparam("table_id"))
+    .order_by(_ACTIONS.c.n)
+)
+_CHAT = ChatRow.__table__
+_CHAT_OF = (
+    select(_CHAT)
+    .where(_CHAT.c.table_id == bindparam("table_id"))
+    .order_by(_CHAT.c.id.desc())
+    .limit(CHAT_LINES)
+)
+_SET_PLAYERS = (
+    update(_TABLES)
+    .where(_TABLES.c.id == bindparam("b_table_id"))
+    .values(players=bindparam("b_players"))
+)
 
 
 def check_action_fields(data: JSON, canonical: JSON) -> None:
@@ -548,7 +591,7 @@ def room_info(
     }
 
 
-def seats_of(row: TableRow, rows: list[SeatRow]) -> list[Seat]:
+def seats_of(row: TableRow, rows: Sequence[SeatRow | Row[Any]]) -> list[Seat]:
     """A stored table's seats: its seat rows, or for a table made before them, the person
     at seat 0 (the table's token) and computers elsewhere."""
     if rows:
@@ -899,9 +942,7 @@ class TableManager:
                 # the names as stored now (with any taken elsewhere meanwhile), ours among them
                 self._sync_seats(table, session)
                 session.execute(
-                    update(TableRow)
-                    .where(TableRow.id == table.id)
-                    .values(players=list(table.players))
+                    _SET_PLAYERS, {"b_table_id": table.id, "b_players": list(table.players)}
                 )
                 return seat
         # taken between the read and the write (SQLite, where no row lock is held)
@@ -937,9 +978,7 @@ class TableManager:
         """Lock the table's row for a change of its seats (PostgreSQL: SELECT ... FOR UPDATE;
         SQLite has one writer at a time), bring ``table``'s seats up to the stored ones, and
         say whether the table still waits for people."""
-        status = session.scalar(
-            select(TableRow.status).where(TableRow.id == table.id).with_for_update()
-        )
+        status = session.scalar(_LOCK_STATUS, {"table_id": table.id})
         self._sync_seats(table, session)
         return status == "waiting"
 
@@ -948,13 +987,7 @@ class TableManager:
         """Give ``seat`` the ``values`` only if it is still free as stored (a conditional
         UPDATE: another server may have taken it); whether it did."""
         done: CursorResult[Any] = session.execute(  # type: ignore[assignment]
-            update(SeatRow)
-            .where(
-                SeatRow.table_id == table_id,
-                SeatRow.seat == seat,
-                SeatRow.kind.in_(sorted(FREE_KINDS)),
-            )
-            .values(**values)
+            _CLAIM_SEAT.values(**values), {"b_table_id": table_id, "b_seat": seat}
         )
         return done.rowcount == 1
 
@@ -962,10 +995,7 @@ class TableManager:
         """Bring ``table``'s seats up to the database's: a seat another server sharing it
         gave someone gets its person, name and token (and a seat whose write failed is
         free again)."""
-        rows = session.scalars(
-            select(SeatRow).where(SeatRow.table_id == table.id).order_by(SeatRow.seat)
-        )
-        for row in rows:
+        for row in session.execute(_SEATS_OF, {"table_id": table.id}):
             if not 0 <= row.seat < len(table.seats):
                 continue
             st = table.seats[row.seat]
@@ -987,11 +1017,7 @@ class TableManager:
             self.announce(table)
             return
         with self.sessions.begin() as session:
-            session.execute(
-                update(TableRow)
-                .where(TableRow.id == table.id, TableRow.status == "waiting")
-                .values(status="playing")
-            )
+            session.execute(_START, {"b_table_id": table.id})
         table.status = "playing"
         self.fill_at.pop(table.id, None)
         self._ensure_clocks(table)
@@ -1295,23 +1321,11 @@ class TableManager:
             row = session.get(TableRow, table_id)
             if row is None:
                 return None
-            actions = list(
-                session.scalars(
-                    select(ActionRow.action)
-                    .where(ActionRow.table_id == table_id)
-                    .order_by(ActionRow.n)
-                )
-            )
-            seat_rows = list(session.scalars(select(SeatRow).where(SeatRow.table_id == table_id)))
+            params = {"table_id": table_id}
+            actions = list(session.scalars(_ACTIONS_OF, params))
+            seat_rows = list(session.execute(_SEATS_OF, params))
             deal_key = fairness.load_key(session, table_id)
-            chat = list(
-                session.scalars(
-                    select(ChatRow)
-                    .where(ChatRow.table_id == table_id)
-                    .order_by(ChatRow.id.desc())
-                    .limit(CHAT_LINES)
-                )
-            )
+            chat = list(session.execute(_CHAT_OF, params))
         cap: int | None = self.deal_cap(row.game)
         try:
             try:
