@@ -244,6 +244,11 @@ _START = (
     .where(_TABLES.c.id == bindparam("b_table_id"), _TABLES.c.status == "waiting")
     .values(status="playing")
 )
+_OPENED = (
+    update(_TABLES)
+    .where(_TABLES.c.id == bindparam("b_table_id"), _TABLES.c.opened_at.is_(None))
+    .values(opened_at=bindparam("b_now"))
+)
 #: a table's rows as ``TableManager.get`` rebuilds it
 _ACTIONS = ActionRow.__table__
 _ACTIONS_OF = (
@@ -1620,11 +1625,7 @@ class TableManager:
             return
         try:
             with self.sessions.begin() as session:
-                session.execute(
-                    update(TableRow)
-                    .where(TableRow.id == table.id, TableRow.opened_at.is_(None))
-                    .values(opened_at=utcnow())
-                )
+                session.execute(_OPENED, {"b_table_id": table.id, "b_now": utcnow()})
         except Exception as exc:  # a locked database: noted at the next connection
             self.failed_writes.note("opened", f"table {table.id}", str(exc))
             return
