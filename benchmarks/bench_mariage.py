@@ -9,7 +9,8 @@ on the machine disturbs them less. Not a test: it prints numbers for docs/benchm
 
 The engine this process runs is compiled with mypyc at install (``bash scripts/setup``); every
 measure is also taken on the pure Python sources of the same tree (or, with ``--compare SRC``,
-on an older copy), in alternating rounds (see ``side_by_side.py``), with the ratio.
+on an older copy, built by ``baseline_tree.py``), in alternating rounds (see
+``side_by_side.py``), with the ratio.
 ``TAPETE_PURE=1`` times the pure Python engine alone.
 
 Two kinds of random play: *random* picks uniformly among the legal actions (such players
@@ -89,8 +90,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=5.0, help="CPU time per measure and build")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--compare", metavar="SRC", help="time the engine found in SRC/tapete too")
+    parser.add_argument(
+        "--mixed-builds", action="store_true", help="with --compare: compiled against pure too"
+    )
     args = parser.parse_args(argv)
-    timed = builds("tapete.mariage", args.compare)
+    timed = builds("tapete.mariage", args.compare, mixed=args.mixed_builds)
     print(f"Mariage engine, {args.seconds:g} CPU seconds per measure and build, seed {args.seed}")
     print(describe(args.compare), flush=True)
     for full in (False, True):

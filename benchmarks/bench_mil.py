@@ -6,9 +6,9 @@ load on the machine disturbs them less. Run from the repository root::
     .venv/bin/python benchmarks/bench_mil.py            # about a minute
     .venv/bin/python benchmarks/bench_mil.py --seconds 1 # a quick look
 
-    # before/after: an older engine copy against this one
-    git archive <commit> src | tar -x -C /tmp/old
-    .venv/bin/python benchmarks/bench_mil.py --compare /tmp/old/src
+    # before/after: an older engine (its own compiled build) against this one
+    .venv/bin/python benchmarks/baseline_tree.py <commit> /tmp/old
+    .venv/bin/python benchmarks/bench_mil.py --compare /tmp/old
 
 The engine this process runs is compiled with mypyc at install (``bash scripts/setup``); every
 measure is also taken on the pure Python sources of the same tree (or, with ``--compare``, on
@@ -177,8 +177,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--compare", metavar="SRC", help="time the engine found in SRC/tapete too")
+    ap.add_argument(
+        "--mixed-builds", action="store_true", help="with --compare: compiled against pure too"
+    )
     args = ap.parse_args(argv)
-    timed = builds("tapete.mil", args.compare)
+    timed = builds("tapete.mil", args.compare, mixed=args.mixed_builds)
     labels = [b.label for b in timed]
     print(
         f"Mil engine benchmark: Python {platform.python_version()}, {platform.machine()}, "

@@ -9,8 +9,11 @@ the moment: their CPU per action is comparable, pair by pair. Each pair: ``--tab
 tables of three people and two spectators per server, flat out, games of ``--deals``
 deals, ``--seconds`` measured, one client process each. Run from the repository root::
 
-    git archive <commit> src | tar -x -C /tmp/old   # then copy its *.so and _compiled.json
-    .venv/bin/python benchmarks/compare_room.py /tmp/old/src --pairs 3
+    .venv/bin/python benchmarks/baseline_tree.py <commit> /tmp/old   # its own compiled build
+    .venv/bin/python benchmarks/compare_room.py /tmp/old --pairs 3
+
+Both trees' builds are printed first; a compiled tree against a pure Python one is refused
+(``--mixed-builds`` to compare anyway): see ``baseline_tree.py``.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from baseline_tree import check_builds
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -38,12 +43,14 @@ def start(src: Path, out: Path, args: argparse.Namespace) -> subprocess.Popen[by
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("other", type=Path, help="the other tree's src folder")
+    parser.add_argument("other", type=Path, help="the folder of the other tree's tapete package")
     parser.add_argument("--pairs", type=int, default=3)
     parser.add_argument("--tables", type=int, default=15, help="tables per server")
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--deals", type=int, default=20)
+    parser.add_argument("--mixed-builds", action="store_true", help="compiled against pure too")
     args = parser.parse_args()
+    check_builds(ROOT / "src", args.other, mixed=args.mixed_builds)
     ratios = []
     with tempfile.TemporaryDirectory(prefix="tapete-compare-") as tmp:
         for n in range(args.pairs):

@@ -20,6 +20,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from baseline_tree import check_builds
+
 import tapete
 from tapete._compiled import import_copy
 
@@ -40,9 +42,12 @@ class Build:
         return sys.modules[self.prefix + name]
 
 
-def builds(package: str, compare: str | None) -> list[Build]:
-    """The builds of ``package`` to time; the one this process runs comes last."""
+def builds(package: str, compare: str | None, *, mixed: bool = False) -> list[Build]:
+    """The builds of ``package`` to time; the one this process runs comes last. With
+    ``compare`` (another tree), both trees' builds are printed and a compiled engine against
+    a pure Python one is refused unless ``mixed`` (``baseline_tree.check_builds``)."""
     if compare:
+        check_builds(Path(tapete.__file__).parent.parent, Path(compare), mixed=mixed)
         import_copy(package, "before_", src=compare)
         return [Build("before", "before_"), Build("after", "")]
     if tapete.compiled_modules():
