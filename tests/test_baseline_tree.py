@@ -33,7 +33,7 @@ def test_a_copy_of_the_sources_alone_runs_pure_and_is_refused(
     assert this.startswith("compiled: "), this  # (CI installs the compiled engine)
     other = _copy(tmp_path, with_build=False)
     assert baseline_tree.build_of(other).startswith("pure: ")
-    with pytest.raises(SystemExit, match="baseline_tree.py"):
+    with pytest.raises(SystemExit, match=r"baseline_tree\.py"):
         baseline_tree.check_builds(ROOT / "src", other)
     baseline_tree.check_builds(ROOT / "src", other, mixed=True)  # asked for: compared
     printed = capsys.readouterr().out
