@@ -22,3 +22,30 @@ def test_the_quick_run_prints_every_measure() -> None:
     ratios = [line for line in done.stdout.splitlines() if "now/base" in line]
     assert len(ratios) == 10, done.stdout
     assert "done in" in done.stdout
+
+
+def test_the_seating_benchmark_times_this_tree_and_another(tmp_path: Path) -> None:
+    """``benchmarks/bench_seating.py --other``: both trees timed, the ratio printed (the
+    other tree here: a copy of this one, with its build)."""
+    import shutil
+
+    shutil.copytree(ROOT / "src" / "tapete", tmp_path / "tapete")
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "bench_seating.py"),
+            "--other",
+            str(tmp_path),
+            "--rounds",
+            "1",
+            "--tables",
+            "3",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "other: compiled" in done.stdout and "this: compiled" in done.stdout
+    assert "ms a table (create" in done.stdout and "this/other, median of 1 rounds" in done.stdout
