@@ -492,7 +492,7 @@ async def _play(run: Run, ws: Any, table: Table, client: Client, drop_at: float)
             continue
         if not s.flat_out:
             await asyncio.sleep(rng.uniform(*s.think))
-            if time.monotonic() >= min(drop_at, run.deadline):
+            if run.watch.due(drop_at, None):
                 continue
         action = rng.choice(view["legal"])
         client.sent_at = time.perf_counter()

@@ -74,11 +74,11 @@ def store_key(session: Session, table_id: int, key: bytes) -> None:
 
 #: (built once: a table is rebuilt at every connection to a table nobody watched)
 _KEY_OF = select(DealKeyRow.__table__.c.key).where(
-    DealKeyRow.__table__.c.table_id == bindparam("table_id")
+    DealKeyRow.__table__.c.table_id == bindparam("b_table_id")
 )
 
 
 def load_key(session: Session, table_id: int) -> bytes | None:
     """The deal key of ``table_id``; None for a table without fair deals."""
-    value = session.scalar(_KEY_OF, {"table_id": table_id})
+    value = session.scalar(_KEY_OF, {"b_table_id": table_id})
     return None if value is None else bytes.fromhex(value)

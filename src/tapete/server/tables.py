@@ -227,12 +227,15 @@ class Listener(Protocol):
 #: table (``TableManager.get``), built once: Core statements on the tables, without the
 #: ORM's per-statement work (building the clauses, the bulk update's synchronisation of
 #: loaded objects, an object per row), which made a join cost several milliseconds of CPU
-#: (docs/benchmarks.md)
+#: (docs/benchmarks.md). The table's id is ``b_table_id`` in all of them (an UPDATE may not
+#: name a bind parameter after one of its columns)
 _SEATS = cast(SqlTable, SeatRow.__table__)
 _TABLES = cast(SqlTable, TableRow.__table__)
-_SEATS_OF = select(_SEATS).where(_SEATS.c.table_id == bindparam("table_id")).order_by(_SEATS.c.seat)
+_SEATS_OF = (
+    select(_SEATS).where(_SEATS.c.table_id == bindparam("b_table_id")).order_by(_SEATS.c.seat)
+)
 _LOCK_STATUS = (
-    select(_TABLES.c.status).where(_TABLES.c.id == bindparam("table_id")).with_for_update()
+    select(_TABLES.c.status).where(_TABLES.c.id == bindparam("b_table_id")).with_for_update()
 )
 _CLAIM_SEAT = update(_SEATS).where(
     _SEATS.c.table_id == bindparam("b_table_id"),
@@ -253,13 +256,13 @@ _OPENED = (
 _ACTIONS = ActionRow.__table__
 _ACTIONS_OF = (
     select(_ACTIONS.c.action)
-    .where(_ACTIONS.c.table_id == bindparam("table_id"))
+    .where(_ACTIONS.c.table_id == bindparam("b_table_id"))
     .order_by(_ACTIONS.c.n)
 )
 _CHAT = ChatRow.__table__
 _CHAT_OF = (
     select(_CHAT)
-    .where(_CHAT.c.table_id == bindparam("table_id"))
+    .where(_CHAT.c.table_id == bindparam("b_table_id"))
     .order_by(_CHAT.c.id.desc())
     .limit(CHAT_LINES)
 )
@@ -983,7 +986,7 @@ class TableManager:
         """Lock the table's row for a change of its seats (PostgreSQL: SELECT ... FOR UPDATE;
         SQLite has one writer at a time), bring ``table``'s seats up to the stored ones, and
         say whether the table still waits for people."""
-        status = session.scalar(_LOCK_STATUS, {"table_id": table.id})
+        status = session.scalar(_LOCK_STATUS, {"b_table_id": table.id})
         self._sync_seats(table, session)
         return status == "waiting"
 
@@ -1000,7 +1003,7 @@ class TableManager:
         """Bring ``table``'s seats up to the database's: a seat another server sharing it
         gave someone gets its person, name and token (and a seat whose write failed is
         free again)."""
-        for row in session.execute(_SEATS_OF, {"table_id": table.id}):
+        for row in session.execute(_SEATS_OF, {"b_table_id": table.id}):
             if not 0 <= row.seat < len(table.seats):
                 continue
             st = table.seats[row.seat]
@@ -1326,7 +1329,7 @@ class TableManager:
             row = session.get(TableRow, table_id)
             if row is None:
                 return None
-            params = {"table_id": table_id}
+            params = {"b_table_id": table_id}
             actions = list(session.scalars(_ACTIONS_OF, params))
             seat_rows = list(session.execute(_SEATS_OF, params))
             deal_key = fairness.load_key(session, table_id)
