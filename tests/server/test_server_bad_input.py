@@ -413,7 +413,18 @@ def test_a_message_is_read_as_the_standard_library_reads_it(value: Any, spaced: 
 
 
 @pytest.mark.parametrize(
-    "text", ['{"a":"\\ud800"}', "[" * 3000 + "]" * 3000, '{"a":1,"a":2}', '{"a":', "NaN", "-0"]
+    "text",
+    [
+        '{"a":"\\ud800"}',
+        "[" * 3000 + "]" * 3000,
+        '{"a":1,"a":2}',
+        '{"a":',
+        "NaN",
+        "-0",
+        "-9223372036854775809",  # (19 digits below -2**63: orjson read a float)
+        '{"version":-9999999999999999999}',
+        "18446744073709551616",
+    ],
 )
 def test_odd_json_is_read_as_the_standard_library_reads_it(text: str) -> None:
     from tapete.server.app import read_json

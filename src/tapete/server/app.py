@@ -476,14 +476,15 @@ def frame_text(message: Mapping[str, Any]) -> str:
         raise TableError("bad_json", "the message is not UTF-8 JSON text") from None
 
 
-#: a run of digits orjson would read as a float where the standard library reads an integer
-_LONG_NUMBER = re.compile(r"\d{20}")
+#: a run of digits orjson may read as a float where the standard library reads an integer:
+#: 20 digits or more, or 19 below -2**63 (orjson's integers are 64 bits, signed or unsigned)
+_LONG_NUMBER = re.compile(r"\d{19}")
 
 
 def read_json(text: str) -> Any:
     """``json.loads(text)``, the same values and the same errors, faster: orjson reads the
-    common message in a fraction of the time; what it reads differently (an integer of 20
-    digits or more: a float) or refuses (NaN, lone surrogates, deep nesting, bad JSON)
+    common message in a fraction of the time; what it reads differently (an integer of 19
+    digits or more may be a float there) or refuses (NaN, lone surrogates, deep nesting, bad JSON)
     the standard library reads."""
     if not _LONG_NUMBER.search(text):
         try:
