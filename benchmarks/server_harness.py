@@ -27,7 +27,10 @@ ROOT = Path(__file__).resolve().parent.parent
 #: the child process: the app with the given limits (fields this checkout's ``Limits`` does
 #: not have are left out), served with the settings of ``tapete serve`` (``uvicorn_config``)
 SERVER_CODE = """
-import dataclasses, json, sys, uvicorn
+import dataclasses, json, logging, sys, uvicorn
+# the collector's passes (whole-heap ones, and a summary when the server stops)
+logging.basicConfig(format="server: %(message)s")
+logging.getLogger("tapete.server.gc").setLevel(logging.INFO)
 from tapete.server.app import create_app, uvicorn_config
 from tapete.server.limits import Limits
 url, raw = sys.argv[1], sys.argv[5]

@@ -30,6 +30,7 @@ LIMITS = Limits(
     max_connections_per_client=8,
     request_timeout_s=0.5,
     keep_alive_s=1,
+    gc_tick_s=None,  # (the collector of the serving process: test_collector.py)
 )
 
 # (HTTP limits of the server under uvicorn, before the database: SQLite only)

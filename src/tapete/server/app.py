@@ -1079,6 +1079,9 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         # the unfinished tables are rebuilt in the background, one at a time, in a worker
         # thread: the server answers at once (a table someone opens is rebuilt on the spot)
+        collector = getattr(app.state, "collector", None)  # set by uvicorn_config
+        if collector is not None:
+            collector.start()
         manager.start_background()
         reviews.start_background()  # every finished deal analysed, when the tables are quiet
         server.hint_pool.warm()
@@ -1090,6 +1093,8 @@ def create_app(
             await manager.close()
             server.hint_pool.shutdown()  # (made again on the next hint)
             engine.dispose()
+            if collector is not None:
+                collector.stop()
 
     routes = [
         Route("/", server.index),
@@ -1173,16 +1178,18 @@ def uvicorn_config(app: Starlette, host: str, port: int, limits: Limits, **optio
     on the way."""
     import uvicorn
 
+    from tapete.server.collector import Collector, tune_gc
     from tapete.server.connections import (
         LeanWebSocket,
         guarded_h11,
         quiet_accept_errors,
         raise_file_limit,
-        tune_gc,
     )
 
     files = raise_file_limit()
     tune_gc(limits.gc_thresholds)
+    if limits.gc_tick_s is not None:
+        app.state.collector = Collector(limits.gc_tick_s)
     total = limits.max_connections
     if files:
         total = max(16, min(total, files - 64))  # keep descriptors for the database and logs

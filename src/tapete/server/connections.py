@@ -10,7 +10,6 @@ file descriptor each; uvicorn's own keep-alive timeout only starts after a respo
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 from typing import Any
 
@@ -322,14 +321,6 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
         if not paused and self.queue.qsize() >= self.READ_QUEUE:
             self.read_paused = True
             self.transport.pause_reading()
-
-
-def tune_gc(thresholds: tuple[int, int, int] | list[int] | None) -> None:
-    """Set the serving process's garbage-collector thresholds (``Limits.gc_thresholds``;
-    None: leave Python's)."""
-    if thresholds is not None:
-        young, middle, old = (int(n) for n in thresholds)
-        gc.set_threshold(young, middle, old)
 
 
 def raise_file_limit() -> int:

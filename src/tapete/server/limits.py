@@ -72,6 +72,10 @@ class Limits:
     #: Most of a server's objects die young or by reference count, so collections can be
     #: far rarer; None keeps Python's
     gc_thresholds: tuple[int, int, int] | None = (50_000, 20, 100)
+    #: a pass over the young objects every so many seconds, its survivors then frozen
+    #: (``collector.Collector``): pauses of one tick's survivors instead of rare passes
+    #: over the whole room; None: Python's collector alone
+    gc_tick_s: float | None = 0.5
     #: hints per seat: a bucket of ``hint_burst`` that refills one hint every
     #: ``hint_refill_s`` seconds
     hint_burst: int = 5

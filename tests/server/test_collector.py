@@ -1,0 +1,129 @@
+"""The serving process's garbage collection (``collector.Collector``): young passes on the
+event loop's clock, survivors frozen, the whole heap again when memory has grown. These
+tests use the real collector of the test process, and leave it unfrozen."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import gc
+import json
+import time
+import urllib.request
+import weakref
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from server_helpers import MakeApp
+from starlette.applications import Starlette
+from test_server_hostile_uvicorn import LIMITS, serving
+
+from tapete.server.app import uvicorn_config
+from tapete.server.collector import Collector
+from tapete.server.limits import Limits
+
+pytestmark = pytest.mark.sqlite_only
+
+
+class Node:
+    """A cycle's member (a class instance: weakly referable, tracked by the collector)."""
+
+    def __init__(self) -> None:
+        self.other: Node | None = None
+
+
+def cycle() -> tuple[Node, weakref.ref[Node]]:
+    a, b = Node(), Node()
+    a.other, b.other = b, a
+    return a, weakref.ref(a)
+
+
+@pytest.fixture
+def collector() -> Iterator[Collector]:
+    made = Collector(0.01, floor_blocks=10**12)  # no whole-heap pass unless a test asks
+    made.base_blocks = 10**12
+    try:
+        yield made
+    finally:
+        made.stop()
+        assert gc.get_freeze_count() == 0
+
+
+def test_a_tick_freezes_what_lives_and_collects_young_cycles(collector: Collector) -> None:
+    gc.unfreeze()
+    kept = [Node() for _ in range(1000)]
+    dead = cycle()[1]  # garbage before the tick: collected by it, not frozen
+    collector.tick()
+    assert dead() is None
+    assert gc.get_freeze_count() >= len(kept)
+    assert all(gc.is_tracked(node) for node in kept)
+    assert gc.get_count()[0] < 100  # the young generation starts again
+    assert collector.ticks == 1 and collector.full_passes == 0
+
+
+def test_cycles_that_die_frozen_wait_for_the_whole_heap_pass(collector: Collector) -> None:
+    """A cycle that became garbage after its tick survives ticks (it is frozen) until the
+    memory has grown ``growth`` times since the last whole-heap pass."""
+    head, dead = cycle()
+    collector.tick()  # frozen while it lived
+    del head
+    collector.tick()
+    gc.collect()  # Python's own pass does not see frozen objects either
+    assert dead() is not None
+    collector.base_blocks = 1  # the memory has "grown": the next tick is a whole-heap pass
+    collector.floor_blocks = 0
+    collector.tick()
+    assert dead() is None
+    assert collector.full_passes == 1 and collector.base_blocks > 1
+    assert gc.get_freeze_count() > 0  # what lives is frozen again
+
+
+def test_the_loop_ticks_and_stop_unfreezes() -> None:
+    async def run() -> Collector:
+        made = Collector(0.01)
+        made.start()
+        assert gc.get_freeze_count() > 0  # start-up's objects, frozen by the first pass
+        await asyncio.sleep(0.2)
+        made.stop()
+        return made
+
+    made = asyncio.run(run())
+    assert made.ticks >= 3
+    assert made.full_passes == 0  # (start-up's pass is not counted as one)
+    assert gc.get_freeze_count() == 0
+    assert "young passes" in made.summary()
+
+
+@pytest.mark.parametrize("tick_s, growth", [(0, 2.0), (-1, 2.0), (0.5, 1.0), (float("nan"), 2.0)])
+def test_bad_settings_are_refused(tick_s: float, growth: float) -> None:
+    with pytest.raises(ValueError, match="tick_s must be > 0 and growth > 1"):
+        Collector(tick_s, growth=growth)
+
+
+def test_the_serving_process_runs_the_collector_and_stops_it(make_app: MakeApp) -> None:
+    """``Limits.gc_tick_s``: ``tapete serve``'s uvicorn settings give the app a collector,
+    started with the server and stopped (everything unfrozen) when it stops; None: none."""
+    assert Limits().gc_tick_s == 0.5
+    limits = dataclasses.replace(LIMITS, gc_tick_s=0.02)
+    apps: list[Starlette] = []
+
+    def made(**options: Any) -> Starlette:
+        apps.append(make_app(**options))
+        return apps[-1]
+
+    with serving(made, limits) as port:
+        collector = apps[0].state.collector
+        assert isinstance(collector, Collector) and collector.tick_s == 0.02
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/config", timeout=10) as r:
+            assert json.loads(r.read())
+        deadline = time.monotonic() + 10
+        while collector.ticks < 2:
+            assert time.monotonic() < deadline, "the collector did not tick"
+            time.sleep(0.05)
+        assert gc.get_freeze_count() > 0
+    assert gc.get_freeze_count() == 0
+    none = dataclasses.replace(LIMITS, gc_tick_s=None)
+    unticked = make_app(limits=none)
+    uvicorn_config(unticked, "127.0.0.1", 0, none)
+    assert getattr(unticked.state, "collector", None) is None
