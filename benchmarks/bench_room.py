@@ -72,6 +72,8 @@ class Settings:
     tables: int = 50
     seconds: float = 60.0
     think: tuple[float, float] = (1.0, 3.0)
+    #: a game over, the table's people wait this long before the next one (not flat out)
+    pause: tuple[float, float] = (5.0, 20.0)
     flat_out: bool = False
     spectators: int = 2
     reconnect: float = 0.1
@@ -570,6 +572,10 @@ async def table_driver(run: Run, index: int, ramp: float) -> None:
         if table.over and run.measuring:
             run.stats.finished += 1
         round_ += 1
+        if not run.s.flat_out:  # (people read the score sheet before they sit down again)
+            until = time.monotonic() + people_rng.uniform(*run.s.pause)
+            while not run.stopping and time.monotonic() < until:
+                await asyncio.sleep(min(0.5, until - time.monotonic()))
 
 
 # ---------------------------------------------------------------------------- a phase
@@ -902,7 +908,12 @@ def measure(
 def report(out: dict[str, Any]) -> str:
     r = out["run"]
     lines = []
-    pace = "flat out" if r["flat_out"] else "think {}-{} s".format(*out["settings"]["think"])
+    pace = (
+        "flat out"
+        if r["flat_out"]
+        else "think {}-{} s".format(*out["settings"]["think"])
+        + ", {}-{} s between games".format(*out["settings"]["pause"])
+    )
     lines.append(
         f"{r['tables']} {r['game']} tables, seating {r['seating']} "
         f"({r['people_per_table']} person client(s) a table"
@@ -972,7 +983,10 @@ def parse_args(argv: list[str] | None = None) -> tuple[Settings, argparse.Namesp
     p.add_argument("--game", choices=("mil", "mariage"), default="mil")
     p.add_argument("--seconds", type=float, default=60.0, help="the measured window")
     p.add_argument("--think", type=_pair, default=(1.0, 3.0), help="think time LOW-HIGH s")
-    p.add_argument("--flat-out", action="store_true", help="no think time")
+    p.add_argument(
+        "--pause", type=_pair, default=(5.0, 20.0), help="between a table's games LOW-HIGH s"
+    )
+    p.add_argument("--flat-out", action="store_true", help="no think time, no pause")
     p.add_argument("--spectators", type=int, default=2, help="spectators a table")
     p.add_argument("--reconnect", type=float, default=0.1, help="share of dropping clients")
     p.add_argument("--drop-every", type=_pair, default=(10.0, 30.0), help="LOW-HIGH s")
@@ -1017,6 +1031,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Settings, argparse.Namesp
         tables=a.tables,
         seconds=a.seconds,
         think=a.think,
+        pause=a.pause,
         flat_out=a.flat_out,
         spectators=a.spectators,
         reconnect=a.reconnect,
