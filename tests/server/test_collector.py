@@ -8,9 +8,11 @@ import asyncio
 import dataclasses
 import gc
 import json
+import random
 import time
 import urllib.request
 import weakref
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,6 +20,7 @@ import pytest
 from server_helpers import MakeApp
 from starlette.applications import Starlette
 from test_server_hostile_uvicorn import LIMITS, serving
+from websockets.sync.client import connect
 
 from tapete.server.app import uvicorn_config
 from tapete.server.collector import Collector
@@ -127,3 +130,57 @@ def test_the_serving_process_runs_the_collector_and_stops_it(make_app: MakeApp) 
     unticked = make_app(limits=none)
     uvicorn_config(unticked, "127.0.0.1", 0, none)
     assert getattr(unticked.state, "collector", None) is None
+
+
+def test_no_garbage_is_left_frozen_by_games_and_sockets(make_app: MakeApp) -> None:
+    """Whatever a game and its sockets leave behind dies by reference count or within a
+    tick: after 20 games, 20 requests and 80 WebSockets under a real uvicorn, the objects
+    the collector froze hold no garbage of theirs (a reference cycle kept by a closed
+    connection would be found here once per socket: the protocol's send extension in its
+    own scope, which ``LeanWebSocket.connection_lost`` breaks, left 1,528 objects)."""
+    limits = dataclasses.replace(LIMITS, gc_tick_s=0.02)
+    rng = random.Random(3)
+    apps: list[Starlette] = []
+
+    def made(**options: Any) -> Starlette:
+        apps.append(make_app(**options))
+        return apps[-1]
+
+    with serving(made, limits) as port:
+        base = f"127.0.0.1:{port}"
+        for _ in range(20):
+            body = {"game": "mariage", "name": "Ana", "levels": ["random"], "max_deals": 1}
+            request = urllib.request.Request(
+                f"http://{base}/api/tables",
+                data=json.dumps(body).encode(),
+                headers={"content-type": "application/json"},
+            )
+            with urllib.request.urlopen(request, timeout=10) as r:
+                created = json.loads(r.read())
+            url = f"ws://{base}/ws/{created['table']}?token={created['token']}"
+            with connect(url) as ws:
+                m, acted = json.loads(ws.recv(timeout=10)), -1
+                while not (m["type"] == "view" and m["view"]["over"]):
+                    v = m.get("view") or {}
+                    if m["type"] == "view" and v["turn"] == 0 and m["version"] > acted:
+                        acted = m["version"]
+                        act = {"type": "act", "version": acted, "action": rng.choice(v["legal"])}
+                        ws.send(json.dumps(act))
+                    m = json.loads(ws.recv(timeout=10))
+            for _ in range(3):
+                with connect(url) as ws:
+                    ws.recv(timeout=10)
+        time.sleep(0.1)  # (a tick after the last socket's close)
+        frozen = gc.get_freeze_count()
+    assert frozen > 0 and gc.get_freeze_count() == 0  # (stopped: unfrozen)
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        found = gc.collect()
+        kinds = Counter(type(o).__name__ for o in gc.garbage)
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    # (the server's own end leaves a few dozen: its protocol class, a few transports)
+    assert found < 150, kinds.most_common(10)
+    assert not kinds.keys() & {"LeanWebSocket", "GuardedH11", "WebSocket", "Connection"}
+    apps.clear()  # (the app itself, frozen with it, is garbage only now)
