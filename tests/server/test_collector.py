@@ -82,6 +82,28 @@ def test_cycles_that_die_frozen_wait_for_the_whole_heap_pass(collector: Collecto
     assert gc.get_freeze_count() > 0  # what lives is frozen again
 
 
+def test_a_whole_heap_pass_comes_at_least_every_hour() -> None:
+    """Memory that grows outside Python's small blocks (a cycle holding a large buffer) is
+    not seen by the growth rule: such a cycle is freed within ``full_every_s``."""
+    now = [0.0]
+    collector = Collector(0.5, floor_blocks=10**12, clock=lambda: now[0])
+    try:
+        head, dead = cycle()
+        collector.tick()
+        del head
+        now[0] = 3599.0
+        collector.tick()
+        assert dead() is not None and collector.full_passes == 0
+        now[0] = 3600.0
+        collector.tick()
+        assert dead() is None and collector.full_passes == 1
+        now[0] = 7199.0
+        collector.tick()
+        assert collector.full_passes == 1  # (the hour counts from the last one)
+    finally:
+        collector.stop()
+
+
 def test_the_loop_ticks_and_stop_unfreezes() -> None:
     async def run() -> Collector:
         made = Collector(0.01)

@@ -16,8 +16,10 @@ generations (the objects made since the last tick that still live), after which
 once, a pause lasts as long as one tick's survivors take. A cycle of objects that became
 garbage after its tick would stay frozen, so the whole heap is collected again (unfrozen,
 collected, frozen) when the memory in Python's small blocks has grown ``growth`` times since
-the last such pass: while the room fills, and where garbage cycles pile up. Python's own
-thresholds (``Limits.gc_thresholds``) stay as a backstop between ticks.
+the last such pass (while the room fills, and where garbage cycles pile up), and at least
+every ``full_every_s`` (an hour: cycles that hold large buffers, outside the small blocks,
+are freed within it). Python's own thresholds (``Limits.gc_thresholds``) stay as a backstop
+between ticks.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import gc
 import logging
 import sys
 import time
+from collections.abc import Callable
 
 __all__ = ["Collector", "tune_gc"]
 
@@ -44,10 +47,17 @@ def tune_gc(thresholds: tuple[int, int, int] | list[int] | None) -> None:
 class Collector:
     """Young passes every ``tick_s`` on the running loop, survivors frozen; a whole-heap pass
     when the small-block memory has grown ``growth`` times (at least ``floor_blocks``) since
-    the last one. :meth:`start` on the loop, :meth:`stop` to unfreeze and end."""
+    the last one, or ``full_every_s`` after it (on ``clock``). :meth:`start` on the loop,
+    :meth:`stop` to unfreeze and end."""
 
     def __init__(
-        self, tick_s: float, *, growth: float = 2.0, floor_blocks: int = 2_000_000
+        self,
+        tick_s: float,
+        *,
+        growth: float = 2.0,
+        floor_blocks: int = 2_000_000,
+        full_every_s: float = 3600.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if not tick_s > 0 or not growth > 1:
             raise ValueError(
@@ -56,6 +66,10 @@ class Collector:
         self.tick_s = tick_s
         self.growth = growth
         self.floor_blocks = floor_blocks
+        self.full_every_s = full_every_s
+        self.clock = clock
+        #: when the last whole-heap pass ended (``clock``)
+        self.last_full = clock()
         #: small blocks in use after the last whole-heap pass
         self.base_blocks = 0
         #: counts since :meth:`start`: ticks, whole-heap passes, seconds spent in each kind
@@ -101,7 +115,10 @@ class Collector:
 
     def tick(self) -> None:
         """One young pass and freeze, or a whole-heap pass when the memory has grown."""
-        if sys.getallocatedblocks() > max(self.base_blocks * self.growth, self.floor_blocks):
+        if (
+            sys.getallocatedblocks() > max(self.base_blocks * self.growth, self.floor_blocks)
+            or self.clock() - self.last_full >= self.full_every_s
+        ):
             self.full()
             return
         began = time.perf_counter()
@@ -120,6 +137,7 @@ class Collector:
         freed = gc.collect()
         gc.freeze()
         self.base_blocks = sys.getallocatedblocks()
+        self.last_full = self.clock()
         spent = time.perf_counter() - began
         self.full_seconds += spent
         if announce:
