@@ -914,7 +914,10 @@ class TableManager:
             self._maybe_evict(table)  # (a table another server changed: rebuilt when asked)
             raise
         self._start_if_full(table)
-        self._maybe_evict(table)  # (nobody connected yet: the next access rebuilds it)
+        # kept in memory, as :meth:`create` keeps a new table: the next sit-down or the first
+        # connection, a moment later, finds it there (each rebuilt it from the database:
+        # about a twelfth of a new game's seating), and the seats are read again under the
+        # lock of any later sit-down; a table nobody opens is closed by the sweep
         return table, seat
 
     def _take_seat(
