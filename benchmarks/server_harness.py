@@ -30,7 +30,7 @@ SERVER_CODE = """
 import dataclasses, json, logging, sys, uvicorn
 # the collector's passes (whole-heap ones, and a summary when the server stops)
 logging.basicConfig(format="server: %(message)s")
-logging.getLogger("tapete.server.gc").setLevel(logging.INFO)
+logging.getLogger("tapete.server.gc").setLevel(logging.DEBUG)
 from tapete.server.app import create_app, uvicorn_config
 from tapete.server.limits import Limits
 url, raw = sys.argv[1], sys.argv[5]

@@ -534,3 +534,68 @@ def test_arena_says_one_game_and_never_more_deals_than_asked_over_a_slash(
     assert "1 game," in captured.err and "1 games" not in captured.err
     assert "(at least 3)" in captured.err
     assert captured.out.startswith("mariage / mariage: ")
+
+
+def test_ctrl_c_stops_serve_without_a_traceback(tmp_path: Path) -> None:
+    """Ctrl-C at a terminal reaches every process of the group: ``tapete serve`` and its
+    worker processes (the hints' pool starts one at start-up). The server stops them; none
+    prints a ``KeyboardInterrupt`` traceback (each worker did)."""
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    db = f"sqlite:///{tmp_path / 'serve.sqlite3'}"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tapete", "serve", "--port", str(port), "--db", db],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # (its own process group, as a terminal's job)
+        env={**os.environ, "HOME": str(tmp_path)},
+    )
+
+    def group() -> list[int]:
+        pids = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    if os.getpgid(int(entry.name)) == proc.pid:
+                        pids.append(int(entry.name))
+                except OSError:
+                    pass
+        return pids
+
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "tapete serve did not start its hint worker"
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/config", timeout=2):
+                    pass
+                if len(group()) >= 3:  # the server, multiprocessing's tracker, a worker
+                    break
+            except OSError:
+                pass
+            time.sleep(0.1)
+        time.sleep(1.0)  # (the worker has imported what it runs)
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+    assert "Tapete is running" in out
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert proc.returncode == 130, (proc.returncode, err)  # (a shell's code for Ctrl-C)
+    deadline = time.monotonic() + 10
+    while group():  # every worker gone with it (multiprocessing's tracker a moment after)
+        assert time.monotonic() < deadline, f"processes left behind: {group()}"
+        time.sleep(0.1)

@@ -89,12 +89,12 @@ class Collector:
         self._handle = self._loop.call_later(self.tick_s, self._run)
 
     def stop(self) -> None:
-        """No more ticks; the frozen objects go back to the collector. Logs
-        :meth:`summary`."""
+        """No more ticks; the frozen objects go back to the collector. Logs :meth:`summary`
+        (level DEBUG: the benchmarks' server prints it)."""
         if self._handle is not None:
             self._handle.cancel()
             self._handle = None
-            log.info("garbage collection: %s", self.summary())
+            log.debug("garbage collection: %s", self.summary())
         gc.unfreeze()
 
     def summary(self) -> str:

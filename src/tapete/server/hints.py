@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import signal
 from collections.abc import Hashable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any
 
-__all__ = ["HintPool", "hint_payload"]
+__all__ = ["HintPool", "hint_payload", "ignore_interrupts"]
 
 
 def hint_payload(game: str, view: dict[str, Any], key: Hashable | None) -> dict[str, Any]:
@@ -28,6 +29,13 @@ def hint_payload(game: str, view: dict[str, Any], key: Hashable | None) -> dict[
         "reason_key": reason.key,
         "reason_args": reason.wire_args(),
     }
+
+
+def ignore_interrupts() -> None:
+    """A worker process's initializer: Ctrl-C at the terminal reaches every process of the
+    server's group, and the server ends its workers itself, so a worker ignores it (each
+    printed a ``KeyboardInterrupt`` traceback as ``tapete serve`` stopped)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _ready() -> bool:
@@ -51,7 +59,9 @@ class HintPool:
         if self._executor is None:
             if self.processes > 0:
                 self._executor = ProcessPoolExecutor(
-                    self.processes, mp_context=multiprocessing.get_context("spawn")
+                    self.processes,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=ignore_interrupts,
                 )
             else:
                 self._executor = ThreadPoolExecutor(self.threads, thread_name_prefix="tapete-hint")

@@ -44,6 +44,7 @@ from tapete.analysis import analyse_deal
 from tapete.game import JSON
 from tapete.replay import iter_replay
 from tapete.server.db import DealReviewRow, ReviewQueueRow, TableRow, utcnow
+from tapete.server.hints import ignore_interrupts
 from tapete.server.limits import path_number
 from tapete.server.tables import TableManager
 
@@ -164,7 +165,9 @@ def seat_losses(report: JSON) -> list[float]:
 
 
 def _lower_priority(nice: int) -> None:
-    """The worker process's initializer: lower its priority below the server's."""
+    """The worker process's initializer: lower its priority below the server's (and leave
+    Ctrl-C to the server, which ends the worker itself)."""
+    ignore_interrupts()
     if nice > 0 and hasattr(os, "nice"):
         with contextlib.suppress(OSError):
             os.nice(nice)
