@@ -6,9 +6,9 @@ Python's cyclic collector tracks (the connections', the games'), and they almost
 reference count: the collector finds next to no garbage. Left to itself it still stops the
 event loop to look through them. Its young generation is counted in allocations *less
 deallocations*, so while finished games free old objects as fast as new ones are made, a
-young pass comes only every 20 to 60 s and finds hundreds of thousands of objects in the
-young generation (0.9 s at one table's turn on a slow day), and the middle pass that moves
-them on stops the loop as long.
+young pass comes only every 15 to 50 s and finds hundreds of thousands of objects in the
+young generation (892 ms at 1,000 tables), and the middle pass that moves them on stops
+the loop as long (662 ms; docs/benchmarks.md, "The collector on the loop's clock").
 
 :class:`Collector` runs on the event loop instead: every ``tick_s`` a pass over the two young
 generations (the objects made since the last tick that still live), after which
