@@ -26,6 +26,7 @@ def test_bench_room_plays_two_tables_and_reports_every_figure(
     argv = ["--tables", "2", "--seconds", "2", "--think", "0.05-0.15", "--spectators", "1"]
     argv += ["--reconnect", "1", "--drop-every", "0.4-0.8", "--baseline-seconds", "1"]
     argv += ["--clients", "2", "--progress-every", "1", "--json", str(out_file)]
+    argv += ["--pause", "0.5-1"]
     # in a thread of its own: a browser test's session-wide Playwright keeps an event loop
     # running in this worker's main thread, where the benchmark's asyncio.run refuses to start
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
@@ -33,8 +34,10 @@ def test_bench_room_plays_two_tables_and_reports_every_figure(
     printed = capsys.readouterr()
     assert "measuring] seated 2/2" in printed.err  # progress lines
     assert "target 1000 tables at p99 <= 50 ms" in printed.out
+    assert "think 0.05-0.15 s, 0.5-1.0 s between games" in printed.out
     out = json.loads(out_file.read_text())
     run, base = out["run"], out["baseline"]
+    assert out["settings"]["pause"] == [0.5, 1.0]
     assert run["tables"] == 2 and base["tables"] == 1
     assert run["client_shards"] == 2 and run["seated_at_start"] == 2
     assert run["seating"] == "room"  # auto-detected: the server has the invitation API
