@@ -1077,11 +1077,11 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        # the unfinished tables are rebuilt in the background, one at a time, in a worker
-        # thread: the server answers at once (a table someone opens is rebuilt on the spot)
         collector = getattr(app.state, "collector", None)  # set by uvicorn_config
         if collector is not None:
             collector.start()
+        # the unfinished tables are rebuilt in the background, one at a time, in a worker
+        # thread: the server answers at once (a table someone opens is rebuilt on the spot)
         manager.start_background()
         reviews.start_background()  # every finished deal analysed, when the tables are quiet
         server.hint_pool.warm()
