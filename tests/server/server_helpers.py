@@ -143,9 +143,24 @@ class Received:
     message: dict[str, Any]
 
 
+class RealSocket:
+    """A ``websockets`` client connection (a server under uvicorn) with the two calls of
+    Starlette's test socket that :class:`Session` makes."""
+
+    def __init__(self, ws: Any, timeout_s: float = 10.0) -> None:
+        self.ws, self.timeout_s = ws, timeout_s
+
+    def receive_json(self) -> Any:
+        return json.loads(self.ws.recv(timeout=self.timeout_s))
+
+    def send_json(self, data: Any) -> None:
+        self.ws.send(json.dumps(data))
+
+
 @dataclass
 class Session:
-    """Seat 0 (or a spectator) at a table, driven by random legal choices."""
+    """Seat 0 (or a spectator) at a table, driven by random legal choices (``ws``: a test
+    client's socket, or a :class:`RealSocket`)."""
 
     ws: Any
     rng: random.Random = field(default_factory=lambda: random.Random(0))

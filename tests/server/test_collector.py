@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from server_helpers import MakeApp
+from server_helpers import MakeApp, RealSocket, Session
 from starlette.applications import Starlette
 from test_server_hostile_uvicorn import LIMITS, serving
 from websockets.sync.client import connect
@@ -51,6 +51,18 @@ def collector() -> Iterator[Collector]:
     finally:
         made.stop()
         assert gc.get_freeze_count() == 0
+
+
+@pytest.fixture
+def recorded(make_app: MakeApp) -> tuple[MakeApp, list[Starlette]]:
+    """``make_app``, and the apps it made (the tests reach the app ``serving`` makes)."""
+    apps: list[Starlette] = []
+
+    def made(**options: Any) -> Starlette:
+        apps.append(make_app(**options))
+        return apps[-1]
+
+    return made, apps
 
 
 def test_a_tick_freezes_what_lives_and_collects_young_cycles(collector: Collector) -> None:
@@ -126,17 +138,14 @@ def test_bad_settings_are_refused(tick_s: float, growth: float) -> None:
         Collector(tick_s, growth=growth)
 
 
-def test_the_serving_process_runs_the_collector_and_stops_it(make_app: MakeApp) -> None:
+def test_the_serving_process_runs_the_collector_and_stops_it(
+    make_app: MakeApp, recorded: tuple[MakeApp, list[Starlette]]
+) -> None:
     """``Limits.gc_tick_s``: ``tapete serve``'s uvicorn settings give the app a collector,
     started with the server and stopped (everything unfrozen) when it stops; None: none."""
     assert Limits().gc_tick_s == 0.5
+    made, apps = recorded
     limits = dataclasses.replace(LIMITS, gc_tick_s=0.02)
-    apps: list[Starlette] = []
-
-    def made(**options: Any) -> Starlette:
-        apps.append(make_app(**options))
-        return apps[-1]
-
     with serving(made, limits) as port:
         collector = apps[0].state.collector
         assert isinstance(collector, Collector) and collector.tick_s == 0.02
@@ -154,20 +163,17 @@ def test_the_serving_process_runs_the_collector_and_stops_it(make_app: MakeApp) 
     assert getattr(unticked.state, "collector", None) is None
 
 
-def test_no_garbage_is_left_frozen_by_games_and_sockets(make_app: MakeApp) -> None:
+def test_no_garbage_is_left_frozen_by_games_and_sockets(
+    recorded: tuple[MakeApp, list[Starlette]],
+) -> None:
     """Whatever a game and its sockets leave behind dies by reference count or within a
     tick: after 20 games, 20 requests and 80 WebSockets under a real uvicorn, the objects
     the collector froze hold no garbage of theirs (a reference cycle kept by a closed
     connection would be found here once per socket: the protocol's send extension in its
-    own scope, which ``LeanWebSocket.connection_lost`` breaks, left 1,528 objects)."""
+    own scope, which ``LeanWebSocket.connection_lost`` breaks, left about a thousand)."""
+    made, apps = recorded
     limits = dataclasses.replace(LIMITS, gc_tick_s=0.02)
     rng = random.Random(3)
-    apps: list[Starlette] = []
-
-    def made(**options: Any) -> Starlette:
-        apps.append(make_app(**options))
-        return apps[-1]
-
     with serving(made, limits) as port:
         base = f"127.0.0.1:{port}"
         for _ in range(20):
@@ -181,14 +187,7 @@ def test_no_garbage_is_left_frozen_by_games_and_sockets(make_app: MakeApp) -> No
                 created = json.loads(r.read())
             url = f"ws://{base}/ws/{created['table']}?token={created['token']}"
             with connect(url) as ws:
-                m, acted = json.loads(ws.recv(timeout=10)), -1
-                while not (m["type"] == "view" and m["view"]["over"]):
-                    v = m.get("view") or {}
-                    if m["type"] == "view" and v["turn"] == 0 and m["version"] > acted:
-                        acted = m["version"]
-                        act = {"type": "act", "version": acted, "action": rng.choice(v["legal"])}
-                        ws.send(json.dumps(act))
-                    m = json.loads(ws.recv(timeout=10))
+                assert Session(RealSocket(ws), rng).play()["over"]
             for _ in range(3):
                 with connect(url) as ws:
                     ws.recv(timeout=10)
