@@ -11,6 +11,13 @@ worktree under ``wt/``).
 * ``reference_line``, ``mil_reference_line``, ``mariage_reference_line``: a test that takes
   one of these runs once per record of every reference file, of the Mil files, or of the
   Mariage file; the value is a :class:`ReferenceLine`.
+
+And one for every test that does not drive the browser (``no_borrowed_loop``, autouse): the
+browser tests' session-wide Playwright (its sync API) leaves its event loop marked as running
+in the worker's main thread between its calls, where ``asyncio.run`` then refuses to start; a
+test that ran after one in the same pytest-xdist worker failed with "asyncio.run() cannot be
+called from a running event loop". Such a test runs with the mark taken off, and put back
+after it for the next browser test.
 """
 
 from __future__ import annotations
@@ -23,6 +30,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from loop_guard import no_borrowed_loop  # noqa: F401 (an autouse fixture, for every test)
 
 _REPO = Path(__file__).resolve().parents[1]
 _ENV = "TAPETE_SHARED_RECORDS"

@@ -3,14 +3,12 @@ which cards a seat may not know at each version of a table."""
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import json
 import random
 import re
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 from unittest import mock
 
 from sqlalchemy import func, select, update
@@ -26,22 +24,12 @@ from tapete.server.tables import game_of
 if TYPE_CHECKING:
     from starlette.testclient import TestClient
 
-T = TypeVar("T")
 
 #: the ``make_app`` fixture: ``make_app(**create_app_options) -> Starlette``
 MakeApp = Callable[..., Starlette]
 
 #: the server's limits with the per-client rate limits lifted (tests play fast)
 TEST_LIMITS = Limits(create_burst=100_000, hint_burst=100_000, hint_processes=0, list_cache_s=0)
-
-
-def run_async(main: Coroutine[Any, Any, T]) -> T:
-    """``asyncio.run(main)`` in a thread of its own: a browser test's session-wide
-    Playwright (its sync API) keeps an event loop running in the worker's main thread, where
-    ``asyncio.run`` refuses to start, so a test that ran after one in the same pytest-xdist
-    worker failed."""
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, main).result()
 
 
 CARD_RE = re.compile(r"(?<![A-Za-z0-9_])[AKQJT987][SCDH](?![A-Za-z0-9_])")

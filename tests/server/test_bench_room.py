@@ -3,7 +3,6 @@ against a child server, through its command line, so that the harness cannot rot
 
 from __future__ import annotations
 
-import concurrent.futures
 import json
 import sys
 from pathlib import Path
@@ -27,10 +26,7 @@ def test_bench_room_plays_two_tables_and_reports_every_figure(
     argv += ["--reconnect", "1", "--drop-every", "0.4-0.8", "--baseline-seconds", "1"]
     argv += ["--clients", "2", "--progress-every", "1", "--json", str(out_file)]
     argv += ["--pause", "0.5-1"]
-    # in a thread of its own: a browser test's session-wide Playwright keeps an event loop
-    # running in this worker's main thread, where the benchmark's asyncio.run refuses to start
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        assert pool.submit(bench_room.main, argv).result() == 0
+    assert bench_room.main(argv) == 0
     printed = capsys.readouterr()
     assert "measuring] seated 2/2" in printed.err  # progress lines
     assert "target 1000 tables at p99 <= 50 ms" in printed.out

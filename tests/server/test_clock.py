@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as hst
-from server_helpers import run_async
 
 from tapete.server.clock import (
     Abandoned,
@@ -628,7 +627,7 @@ def test_the_driver_fires_each_deadline_when_it_falls_due() -> None:
         assert driver.armed is None
         driver.close()
 
-    run_async(main())
+    asyncio.run(main())
 
 
 def test_the_driver_rearms_for_a_nearer_deadline_and_keeps_a_nearer_wait() -> None:
@@ -663,7 +662,7 @@ def test_the_driver_rearms_for_a_nearer_deadline_and_keeps_a_nearer_wait() -> No
         assert driver.armed is None
         driver.close()
 
-    run_async(main())
+    asyncio.run(main())
 
 
 def test_a_closed_driver_fires_nothing() -> None:
@@ -679,7 +678,7 @@ def test_a_closed_driver_fires_nothing() -> None:
         await fake.advance(1000.0)
         assert got == [] and driver.armed is None and fake.waiting == 0
 
-    run_async(main())
+    asyncio.run(main())
 
 
 def test_a_failing_callback_is_logged_and_the_driver_goes_on(
@@ -704,7 +703,7 @@ def test_a_failing_callback_is_logged_and_the_driver_goes_on(
         driver.close()
 
     with caplog.at_level(logging.ERROR, logger="tapete.server"):
-        run_async(main())
+        asyncio.run(main())
     assert "were not carried out" in caplog.text
 
 
@@ -728,4 +727,4 @@ def test_the_driver_on_the_real_clock_and_sleep() -> None:
         assert time.monotonic() >= start + 1.0
         driver.close()
 
-    run_async(main())
+    asyncio.run(main())

@@ -5,6 +5,7 @@ player page and the rating leaderboards, and the migration."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
@@ -13,7 +14,7 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from argon2 import PasswordHasher
-from server_helpers import MakeApp, Session, new_table, run_async
+from server_helpers import MakeApp, Session, new_table
 from sqlalchemy import inspect, select
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
@@ -304,14 +305,14 @@ def test_the_middleware_sets_the_user_for_http_and_websocket(
             "headers": [(b"cookie", f"{COOKIE_NAME}={cookie}".encode())],
             "state": {"other": 1},
         }
-        seen = run_async(_run_identity(accounts, scope))
+        seen = asyncio.run(_run_identity(accounts, scope))
         assert seen["state"]["user"] == User(user["id"], "Ana") and seen["state"]["other"] == 1
         scope["headers"] = [(b"cookie", f"{COOKIE_NAME}=not-a-session".encode())]
         scope["state"] = {"other": 1}  # (a new request's scope)
-        assert run_async(_run_identity(accounts, scope))["state"]["user"] is None
+        assert asyncio.run(_run_identity(accounts, scope))["state"]["user"] is None
         scope["headers"] = []
         scope["state"] = {"other": 1}
-        assert run_async(_run_identity(accounts, scope))["state"]["user"] is None
+        assert asyncio.run(_run_identity(accounts, scope))["state"]["user"] is None
 
 
 def test_the_table_websocket_still_opens_with_a_session_cookie(client: TestClient) -> None:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 import jsonschema_rs
-from server_helpers import CARD_RE, MakeApp, Session, check_no_leak, run_async
+from server_helpers import CARD_RE, MakeApp, Session, check_no_leak
 from sqlalchemy import select
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
@@ -544,7 +544,7 @@ def test_a_forgotten_table_with_clocks_is_freed_without_the_collector(make_app: 
     gc.collect()
     gc.disable()
     try:
-        gone = run_async(main())
+        gone = asyncio.run(main())
         assert gone() is None, [type(r).__name__ for r in gc.get_referrers(gone())]
     finally:
         gc.enable()
@@ -584,4 +584,4 @@ def test_a_forgotten_table_put_back_in_memory_gets_clocks_that_fire(make_app: Ma
             manager.detach(loaded, ear)
         await manager.close()
 
-    run_async(main())
+    asyncio.run(main())

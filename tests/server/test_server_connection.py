@@ -9,7 +9,6 @@ import asyncio
 from typing import Any, cast
 
 import pytest
-from server_helpers import run_async
 from starlette.websockets import WebSocket
 
 from tapete.server.app import Connection
@@ -76,7 +75,7 @@ def test_the_servers_write_at_once_is_used_and_a_full_buffer_keeps_the_order() -
         await asyncio.sleep(0)
         assert conn.ended and socket.sent == ["a", "b", "c", "d"]
 
-    run_async(main())
+    asyncio.run(main())
 
 
 def test_an_idle_connection_writes_at_once_without_a_task() -> None:
@@ -88,7 +87,7 @@ def test_an_idle_connection_writes_at_once_without_a_task() -> None:
         assert socket.sent == ["a", "b"]  # (before any await)
         assert conn.draining is None and len(asyncio.all_tasks()) == tasks
 
-    run_async(main())
+    asyncio.run(main())
 
 
 def test_a_suspended_send_goes_on_in_a_task_and_later_messages_keep_their_order() -> None:
@@ -109,7 +108,7 @@ def test_a_suspended_send_goes_on_in_a_task_and_later_messages_keep_their_order(
         conn.push("d")  # idle again: at once
         assert socket.sent[-1] == "d"
 
-    run_async(main())
+    asyncio.run(main())
 
 
 def test_a_client_that_does_not_read_is_closed_after_the_queue() -> None:
@@ -127,7 +126,7 @@ def test_a_client_that_does_not_read_is_closed_after_the_queue() -> None:
         conn.push("late")
         assert socket.sent[-1] == "3"
 
-    run_async(main())
+    asyncio.run(main())
 
 
 @pytest.mark.parametrize("busy", [False, True])
@@ -144,7 +143,7 @@ def test_close_goes_after_the_queued_messages(busy: bool) -> None:
         assert socket.sent == (["a"] if busy else [])
         assert socket.closed == 1011 and conn.ended
 
-    run_async(main())
+    asyncio.run(main())
 
 
 def test_a_failed_send_ends_the_connection() -> None:
@@ -157,7 +156,7 @@ def test_a_failed_send_ends_the_connection() -> None:
         conn.push("b")
         assert socket.sent == []
 
-    run_async(main())
+    asyncio.run(main())
 
 
 def test_finish_cancels_a_send_still_under_way() -> None:
@@ -170,4 +169,4 @@ def test_finish_cancels_a_send_still_under_way() -> None:
         assert task.cancelled() or task.done()
         assert socket.sent == [] and conn.draining is None
 
-    run_async(main())
+    asyncio.run(main())

@@ -11,7 +11,7 @@ import threading
 from datetime import UTC
 from typing import Any
 
-from server_helpers import MakeApp, action_count, run_async
+from server_helpers import MakeApp, action_count
 from sqlalchemy import event, insert
 
 from tapete.games import kind
@@ -87,7 +87,7 @@ def test_the_actions_of_several_tables_are_committed_together(make_app: MakeApp)
         commits.clear()
         return await act_while_the_writer_is_busy(manager, tables)
 
-    outcomes, held = run_async(main())
+    outcomes, held = asyncio.run(main())
     assert outcomes == [None, None, None]
     # nothing was sent before the write: each listener had only its first view
     assert held == [[0], [0], [0]]
@@ -117,7 +117,7 @@ def test_the_actions_of_one_turn_of_the_loop_are_committed_together(make_app: Ma
         ]
         return await asyncio.gather(*acts, return_exceptions=True)
 
-    assert run_async(main()) == [None] * 4
+    assert asyncio.run(main()) == [None] * 4
     assert len(commits) == 1, f"{len(commits)} transactions for 4 actions"
     for table, ear in tables:
         assert ear.versions() == [0, 1]
@@ -144,7 +144,7 @@ def test_a_refused_write_in_a_group_refuses_no_other_table(make_app: MakeApp) ->
             },
         )
 
-    outcomes, _ = run_async(act_while_the_writer_is_busy(manager, tables))
+    outcomes, _ = asyncio.run(act_while_the_writer_is_busy(manager, tables))
     assert outcomes[0] is None and outcomes[2] is None, outcomes
     assert isinstance(outcomes[1], TableError), outcomes
     for table, ear in (tables[0], tables[2]):

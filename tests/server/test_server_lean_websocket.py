@@ -17,7 +17,6 @@ from typing import Any
 import uvicorn
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from server_helpers import run_async
 from uvicorn.server import ServerState
 from websockets.extensions.permessage_deflate import PerMessageDeflate
 from websockets.frames import Frame, Opcode
@@ -167,7 +166,7 @@ def test_with_compression_the_library_frames_every_text() -> None:
         protocol.connection_lost(None)
         await ended(protocol)
 
-    run_async(main())
+    asyncio.run(main())
 
 
 def test_reading_pauses_only_when_messages_wait_and_texts_are_written_at_once() -> None:
@@ -226,7 +225,7 @@ def test_reading_pauses_only_when_messages_wait_and_texts_are_written_at_once() 
         finally:
             gc.enable()
 
-    run_async(main())
+    asyncio.run(main())
 
 
 # --- reading: the fast path against the library's ------------------------------------------
@@ -327,7 +326,7 @@ def test_the_fast_reading_gives_the_app_and_the_client_what_the_library_does(
         fast = await read_by(LeanWebSocket, chunks)
         assert fast == await read_by(LibraryReads, framed)
 
-    run_async(both())
+    asyncio.run(both())
 
 
 def test_the_fast_reading_reads_a_plain_exchange_itself() -> None:
@@ -350,7 +349,7 @@ def test_the_fast_reading_reads_a_plain_exchange_itself() -> None:
         assert not protocol._library_reads
         await ended(protocol)
 
-    run_async(main())
+    asyncio.run(main())
 
 
 def test_a_long_frame_in_pieces_is_left_to_the_librarys_buffer() -> None:
@@ -376,4 +375,4 @@ def test_a_long_frame_in_pieces_is_left_to_the_librarys_buffer() -> None:
         assert protocol.queue.get_nowait()["text"] == text
         await ended(protocol)
 
-    run_async(main())
+    asyncio.run(main())

@@ -8,7 +8,7 @@ import random
 import threading
 from typing import Any
 
-from server_helpers import MakeApp, Session, action_count, new_table, run_async
+from server_helpers import MakeApp, Session, action_count, new_table
 from starlette.testclient import TestClient
 
 from tapete.replay import replay
@@ -101,7 +101,7 @@ def test_a_table_being_loaded_keeps_the_copy_that_acted_meanwhile(make_app: Make
         loaded = await loading
         assert loaded is resumed and manager.tables[table_id] is resumed
 
-    run_async(main())
+    asyncio.run(main())
     assert action_count(app2, table_id) == 2
 
 
