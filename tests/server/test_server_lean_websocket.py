@@ -354,9 +354,10 @@ def test_the_fast_reading_reads_a_plain_exchange_itself() -> None:
 
 def test_a_long_frame_in_pieces_is_left_to_the_librarys_buffer() -> None:
     """The fast reading keeps a frame that comes in pieces by adding each piece to a copy of
-    the start: past ``PARTIAL_MAX`` bytes it hands the reading to the library for good (a
-    frame of 60 KB sent in 100-byte pieces would otherwise cost 18 MB of copies); a short
-    frame in pieces stays on the fast path."""
+    the start: past ``PARTIAL_MAX`` bytes it gives that frame to the library's buffer (a
+    frame of 60 KB sent in 100-byte pieces would otherwise cost 18 MB of copies), up to the
+    frame's end and no further, and reads the next frames itself again; a short frame in
+    pieces stays on the fast path."""
 
     async def main() -> None:
         protocol, _, accepted = opened()
@@ -369,10 +370,17 @@ def test_a_long_frame_in_pieces_is_left_to_the_librarys_buffer() -> None:
         text = "x" * 60_000
         long = masked(Opcode.TEXT, text.encode())
         protocol.data_received(long[:100])
-        assert protocol._library_reads and not protocol._partial
-        for n in range(100, len(long), 100):
-            protocol.data_received(long[n : n + 100])
+        assert protocol._library_frame_left == len(long) - 100 and not protocol._partial
+        # the frame's last piece comes with the start of the next one
+        rest = long[100:] + short[:5]
+        for n in range(0, len(rest), 100):
+            protocol.data_received(rest[n : n + 100])
         assert protocol.queue.get_nowait()["text"] == text
+        assert protocol._library_frame_left == 0 and protocol._partial == short[:5]
+        assert not protocol.conn.reader.buffer  # (the library's reading ended with the frame)
+        protocol.data_received(short[5:])
+        assert protocol.queue.get_nowait()["text"] == '{"type":"sync"}'
+        assert not protocol._library_reads
         await ended(protocol)
 
     asyncio.run(main())

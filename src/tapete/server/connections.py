@@ -178,8 +178,10 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
       stream object, a frame object, an event list); here a whole, unfragmented,
       uncompressed text frame from the client is unmasked and handed to the app at once
       (:meth:`data_received`); every other frame (pings, pongs, the close, binary,
-      fragments) goes to the library alone, as if it came in a read of its own, and past
-      a frame too big for the limit, the library reads everything.
+      fragments) goes to the library alone, as if it came in a read of its own (a long
+      frame that comes in pieces too: the library gets its bytes up to its end, and the
+      fast reading goes on after it), and past a frame too big for the limit, the library
+      reads everything.
 
     Everything else (the handshake, pings, the close, a message the app sends the ASGI
     way) is uvicorn's own."""
@@ -195,6 +197,10 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
     PARTIAL_MAX = 8192
     #: the start of a frame not yet wholly received (read by the fast path)
     _partial = b""
+    #: bytes still to come of a long frame the library has begun to read (given it alone:
+    #: given the next frames with it in one read, uvicorn drops the messages of a read
+    #: that ends in a frame breaking a rule, and raises on a bad text before a close)
+    _library_frame_left = 0
     #: the library reads all of this connection's bytes from now on
     _library_reads = False
 
@@ -244,6 +250,13 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
     def data_received(self, data: bytes) -> None:
         if self._partial:
             data, self._partial = self._partial + data, b""
+        if self._library_frame_left:
+            given = data[: self._library_frame_left]
+            self._library_frame_left -= len(given)
+            data = data[len(given) :]
+            super().data_received(given)
+            if not data:
+                return
         conn = self.conn
         if not self._library_reads and conn.state is OPEN:
             if self.FAST_READ and not conn.reader.buffer and conn.max_message_size is not None:
@@ -261,9 +274,10 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
         checks the UTF-8), any other whole frame to the
         library alone, as if it came in a read of its own; a last frame not yet whole waits
         for the next bytes. Stop at a frame past the size limit (the library's error), at a
-        frame longer than :data:`PARTIAL_MAX` not yet whole, and at the socket's close
-        (after an error, no byte more is read); return where (the library reads from
-        there, and from then on everything)."""
+        frame longer than :data:`PARTIAL_MAX` not yet whole (the library gets what came
+        of it, and counts in :attr:`_library_frame_left` what it is still owed), and at
+        the socket's close (after an error, no byte more is read); return where (the
+        library reads from there, and from then on everything)."""
         conn = self.conn
         limit = conn.max_message_size
         assert limit is not None
@@ -284,7 +298,10 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
             stop = head + (4 if masked else 0) + size
             if stop > end:
                 if stop - at > self.PARTIAL_MAX:
-                    return at  # (the library's buffer grows without copying the start again)
+                    # (the library's buffer grows without copying the start again)
+                    self._library_frame_left = stop - end
+                    super().data_received(data[at:])
+                    return end
                 break
             if first == 0x81 and masked and self._plain():
                 # (as uvicorn's handle_text: the UTF-8 is checked, and a close with 1007 sent
