@@ -536,10 +536,15 @@ def test_arena_says_one_game_and_never_more_deals_than_asked_over_a_slash(
     assert captured.out.startswith("mariage / mariage: ")
 
 
-def test_ctrl_c_stops_serve_without_a_traceback(tmp_path: Path) -> None:
-    """Ctrl-C at a terminal reaches every process of the group: ``tapete serve`` and its
-    worker processes (the hints' pool starts one at start-up). The server stops them; none
-    prints a ``KeyboardInterrupt`` traceback (each worker did)."""
+@pytest.mark.parametrize("how", ["ctrl-c", "sigterm", "sigkill"])
+def test_serve_ends_with_its_workers_however_it_is_stopped(tmp_path: Path, how: str) -> None:
+    """``tapete serve`` and its worker processes (the hints' pool starts one at start-up)
+    end together, whether the server is stopped by Ctrl-C at a terminal (the signal reaches
+    every process of the group; exit code 130, and no ``KeyboardInterrupt`` traceback: each
+    worker printed one), by SIGTERM to the server alone (a service manager's stop: exit
+    code 143 through Python's exit, so no "leaked semaphore" warning from multiprocessing's
+    tracker), or by SIGKILL (a crash: the server can do nothing, and its idle workers used
+    to wait for work for ever)."""
     import os
     import signal
     import socket
@@ -586,7 +591,10 @@ def test_ctrl_c_stops_serve_without_a_traceback(tmp_path: Path) -> None:
                 pass
             time.sleep(0.1)
         time.sleep(1.0)  # (the worker has imported what it runs)
-        os.killpg(proc.pid, signal.SIGINT)
+        if how == "ctrl-c":
+            os.killpg(proc.pid, signal.SIGINT)
+        else:
+            proc.send_signal(signal.SIGTERM if how == "sigterm" else signal.SIGKILL)
         out, err = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
@@ -594,7 +602,11 @@ def test_ctrl_c_stops_serve_without_a_traceback(tmp_path: Path) -> None:
             proc.wait(10)
     assert "Tapete is running" in out
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
-    assert proc.returncode == 130, (proc.returncode, err)  # (a shell's code for Ctrl-C)
+    # (a shell's codes for Ctrl-C and SIGTERM; killed: no code of its own)
+    code = {"ctrl-c": 130, "sigterm": 143, "sigkill": -signal.SIGKILL}[how]
+    assert proc.returncode == code, (proc.returncode, err)
+    if how != "sigkill":  # (killed, it leaves its tracker the queues to clean up)
+        assert "leaked" not in err, err
     deadline = time.monotonic() + 10
     while group():  # every worker gone with it (multiprocessing's tracker a moment after)
         assert time.monotonic() < deadline, f"processes left behind: {group()}"

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import multiprocessing.connection
+import os
 import signal
+import threading
 from collections.abc import Hashable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any
 
-__all__ = ["HintPool", "hint_payload", "ignore_interrupts"]
+__all__ = ["HintPool", "hint_payload", "init_worker"]
 
 
 def hint_payload(game: str, view: dict[str, Any], key: Hashable | None) -> dict[str, Any]:
@@ -31,11 +34,37 @@ def hint_payload(game: str, view: dict[str, Any], key: Hashable | None) -> dict[
     }
 
 
+def init_worker() -> None:
+    """A worker process's initializer (the hints' and the reviews' pools): Ctrl-C is the
+    server's, and the worker ends with the server however the server ends."""
+    ignore_interrupts()
+    follow_parent()
+
+
 def ignore_interrupts() -> None:
-    """A worker process's initializer: Ctrl-C at the terminal reaches every process of the
-    server's group, and the server ends its workers itself, so a worker ignores it (each
-    printed a ``KeyboardInterrupt`` traceback as ``tapete serve`` stopped)."""
+    """Ctrl-C at the terminal reaches every process of the server's group, and the server
+    ends its workers itself, so a worker ignores it (each printed a ``KeyboardInterrupt``
+    traceback as ``tapete serve`` stopped)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def follow_parent() -> None:
+    """End this worker process at once when its parent ends. A server that stops cleanly
+    ends its workers itself; one that is killed (SIGKILL, the out-of-memory killer, a
+    crash) cannot, and its idle workers waited for work for ever: each holds both ends of
+    its pool's queues, so it never sees the server's end close. The parent's sentinel (the
+    pipe multiprocessing starts the worker through) becomes readable when the parent is
+    gone."""
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+    sentinel = parent.sentinel
+
+    def watch() -> None:
+        multiprocessing.connection.wait([sentinel])
+        os._exit(0)
+
+    threading.Thread(target=watch, name="tapete-follow-parent", daemon=True).start()
 
 
 def _ready() -> bool:
@@ -61,7 +90,7 @@ class HintPool:
                 self._executor = ProcessPoolExecutor(
                     self.processes,
                     mp_context=multiprocessing.get_context("spawn"),
-                    initializer=ignore_interrupts,
+                    initializer=init_worker,
                 )
             else:
                 self._executor = ThreadPoolExecutor(self.threads, thread_name_prefix="tapete-hint")

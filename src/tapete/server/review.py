@@ -44,7 +44,7 @@ from tapete.analysis import analyse_deal
 from tapete.game import JSON
 from tapete.replay import iter_replay
 from tapete.server.db import DealReviewRow, ReviewQueueRow, TableRow, utcnow
-from tapete.server.hints import ignore_interrupts
+from tapete.server.hints import init_worker
 from tapete.server.limits import path_number
 from tapete.server.tables import TableManager
 
@@ -165,9 +165,9 @@ def seat_losses(report: JSON) -> list[float]:
 
 
 def _lower_priority(nice: int) -> None:
-    """The worker process's initializer: lower its priority below the server's (and leave
-    Ctrl-C to the server, which ends the worker itself)."""
-    ignore_interrupts()
+    """The worker process's initializer: lower its priority below the server's (and, as
+    every worker of the server, leave Ctrl-C to it and end with it: ``init_worker``)."""
+    init_worker()
     if nice > 0 and hasattr(os, "nice"):
         with contextlib.suppress(OSError):
             os.nice(nice)
