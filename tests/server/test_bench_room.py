@@ -126,3 +126,26 @@ def test_view_filter_never_skips_a_message_the_client_must_read(tmp_path: Path) 
                 if listener.seat is not None:
                     assert message["view"].get("turn") != listener.seat
     assert skipped > 2 * read, (skipped, read)
+
+
+@pytest.mark.timeout(60)
+def test_bench_floor_plays_two_groups_and_counts_every_action(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The transport's floor (benchmarks/bench_floor.py): two groups of sockets for a
+    second against its bare server; every action it counts was read by every socket."""
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import bench_floor
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    out_file = tmp_path / "floor.json"
+    argv = ["--groups", "2", "--seconds", "1", "--clients", "1", "--json", str(out_file)]
+    assert bench_floor.main(argv) == 0
+    printed = capsys.readouterr()
+    assert "[floor] 2 groups of 5 sockets (3 acting)" in printed.err  # progress
+    assert "ms per action" in printed.out
+    out = json.loads(out_file.read_text())
+    assert out["actions"] > 10 and out["actions_per_s"] > 10
+    assert 0 < out["cpu_ms_per_action"] < 50
+    assert (out["groups"], out["listeners"], out["seats"]) == (2, 5, 3)
