@@ -217,6 +217,28 @@ def test_the_replay_by_its_link_and_from_the_games_window(new_page, live_server,
     assert page.js_errors == []
 
 
+def test_a_replay_link_stays_over_the_end_of_this_browsers_game(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
+    """A browser whose own game is over opens a replay by its link: the replay stays on top
+    and takes the keys (the end window used to open over it and catch them); once the replay
+    is closed, the end window of the browser's game comes."""
+    table_id, token = finished_table(live_server.db_path, "mil", seed=23, max_deals=2)
+    page = new_page(locale=LOCALES["en"])
+    page.goto(live_server.url)
+    page.evaluate(
+        "(b) => localStorage.setItem('tapete.table', JSON.stringify(b))",
+        {"table": table_id, "token": token, "seat": 0},
+    )
+    page.goto(f"{live_server.url}/?replay={table_id}")
+    page.wait_for_selector(f"{REPLAY}[open] {tid('replay-position')}")
+    page.wait_for_selector("#table[data-over='true']", state="attached")  # the game is drawn
+    assert not page.is_visible(f"{tid('over')}[open]")
+    page.focus(tid("replay-step"))
+    press(page, "ArrowRight", 1)
+    page.click(tid("replay-close"))
+    page.wait_for_selector(f"{tid('over')}[open]")
+    assert page.js_errors == []
+
+
 def test_an_unfinished_game_is_not_replayed(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
     engine = make_engine(f"sqlite:///{live_server.db_path}")
     try:

@@ -69,6 +69,7 @@ export function showOver() {
       h("a", { class: "btnlink", testid: "download-record", href: rec, download: `tapete-${S.session.table}.json` }, t("download_record")),
       h("button", { type: "button", testid: "over-close", onclick: () => hideDialog("over") }, t("see_table")),
       h("button", { type: "button", class: "primary", testid: "over-newgame", onclick: () => { hideDialog("over"); screen.newGame(); } }, t("new_game")))].filter(Boolean));
-  if (!d.open && !S.overDismissed) d.showModal();
+  // (a replay opened by its link stays on top: the end window waits until it is closed)
+  if (!d.open && !S.overDismissed && !document.getElementById("replay")?.open) d.showModal();
   d.onclose = () => { S.overDismissed = true; };
 }

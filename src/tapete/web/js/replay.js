@@ -38,6 +38,7 @@ function afterClose() {
   P.ask += 1;
   if (new URLSearchParams(location.search).has("replay")) leaveWatchUrl();
   if (!S.session) screen.newGame();
+  else if (S.view?.over) screen.table(); // the end window the replay kept back
 }
 
 // "Replay this game": a button for a finished table (the end window, the Games window)
