@@ -49,6 +49,11 @@ def test_two_people_play_a_whole_mil_game_through_an_invitation(
         link = create_invited_table(ana, server.url, "mil-casa-500", seats)
         assert ana.locator(tid("copy-invite")).get_attribute("type") == "button"
         shot(ana, artifacts, "room-waiting")
+        # the free seat is named as the Lobby names it, on the board and the sheet (no blank)
+        ana.wait_for_selector("section[data-testid='seat-1'] .name")
+        assert ana.inner_text("section[data-testid='seat-1'] .name") == "For an invited person"
+        headers = ana.locator(f"{tid('sheet')} th").all_inner_texts()
+        assert "For an invited person" in headers and "" not in headers, headers
 
         bea = new_page(locale="en-GB")
         sit_down(bea, link, "Bea", host="Ana")

@@ -155,6 +155,36 @@ def test_keyboard_only_play(new_page, live_server, artifacts) -> None:
     assert page.js_errors == []
 
 
+def test_the_focus_waits_where_the_keyboard_needs_it(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
+    """Keyboard play from the first move: the game's first turn takes the focus (a card or
+    the main button; it was on the page's body, 15 Tabs away), and the end of a deal puts it
+    on "Next deal"."""
+    page = new_page(locale="en-GB")
+    start_game(page, live_server.url, "mariage", levels=("random",))
+    wait_turn(page)
+    page.wait_for_function(
+        "() => document.activeElement && document.activeElement.closest('#table')"
+        " && document.activeElement.matches('button:not([disabled])')"
+    )
+    rng = random.Random(5)
+    log: list[str] = []
+    for _ in range(60):
+        page.wait_for_function(
+            """() => { const m = document.querySelector('#table');
+            return m && (m.dataset.paused === 'true' || m.dataset.over === 'true'
+              || (m.dataset.myTurn === 'true' && m.dataset.pending === 'false')); }"""
+        )
+        st = state(page)
+        if st["paused"] == "true" or st["over"] == "true":
+            break
+        take_turn(page, rng, log)
+    assert state(page)["paused"] == "true", log
+    page.wait_for_function("() => document.activeElement?.dataset.testid === 'next-deal'")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.querySelector('#table').dataset.paused === 'false'")
+    assert page.js_errors == []
+
+
 def test_hint_highlights_the_suggestion(new_page, live_server, artifacts) -> None:
     page = new_page(locale="pt-PT")
     start_game(page, live_server.url, "mariage", levels=("random",))

@@ -39,7 +39,8 @@ function renderSoon() {
   setTimeout(draw, document.hidden ? 16 : 100);
 }
 
-Object.assign(screen, { table: renderTable, soon: renderSoon, all: renderAll, newGame: showNewGame, player: showPlayer });
+Object.assign(screen, { table: renderTable, soon: renderSoon, all: renderAll, newGame: showNewGame, player: showPlayer,
+  freeSeat: (kind) => t(kind === "invited" ? "seat_invited" : "seat_open") });
 
 async function main() {
   await loadLang(initialLang());

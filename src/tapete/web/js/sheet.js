@@ -28,7 +28,7 @@ export function scoreTable(v, rows = v.sheet || [], nameOf = playerName, testid 
   const names = v.players;
   const table = h("table", { class: "sheet", testid },
     h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, t("contract")),
-      names.map((n) => h("th", { scope: "col", title: n }, n)))));
+      names.map((_, s) => h("th", { scope: "col", title: nameOf(s) }, nameOf(s))))));
   const body = h("tbody");
   rows.forEach((r, i) => {
     let what;

@@ -36,7 +36,7 @@ export const S = {
   pending: false,
   log: [], // "Lo que ha pasado": the latest lines
   overDismissed: false,
-  refocus: false,
+  refocus: true, // (the page's first turn too: keyboard play starts on the first control)
   rankingBoard: null,
   user: null, // the signed-in person ({id, name}; null: a guest), from GET /api/me
   csrf: null, // the session's CSRF token, sent with every POST (X-CSRF-Token)
@@ -69,6 +69,7 @@ export function resetTableState() {
     view: null, version: null, said: [], proof: null, finalTrick: null, hint: null, error: null,
     pending: false, log: [], overDismissed: false, pause: null, dealTalon: null, rankingBoard: null,
     presence: null, chat: [], invite: null, clocks: null, clocksAt: 0, seatNews: null, catchUp: null,
+    refocus: true, // a new table: its first turn takes the focus
   });
   Object.assign(S.ui, { bid: null, contract: null, giveCard: null, sing: true, showLast: false });
 }
@@ -79,4 +80,7 @@ export const myTurn = () => Boolean(S.view && !S.view.over && !S.pause && S.view
 export const blocked = () => Boolean(S.pending || S.offline || S.pause);
 export const legalOf = (type) => (S.view?.legal || []).filter((a) => a.type === type);
 export const hintIs = (pred) => Boolean(S.hint && S.hint.action && pred(S.hint.action));
-export const playerName = (seat) => (S.view?.players?.[seat] ?? `#${seat}`);
+// a seat nobody has taken yet has no name: the Lobby's words for it (screen.freeSeat, set by
+// app.js: "Open to anyone", "For an invited person")
+export const playerName = (seat) => S.view?.players?.[seat]
+  || (screen.freeSeat ? screen.freeSeat(S.presence?.seats?.[seat]?.kind) : `#${seat}`);

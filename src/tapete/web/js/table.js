@@ -115,6 +115,10 @@ export function renderTable() {
       || main.querySelector('[data-testid="actions"] button:not([disabled])');
     if (el) { el.focus(); S.refocus = false; }
   }
+  // a deal's end held for the player: "Next deal" takes the focus the played card left
+  if (S.pause && (document.activeElement === document.body || !document.activeElement)) {
+    main.querySelector('[data-testid="next-deal"]')?.focus();
+  }
   setStatus([S.error || eventsText(S.said), turnText()].filter(Boolean).join(" — "));
   fitHeight();
   restoreScrolls();
