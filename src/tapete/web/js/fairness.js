@@ -14,5 +14,15 @@ export function commitmentMark(v) {
   if (v?.over) return null;
   const label = c ? t("commitment_label", { c }) : t("practice_deal");
   return h("a", { class: "fairmark", testid: "commitment", href: fairnessUrl(), target: "_blank", rel: "noopener", title: label, "aria-label": label },
-    c ? `🔒 ${c.slice(0, 8)}` : t("practice_short"));
+    c ? [lockIcon(), ` ${c.slice(0, 8)}`] : t("practice_short"));
+}
+
+// a padlock drawn, not the emoji: a machine without an emoji font showed an empty box
+function lockIcon() {
+  const NS = "http://www.w3.org/2000/svg";
+  const el = (tag, attrs) => { const e = document.createElementNS(NS, tag); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v); return e; };
+  const svg = el("svg", { viewBox: "0 0 12 14", width: "0.8em", height: "0.95em", class: "lock", "aria-hidden": "true", focusable: "false" });
+  svg.append(el("path", { d: "M3 6V4a3 3 0 0 1 6 0v2", fill: "none", stroke: "currentColor", "stroke-width": "1.6" }),
+    el("rect", { x: "1", y: "6", width: "10", height: "7.5", rx: "1.5", fill: "currentColor" }));
+  return svg;
 }
