@@ -220,7 +220,8 @@ def shot(page: Page, folder: Path, name: str) -> Path:
 
 
 def open_lobby(page, url: str | None, name: str) -> None:  # type: ignore[no-untyped-def]
-    """Open the Lobby window and type ``name`` as the person's. ``url``: the page to open
+    """Open the Lobby window and type ``name`` as the person's (signed in: check that the
+    field holds the account's name instead, read-only). ``url``: the page to open
     first, the Lobby from its Games window (None: the page is open with no window, e.g.
     after signing in: the Lobby from the top bar)."""
     if url is not None:
@@ -230,7 +231,15 @@ def open_lobby(page, url: str | None, name: str) -> None:  # type: ignore[no-unt
     else:
         page.click(tid("open-lobby"))
     page.wait_for_selector(f"{tid('lobby')}[open]")
-    page.fill(tid("lobby-name"), name)
+    field = page.locator(tid("lobby-name"))
+    signed_in = page.evaluate("() => window.tapete.user?.name ?? null")
+    assert field.evaluate("(e) => e.readOnly") == (signed_in is not None)
+    if signed_in is not None:
+        # the field shows the account's name, which the server seats (a name typed there
+        # was silently replaced by it)
+        assert field.input_value() == signed_in
+    else:
+        field.fill(name)
 
 
 def create_invited_table(  # type: ignore[no-untyped-def]

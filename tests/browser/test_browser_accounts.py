@@ -4,7 +4,7 @@ sign out. The session cookie is HttpOnly: the page's script never sees it."""
 
 from __future__ import annotations
 
-from browser_helpers import TABLE, shot, tid
+from browser_helpers import TABLE, open_lobby, shot, tid
 from sqlalchemy.orm import sessionmaker
 
 from tapete.server import ratings
@@ -118,3 +118,29 @@ def test_a_wrong_password_says_so_in_the_language(new_page, live_server) -> None
     )
     assert page.inner_text(tid("account-error")) == "Nombre de usuario o contraseña incorrectos."
     assert page.is_visible(f"{tid('account')}[open]") and page.locator(tid("my-page")).count() == 0
+
+
+def test_a_guest_refused_a_rated_table_reads_why_in_the_language(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
+    """The server's refusals that a person meets in normal use come with a ``code``; the page
+    words them in its language (they used to show the server's English sentence): a guest
+    asking for a rated table, a public table with no open seat."""
+    page = new_page(locale="es-ES")
+    open_lobby(page, live_server.url, "Invitada")
+    page.click(tid("lobby-choose-mariage-mariage"))
+    page.check(tid("opt-rated"))
+    page.click(tid("create-table"))
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=\"lobby-error\"]').textContent !== ''"
+    )
+    assert page.inner_text(tid("lobby-error")) == (
+        "Las mesas con puntuación son para jugadores con cuenta: entra primero."
+    )
+    page.uncheck(tid("opt-rated"))
+    page.select_option(tid("seat-choice-1"), "invited")
+    page.check(tid("opt-public"))
+    page.click(tid("create-table"))
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=\"lobby-error\"]').textContent"
+        ".startsWith('Una mesa pública')"
+    )
+    assert page.js_errors == []

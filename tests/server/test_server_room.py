@@ -444,9 +444,12 @@ def test_rated_tables_are_for_signed_in_people(app: Starlette) -> None:
         made = r.json()
         tid = made["table"]
         r = client.post(f"/api/tables/{tid}/seats", json={"name": "Bea", "invite": made["invite"]})
+        # (a refusal met in normal use names its code: the page words it in its language)
         assert r.status_code == 403 and "rated" in r.json()["error"]
+        assert r.json()["code"] == "rated_guest"
         r = client.post(f"/api/tables/{tid}/seats", json={"invite": made["invite"]}, headers=ana)
         assert r.status_code == 409 and "already" in r.json()["error"]
+        assert r.json()["code"] == "already_seated"
         r = client.post(
             f"/api/tables/{tid}/seats",
             json={"invite": made["invite"]},

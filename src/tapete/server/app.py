@@ -69,15 +69,20 @@ MAX_NAME_CHARS = 32
 RULES_PROFILES = tuple(p for k in kinds() for p in k.profiles)
 
 
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+def _error(status: int, message: str, code: str | None = None) -> JSONResponse:
+    """An HTTP refusal: ``error`` the English sentence; ``code`` (when the refusal is one a
+    person meets in normal use: a rated table for a guest, a full table) the key a client
+    words it by, in the person's language (web/i18n ``err_<code>``)."""
+    body = {"error": message} if code is None else {"error": message, "code": code}
+    return JSONResponse(body, status_code=status)
 
 
 class BadRequest(Exception):
-    def __init__(self, message: str, status: int = 400) -> None:
+    def __init__(self, message: str, status: int = 400, code: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.status = status
+        self.code = code
 
 
 # ---------------------------------------------------------------------- body validation
@@ -242,7 +247,9 @@ def parse_room_fields(data: dict[str, Any], game: str, count: int) -> dict[str, 
         except ClockSettingsError as exc:
             raise BadRequest(str(exc)) from None
     if out.get("listed") and "seats" in out and not any(k == "open" for k, _ in out["seats"]):
-        raise BadRequest("a public table needs an open seat ('kind': 'open')")
+        raise BadRequest(
+            "a public table needs an open seat ('kind': 'open')", code="public_needs_open"
+        )
     return out
 
 
@@ -592,14 +599,14 @@ class Server:
         try:
             args = parse_new_table(body, max_deals_limit=self.limits.max_deals)
         except BadRequest as exc:
-            return _error(exc.status, exc.message)
+            return _error(exc.status, exc.message, exc.code)
         user = user_of(request.scope)
         if user is not None:
             args["name"] = str(user.name)
         try:
             table = self.manager.create(**args, user_id=None if user is None else int(user.id))
         except TableError as exc:
-            return _error(403 if exc.code == "rated_guest" else 400, exc.message)
+            return _error(403 if exc.code == "rated_guest" else 400, exc.message, exc.code)
         self.manager.ensure_bots(table)
         seat = table.seat_for_token(table.token)
         return JSONResponse(
@@ -658,7 +665,7 @@ class Server:
             )
         except TableError as exc:
             status = {"unknown_table": 404, "rated_guest": 403, "bad_invite": 403}
-            return _error(status.get(exc.code, 409), exc.message)
+            return _error(status.get(exc.code, 409), exc.message, exc.code)
         return self._seated(table, taken)
 
     async def invitation(self, request: Request) -> Response:

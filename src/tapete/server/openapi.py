@@ -38,7 +38,16 @@ _ROOM_KEYS = ("rated", "spectators", "spectator_delay", "listed", "quick", "cloc
 _ERROR: JSONDoc = {
     "type": "object",
     "required": ["error"],
-    "properties": {"error": {"type": "string", "description": "one sentence: what and where"}},
+    "properties": {
+        "error": {"type": "string", "description": "one sentence: what and where"},
+        "code": {
+            "type": "string",
+            "description": "a refusal met in normal use, for a client to word in its own"
+            " language: the WebSocket's error codes (docs/dev/protocol.md: rated_guest,"
+            " table_full, name_taken, bad_invite, already_seated, unknown_table, bad_table)"
+            " and public_needs_open",
+        },
+    },
 }
 
 

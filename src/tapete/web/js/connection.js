@@ -3,7 +3,7 @@
 
 import { hideDialog } from "./dom.js";
 import { S, blocked, myTurn, resetTableState, screen, watching } from "./state.js";
-import { t } from "./i18n.js";
+import { refusal, t } from "./i18n.js";
 import { kindOf } from "./kinds.js";
 import { loadHistory, takeEvents, takeMissed } from "./history.js";
 import { holdDealEnd, noteTalon } from "./deal_end.js";
@@ -25,7 +25,7 @@ export async function startTable(choice, name, seed = null) {
   const res = await api("/api/tables", {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
   });
-  if (!res.ok) throw new Error(res.body?.error || `HTTP ${res.status}`);
+  if (!res.ok) throw new Error(refusal(res));
   storeSession({ table: res.body.table, token: res.body.token, seat: res.body.seat ?? 0, ranked: res.body.ranked !== false });
   leaveWatchUrl();
   rememberTable({ ...S.session, game: choice.game, profile: choice.profile, name, started: Date.now() });

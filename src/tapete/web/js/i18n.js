@@ -12,6 +12,17 @@ export function t(key, params = {}) {
   return s;
 }
 
+// t(key) for a count: `${key}_one` when `count` is 1 and the language has it ("1 free", "2 free")
+export const tCount = (key, count, params = {}) => t(count === 1 && tMaybe(`${key}_one`) !== null ? `${key}_one` : key, params);
+
+// a refusal of the server in this page's language: its `code` as err_sit_<code> (`sitting`: a
+// sit-down's refusal) or err_<code>, else the server's own (English) sentence
+export function refusal(res, sitting = false) {
+  const code = res.body?.code;
+  const words = code ? (sitting ? tMaybe(`err_sit_${code}`) : null) ?? tMaybe(`err_${code}`) : null;
+  return words || res.body?.error || `HTTP ${res.status}`;
+}
+
 // t(key) when the key exists, else null (for keys built from data, e.g. profile_<name>)
 export const tMaybe = (key, params = {}) => (key in S.dict || key in S.fallback ? t(key, params) : null);
 

@@ -7,7 +7,7 @@
 
 import { dialog, h, hideDialog, openDialog } from "./dom.js";
 import { S, STORE_NAME, resetTableState, screen } from "./state.js";
-import { t, tMaybe } from "./i18n.js";
+import { refusal, t, tCount, tMaybe } from "./i18n.js";
 import { gameChoices, kindOf, profileLabel } from "./kinds.js";
 import { connect, resumeTable } from "./connection.js";
 import { api, leaveWatchUrl, rememberTable, savedTables, storeSession } from "./session.js";
@@ -23,7 +23,8 @@ const form = { seats: null, game: null, profile: null, public: false, rated: fal
 let lobbyWs = null;
 let tables = [];
 
-const typedName = () => (document.getElementById("lobby-name")?.value || localStorage.getItem(STORE_NAME) || "").trim() || t("default_name");
+// signed in, a person plays under the account's name (the server seats them so): the field shows it, read-only
+const typedName = () => S.user?.name || (document.getElementById("lobby-name")?.value || localStorage.getItem(STORE_NAME) || "").trim() || t("default_name");
 
 // sit down at (or start) a table: this browser keeps the seat's token, as for any table
 export function enterTable(res, meta) {
@@ -39,7 +40,7 @@ export function enterTable(res, meta) {
 
 async function post(path, body) {
   const res = await api(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
-  if (!res.ok) throw new Error(res.body?.error || `HTTP ${res.status}`);
+  if (!res.ok) throw new Error(refusal(res, path.endsWith("/seats")));
   return res.body;
 }
 
@@ -106,7 +107,7 @@ function renderTablesList() {
       const name = typedName();
       try { enterTable(await post(`/api/tables/${r.table}/seats`, { name }), { game: r.game, profile: r.profile, name }); } catch (e) { err.textContent = e.message; }
     } }, t("sit_down")), " ",
-    `${profileLabel(r.profile, r.game)} · ${r.seats.filter((s) => s.kind === "person").map((s) => s.name).join(", ")} · ${t("free_seats", { n: r.free })}`,
+    `${profileLabel(r.profile, r.game)} · ${r.seats.filter((s) => s.kind === "person").map((s) => s.name).join(", ")} · ${tCount("free_seats", r.free, { n: r.free })}`,
     r.rated ? ` · ${t("rated")}` : "",
     h("span", { testid: `lobby-clock-${r.table}` }, ` · ${clockText(r.clock)}`))) : [h("li", { class: "note" }, t("lobby_empty"))]));
 }
@@ -131,7 +132,8 @@ export function renderLobby() {
   if (!form.seats || form.seats.length !== count) form.seats = ["me", ...Array(Math.max(0, count - 1)).fill("invited")];
   const err = h("p", { class: "error", testid: "lobby-error", role: "alert" });
   const nameInput = h("input", { id: "lobby-name", testid: "lobby-name", type: "text", maxlength: "24", autocomplete: "nickname", placeholder: t("default_name") });
-  nameInput.value = localStorage.getItem(STORE_NAME) || "";
+  nameInput.value = S.user?.name || localStorage.getItem(STORE_NAME) || "";
+  if (S.user) { nameInput.readOnly = true; nameInput.title = t("name_of_account"); }
   nameInput.addEventListener("input", () => { const v = nameInput.value.trim(); if (v) localStorage.setItem(STORE_NAME, v); });
   const check = (key, label) => h("label", { class: "check" },
     h("input", { type: "checkbox", testid: `opt-${key}`, checked: form[key], onchange: (e) => { form[key] = e.target.checked; } }), ` ${label}`);
@@ -189,7 +191,8 @@ export async function showJoin(code) {
   const mine = savedTables().find((e) => e.table === info.table && e.token);
   if (mine) { hideDialog("join"); resumeTable(mine); return; }
   const nameInput = h("input", { id: "join-name", testid: "join-name", type: "text", maxlength: "24", autocomplete: "nickname", placeholder: t("default_name") });
-  nameInput.value = localStorage.getItem(STORE_NAME) || "";
+  nameInput.value = S.user?.name || localStorage.getItem(STORE_NAME) || "";
+  if (S.user) { nameInput.readOnly = true; nameInput.title = t("name_of_account"); }
   const free = info.seats.some((s) => s.kind === "open" || s.kind === "invited");
   d.replaceChildren(h("form", { method: "dialog", class: "newgame", onsubmit: (e) => e.preventDefault() },
     h("h2", { id: "join-title" }, t("invitation")),

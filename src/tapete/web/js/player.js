@@ -4,7 +4,7 @@
 // boards (kinds.js), so their names come from the registry too.
 
 import { fmt, h, hideDialog, openDialog } from "./dom.js";
-import { t } from "./i18n.js";
+import { t, tCount } from "./i18n.js";
 import { profileLabel, rankingBoards } from "./kinds.js";
 import { api } from "./session.js";
 import { el } from "./chart.js";
@@ -53,7 +53,7 @@ function ratingsBox(ratings) {
   if (!ratings.length) return h("p", { class: "note" }, t("ratings_none"));
   return ratings.map((r) => h("section", { testid: `rating-${r.pool}` },
     h("h4", {}, poolLabel(r.pool)),
-    h("p", {}, t("rating_line", { rating: fmt(round(r.ordinal)), games: r.games }), " ",
+    h("p", {}, tCount("rating_line", r.games, { rating: fmt(round(r.ordinal)), games: r.games }), " ",
       r.provisional ? h("span", { class: "chip provisional", title: t("provisional_note") }, t("provisional")) : null),
     ratingChart(r.history || [])));
 }
