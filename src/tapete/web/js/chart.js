@@ -3,7 +3,7 @@
 // number comes from the view's sheet (the row's standing under the kind's score_key).
 
 import { fmt } from "./dom.js";
-import { t } from "./i18n.js";
+import { t, tMaybe } from "./i18n.js";
 
 const NS = "http://www.w3.org/2000/svg";
 const COLORS = ["#1565c0", "#c62828", "#2e7d32", "#6a1b9a"];
@@ -42,7 +42,7 @@ export function scoreChart(v, key) {
   if (lo < 0) svg.append(el("text", { x: PAD.left - 4, y: y(lo) + 4, "text-anchor": "end" }, fmt(lo)));
   svg.append(el("text", { x: x(0), y: H - 8, "text-anchor": "middle" }, "0"));
   svg.append(el("text", { x: x(rows.length), y: H - 8, "text-anchor": "middle" }, String(rows.length)));
-  svg.append(el("text", { x: (PAD.left + W) / 2, y: H - 8, "text-anchor": "middle", class: "caption" }, t(v.game === "mariage" ? "chart_hands" : "chart_deals")));
+  svg.append(el("text", { x: (PAD.left + W) / 2, y: H - 8, "text-anchor": "middle", class: "caption" }, tMaybe(`chart_rounds_${v.game}`) ?? t("chart_deals")));
   series.forEach((pts, s) => {
     const color = COLORS[s % COLORS.length];
     svg.append(el("polyline", { points: pts.map((n, i) => `${x(i).toFixed(1)},${y(n).toFixed(1)}`).join(" "),
