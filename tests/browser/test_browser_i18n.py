@@ -62,3 +62,28 @@ def test_rules_pages_exist_for_every_profile_and_language() -> None:
             assert text is not None, (profile, lang)
             assert f'<html lang="{lang}">' in text
             assert 'class="decision"' in text  # our decisions are listed
+
+
+def test_a_given_card_reads_as_in_each_language(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
+    """A give in "What happened": English names the card with its article, as a played one
+    ("gives the Nine of spades"; it read "gives Nine of spades"), a hidden one as "a card";
+    Spanish and Portuguese without the article, as their plays."""
+    page = new_page(locale="en-GB")
+    page.goto(live_server.url)
+    page.wait_for_selector("[data-testid='newgame'][open]")
+    said = {}
+    for lang in ("en", "es", "pt"):
+        said[lang] = page.evaluate(
+            """async (lang) => {
+                const i18n = await import('/static/js/i18n.js');
+                const history = await import('/static/js/history.js');
+                await i18n.loadLang(lang);
+                return [history.actionText({ type: 'give', card: '9S', to: 1 }, 0, 'ev'),
+                        history.actionText({ type: 'give', card: null, to: 1 }, 0, 'ev')];
+            }""",
+            lang,
+        )
+    assert "gives the Nine of spades to" in said["en"][0], said
+    assert "gives a card to" in said["en"][1], said
+    assert " da Nueve de picas a " in said["es"][0], said
+    assert " dá Nove de espadas a " in said["pt"][0], said

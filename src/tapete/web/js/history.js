@@ -20,7 +20,7 @@ export function actionText(action, seat, who, nameOf = playerName) {
     case "redeal": return t(`${who}_redeal`, { ...p, reason: t(`reason_${a.reason}`) });
     case "keep": return t(`${who}_keep`, p);
     case "rospis": return t(`${who}_rospis`, p);
-    case "give": return t(`${who}_give`, { ...p, card: a.card ? cardName(a.card) : t("a_card"), to: nameOf(a.to) });
+    case "give": return t(`${who}_give`, { ...p, card: a.card ? t("the_card", { card: cardName(a.card) }) : t("a_card"), to: nameOf(a.to) });
     case "contract": return t(`${who}_contract`, { ...p, value: a.value });
     case "play": return t(a.marriage ? `${who}_play_marriage` : `${who}_play`, { ...p, card: cardName(a.card) });
     case "exchange": return t(`${who}_exchange`, p);
