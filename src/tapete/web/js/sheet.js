@@ -75,7 +75,7 @@ export function matchSheet(v) {
 
 // the table of a match's hands (rows with `game_points`), as scoreTable
 export function matchTable(v, rows = v.sheet || [], nameOf = playerName, testid = "sheet") {
-  const table = h("table", { class: "sheet", testid },
+  const table = h("table", { class: "sheet match", testid },
     h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, t("hand_winner")),
       h("th", { scope: "col" }, t("game_points")), h("th", { scope: "col" }, t("card_points")))));
   const body = h("tbody");
