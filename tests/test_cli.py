@@ -420,13 +420,15 @@ def test_serve_gives_its_clock_to_the_tables_made_without_one(
             ["--grace-seconds", "nan"],
             "--grace-seconds must be a number of seconds from 1 to 3600, got 'nan'",
         ),
+        # (port 0: the system picks one, and the host is checked all the same)
+        (["--host", "999.1.1.1"], "--host '999.1.1.1' is not an address of this machine"),
         (
             ["--abandon-seconds", "100000"],
             "--abandon-seconds must be a number of seconds from 1 to 86400",
         ),
     ],
 )
-def test_serve_refuses_a_wrong_clock(
+def test_serve_refuses_a_wrong_clock_or_host(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
     args: list[str],
@@ -611,3 +613,12 @@ def test_serve_ends_with_its_workers_however_it_is_stopped(tmp_path: Path, how: 
     while group():  # every worker gone with it (multiprocessing's tracker a moment after)
         assert time.monotonic() < deadline, f"processes left behind: {group()}"
         time.sleep(0.1)
+
+
+@pytest.mark.parametrize("delay", ["-1", "60001", "x"])
+def test_serve_refuses_a_computer_delay_out_of_range(
+    delay: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["serve", "--port", "0", "--delay-ms", delay])
+    assert stop.value.code == 2 and "--delay-ms" in capsys.readouterr().err

@@ -65,6 +65,13 @@ def test_malformed_json_names_the_game_index(read_reference: Lines) -> None:
     assert info.value.game == 1 and info.value.deal is None
 
 
+def test_a_cut_string_reads_once_at() -> None:
+    """The parser's message ends in "at" ("Unterminated string starting at"): one "at"."""
+    with pytest.raises(RecordError) as info:
+        records.loads('{"game": "mil", "profile": "clu')
+    assert str(info.value) == "game 0: malformed JSON: Unterminated string starting at column 28"
+
+
 def test_not_an_object_unknown_format_and_unknown_game() -> None:
     with pytest.raises(RecordError, match=r"^game 0: a record must be a JSON object, not list"):
         records.loads("[1, 2]")

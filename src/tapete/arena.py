@@ -33,7 +33,9 @@ __all__ = ["BotStats", "run_arena"]
 def _ratio_ci(
     units: list[tuple[float, float]] | list[tuple[float, int]],
 ) -> tuple[float, float, float]:
-    """Ratio sum(a) / sum(b) over clusters (a, b) with a 95% interval (cluster-robust SE)."""
+    """Ratio sum(a) / sum(b) over clusters (a, b) with a 95% interval (cluster-robust SE);
+    NaN bounds from fewer than two clusters (one game gives no interval: it used to print
+    one of zero width, which read as certainty)."""
     num = sum(a for a, _ in units)
     den = sum(b for _, b in units)
     if not den:
@@ -41,7 +43,7 @@ def _ratio_ci(
     r = num / den
     k = len(units)
     if k < 2:
-        return r, r, r
+        return r, math.nan, math.nan
     var = sum((a - r * b) ** 2 for a, b in units) / (k * (k - 1))
     se = math.sqrt(var) / (den / k)
     return r, r - 1.96 * se, r + 1.96 * se
@@ -65,6 +67,8 @@ class BotStats:
     def game_point_share(self) -> tuple[float, float, float]:
         """Share of all game points won, with a 95% interval clustered by game."""
         r, lo, hi = _ratio_ci(self.gp_units)
+        if math.isnan(lo):
+            return r, lo, hi
         return r, max(0.0, lo), min(1.0, hi)
 
     def points_per_deal(self) -> tuple[float, float, float]:
@@ -232,6 +236,20 @@ def run_arena(
     return 0
 
 
+def _ci(lo: float, hi: float, digits: int) -> list[float] | None:
+    """An interval for the summary; None where there is none (a single game)."""
+    if math.isnan(lo) or math.isnan(hi):
+        return None
+    return [round(lo, digits), round(hi, digits)]
+
+
+def _ci_text(ci: list[float] | None, spec: str, width: int) -> str:
+    """``[lo,hi]`` as the table writes it, or ``n/a`` in the same width."""
+    if ci is None:
+        return f"[{'n/a':^{width}}]"
+    return f"[{ci[0]:{spec}},{ci[1]:{spec}}]"
+
+
 def _summary(game: str, profile: str, played: int, stats: dict[str, BotStats]) -> dict[str, Any]:
     total_gp = sum(s.game_points for s in stats.values())
     bots = []
@@ -241,7 +259,7 @@ def _summary(game: str, profile: str, played: int, stats: dict[str, BotStats]) -
         p50, p95 = s.ms_quantiles()
         entry: dict[str, Any] = {
             "name": s.name,
-            "points_per_deal": {"mean": round(m, 2), "ci95": [round(lo, 2), round(hi, 2)]},
+            "points_per_deal": {"mean": round(m, 2), "ci95": _ci(lo, hi, 2)},
             "match_share": {"mean": round(sm, 3), "ci95": [round(slo, 3), round(shi, 3)]},
             "declarer_success_rate": (
                 None if s.declarer_success() is None else round(s.declarer_success() or 0, 3)
@@ -259,7 +277,7 @@ def _summary(game: str, profile: str, played: int, stats: dict[str, BotStats]) -
             entry["game_points"] = s.game_points
             _, glo, ghi = s.game_point_share()
             entry["game_point_share"] = round(s.game_points / total_gp, 3) if total_gp else None
-            entry["game_point_share_ci95"] = [round(glo, 3), round(ghi, 3)]
+            entry["game_point_share_ci95"] = _ci(glo, ghi, 3)
         bots.append(entry)
     return {"game": game, "profile": profile, "deals": played, "bots": bots}
 
@@ -279,14 +297,16 @@ def _table(game: str, summary: dict[str, Any]) -> str:
         d = b["declarer_success_rate"]
         c = b["contracts"]
         line = (
-            f"{b['name']:<10} {p['mean']:>9.2f} [{p['ci95'][0]:>7.2f},{p['ci95'][1]:>7.2f}] "
+            f"{b['name']:<10} {p['mean']:>9.2f} {_ci_text(p['ci95'], '>7.2f', 15)} "
             f"{s['mean']:>6.3f} [{s['ci95'][0]:.3f},{s['ci95'][1]:.3f}] "
             f"{'-' if d is None else f'{d:.3f}':>7} {c['made']:>5}/{c['failed']:<5} "
             f"{b['ms_per_decision']['p50']:>7.2f} {b['ms_per_decision']['p95']:>7.2f}"
         )
         if point_share:
             share = b.get("game_point_share")
-            lo, hi = b["game_point_share_ci95"]
-            line += f" {'-' if share is None else f'{share:.3f}':>8} [{lo:.3f},{hi:.3f}]"
+            ci = _ci_text(b["game_point_share_ci95"], ".3f", 11)
+            line += f" {'-' if share is None else f'{share:.3f}':>8} {ci}"
         lines.append(line)
+    if any(b["points_per_deal"]["ci95"] is None for b in summary["bots"]):
+        lines.append("(n/a: one game gives no interval; play more deals)")
     return "\n".join(lines)

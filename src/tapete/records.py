@@ -89,7 +89,9 @@ def _decode(text: str, index: int) -> object:
     try:
         return json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
-        raise RecordError(f"malformed JSON: {exc.msg} at column {exc.colno}", game=index) from None
+        # (some of the parser's messages end in "at": "Unterminated string starting at")
+        what = exc.msg.removesuffix(" at")
+        raise RecordError(f"malformed JSON: {what} at column {exc.colno}", game=index) from None
     except RecursionError:
         raise RecordError(f"the record nests deeper than {MAX_DEPTH} levels", game=index) from None
     except ValueError as exc:  # NaN / Infinity, an integer over Python's digit limit

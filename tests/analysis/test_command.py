@@ -84,3 +84,14 @@ def test_bad_input_is_one_line_and_status_2(
     assert "cannot write" in _error(
         capsys, [str(CRAFTED), "--json", str(tmp_path / "no" / "x.jsonl")]
     )
+
+
+@pytest.mark.parametrize("budget", ["0", "-1", "nan", "inf", "ten"])
+def test_a_budget_that_measures_nothing_is_refused(
+    budget: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--budget 0`` (or less) judged nothing and reported every expected loss as 0.0."""
+    with pytest.raises(SystemExit) as stop:
+        main(["analyse", str(CRAFTED), f"--budget={budget}"])
+    assert stop.value.code == 2
+    assert "--budget" in capsys.readouterr().err

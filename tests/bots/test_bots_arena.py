@@ -58,3 +58,15 @@ def test_paired_single_deals(tmp_path: Path) -> None:
     data = _run(tmp_path, "mil", "club", players, 10, 4, True, deals_per_game=1)
     assert data["deals"] == 12
     assert sum(b["games"] for b in data["bots"] if b["name"] == "rules") == 4 * 3
+
+
+def test_one_game_gives_no_interval(tmp_path: Path, capsys: Any) -> None:
+    """A single game (a short Mariage match, not duplicate) has no spread to measure: the
+    summary says so (null, "n/a") instead of an interval of zero width, which read as
+    certainty."""
+    data = _run(tmp_path, "mariage", None, ["rules", "random"], 3, 1, False)
+    for b in data["bots"]:
+        assert b["points_per_deal"]["ci95"] is None and b["game_point_share_ci95"] is None
+        assert b["match_share"]["ci95"] is not None  # (Wilson's interval holds for one game)
+    out = capsys.readouterr().out
+    assert "n/a" in out and "one game gives no interval" in out

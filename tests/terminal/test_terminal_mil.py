@@ -200,3 +200,13 @@ def test_long_lists_of_bids_and_contracts_are_one_range() -> None:
     assert _legal_line(few) == "pass, bid 110, bid 120"
     contracts = [{"type": "contract", "value": v} for v in range(120, 190, 10)]
     assert _legal_line(contracts) == "contract 120-180 (steps of 10)"
+
+
+def test_a_number_that_is_not_plain_digits_gets_the_hint_not_a_traceback() -> None:
+    """``str.isdigit`` takes "²" and "٣", which ``int`` refuses ("bid ²" ended the game
+    with a ValueError); a number of more than 9 digits is no bid either."""
+    for text in ("bid ²", "contract ٣", "bid 99999999999999999999", "give 9C ²", "bid -5"):
+        said = parse_command(text, [])
+        assert isinstance(said, str) and "needs" in said, (text, said)
+    assert parse_command("bid 120", []) == {"type": "bid", "value": 120}
+    assert parse_command("give 9C 1", []) == {"type": "give", "card": "9C", "to": 1}

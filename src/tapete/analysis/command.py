@@ -47,12 +47,24 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="the sampling seed (same seed, same report)")
     p.add_argument(
         "--budget",
-        type=float,
+        type=_positive_seconds,
         default=10.0,
         help="CPU seconds per deal before judging open-handed only (default 10)",
     )
     p.set_defaults(func=run)
     return p
+
+
+def _positive_seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds above 0 (0 or less measured nothing and
+    reported every loss as 0.0)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, got {text}")
+    return value
 
 
 class _Bad(ValueError):

@@ -11,7 +11,7 @@ import argparse
 import random
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
@@ -57,26 +57,26 @@ def profile_help() -> str:
     return "; ".join(parts)
 
 
-def positive_int(text: str) -> int:
-    """An argparse type: a whole number of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+def bounded_int(low: int, high: int | None, expected: str, bounds: str) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``low`` to ``high`` (None: no top); the errors
+    say what was expected and, past the bounds, ``bounds``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"{bounds}, got {value}")
+        return value
+
+    return parse
 
 
-def port_number(text: str) -> int:
-    """An argparse type: a TCP port, 0 to 65535 (0: any free port)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, got {value}")
-    return value
+#: a whole number of at least 1
+positive_int = bounded_int(1, None, "a whole number", "must be at least 1")
+#: a TCP port, 0 to 65535 (0: any free port)
+port_number = bounded_int(0, 65535, "a port number", "a port is 0 to 65535")
 
 
 def count(n: int, noun: str) -> str:

@@ -7,12 +7,16 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any
 
-from tapete.cli.common import port_number
+from tapete.cli.common import bounded_int, port_number
 
 __all__ = ["add_parser", "check_clock", "check_db", "check_listen", "check_proxies", "run"]
 
 if TYPE_CHECKING:
     from tapete.server.clock import ClockSettings
+
+
+#: the computer's pause, 0 to 60,000 ms (a negative one was taken)
+delay_ms = bounded_int(0, 60_000, "a whole number of ms", "must be 0 to 60000 ms")
 
 
 def add_parser(sub: Any) -> None:
@@ -22,7 +26,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--db", default=None, help="SQLAlchemy URL (default: SQLite in your data folder)"
     )
-    p.add_argument("--delay-ms", type=int, default=700, help="pause before each computer move")
+    p.add_argument("--delay-ms", type=delay_ms, default=700, help="pause before each computer move")
     p.add_argument(
         "--trusted-hosts",
         default=None,
@@ -146,8 +150,7 @@ def check_listen(host: str, port: int) -> str | None:
     checked before the server prints that it is running."""
     import socket
 
-    if port == 0:
-        return None
+    # (port 0: the system picks one when the server starts; the host is checked all the same)
     try:
         family, kind, proto, _, addr = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
     except OSError:

@@ -129,6 +129,12 @@ def _is_card(word: str) -> bool:
     return True
 
 
+def _is_number(word: str) -> bool:
+    """A number as typed: ASCII digits only (``str.isdigit`` takes "²" too, which ``int``
+    refuses), and short (a thousand digits would only slow ``int`` down to refuse it later)."""
+    return word.isascii() and word.isdigit() and len(word) <= 9
+
+
 def parse_command(text: str, legal: list[dict[str, Any]]) -> dict[str, Any] | str:
     """A typed command as an action dict; else "help", "quit", "empty", "unknown" or a hint
     saying how to complete a half-typed command."""
@@ -140,7 +146,7 @@ def parse_command(text: str, legal: list[dict[str, Any]]) -> dict[str, Any] | st
         return "help"
     if head in ("quit", "exit", "q"):
         return "quit"
-    if head in ("bid", "contract") and len(words) == 2 and words[1].isdigit():
+    if head in ("bid", "contract") and len(words) == 2 and _is_number(words[1]):
         return {"type": head, "value": int(words[1])}
     if head in ("pass", "rospis", "keep"):
         return {"type": head}
@@ -148,7 +154,7 @@ def parse_command(text: str, legal: list[dict[str, Any]]) -> dict[str, Any] | st
         reasons = [a["reason"] for a in legal if a["type"] == "redeal"]
         reason = words[1] if len(words) > 1 else (reasons[0] if reasons else "low_points")
         return {"type": "redeal", "reason": reason}
-    if head == "give" and len(words) == 3 and words[2].isdigit():
+    if head == "give" and len(words) == 3 and _is_number(words[2]):
         return {"type": "give", "card": _card_text(words[1]), "to": int(words[2])}
     if len(words) == 1 and _is_card(head):
         words = ["play", head]  # a card alone plays it, as in the Mariage terminal
