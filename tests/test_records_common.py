@@ -123,3 +123,23 @@ def test_replay_error_carries_the_index_given(read_reference: Lines) -> None:
     assert (info.value.game, info.value.deal, info.value.action) == (7, 0, 0)
     with pytest.raises(RecordError, match=r"^deal 0, action 0: "):
         replay(rec)
+
+
+def test_errors_name_json_kinds_and_a_card_twice_in_one_place(read_reference: Lines) -> None:
+    """A record's reader knows JSON, not Python: "not null", "not a string", never
+    "not NoneType"; a card twice in the same place says so once ("twice in the talon", not
+    "the talon and the talon")."""
+    with pytest.raises(RecordError, match=r"a record must be a JSON object, not null$"):
+        records.loads("null")
+    with pytest.raises(RecordError, match=r"a record must be a JSON object, not a string$"):
+        records.loads('"mil"')
+    record = json.loads(read_reference("mil-club.jsonl")[0])
+    deal = record["deals"][0]
+    rest = next(k for k in ("talon", "stock") if k in deal)
+    deal[rest][1] = deal[rest][0]
+    with pytest.raises(RecordError, match=rf"is dealt twice in the {rest}\b"):
+        replay(record)
+    record = json.loads(read_reference("mil-club.jsonl")[0])
+    record["deals"] = None
+    with pytest.raises(RecordError, match=r"deals must be a list, not null"):
+        replay(record)

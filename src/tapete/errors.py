@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tapete.cards import InvalidNotationError
 
-__all__ = ["MAX_MESSAGE", "IllegalActionError", "InvalidNotationError", "RecordError"]
+__all__ = ["MAX_MESSAGE", "IllegalActionError", "InvalidNotationError", "RecordError", "json_kind"]
 
 #: the longest reason a RecordError gives
 MAX_MESSAGE = 500
@@ -64,3 +64,22 @@ class RecordError(ValueError):
         if self.action is not None:
             where.append(f"action {self.action}")
         return (", ".join(where) + ": " if where else "") + self.reason
+
+
+#: JSON's words for the Python types a parsed record holds (a reader of a record error knows
+#: JSON, not Python: "not null", never "not NoneType")
+_JSON_KINDS = {
+    "NoneType": "null",
+    "bool": "true/false",
+    "int": "a number",
+    "float": "a number",
+    "str": "a string",
+    "dict": "an object",
+    "list": "list",
+}
+
+
+def json_kind(value: object) -> str:
+    """What ``value`` is, in JSON's words (``null``, ``a string``, ``an object`` ...)."""
+    name = type(value).__name__
+    return _JSON_KINDS.get(name, name)

@@ -19,7 +19,7 @@ from collections.abc import Generator
 from typing import Any, TypeVar
 
 from tapete.cards import CARD_NAMES, Card, InvalidNotationError, parse_card
-from tapete.errors import IllegalActionError, RecordError
+from tapete.errors import IllegalActionError, RecordError, json_kind
 from tapete.fair import read_fair
 from tapete.game import JSON, DealCards, Game, RecordReader
 from tapete.records import FORMAT, check_depth
@@ -79,7 +79,7 @@ def _seats(n: int) -> str:
 
 def _header(reader: RecordReader[Any], record: object) -> JSON:
     if not isinstance(record, dict):
-        raise RecordError(f"a record must be a JSON object, not {type(record).__name__}")
+        raise RecordError(f"a record must be a JSON object, not {json_kind(record)}")
     for key in ("format", "game", "profile", "seed", "players", "deals", *reader.final_fields):
         if key not in record:
             raise RecordError(f"the record has no {key!r} field")
@@ -104,7 +104,7 @@ def _header(reader: RecordReader[Any], record: object) -> JSON:
     ):
         raise RecordError(f"players must be a list of {reader.seats} names, got {short(players)}")
     if not isinstance(record["deals"], list):
-        raise RecordError(f"deals must be a list, not {type(record['deals']).__name__}")
+        raise RecordError(f"deals must be a list, not {json_kind(record['deals'])}")
     if "start" in record:
         check_depth(record["start"], limit=4, what="start")  # the game reads it whole
     return record
@@ -135,7 +135,7 @@ def _cards(reader: RecordReader[Any], value: object, size: int, what: str, k: in
 
 def _deal(reader: RecordReader[Any], deal: object, k: int) -> DealCards:
     if not isinstance(deal, dict):
-        raise RecordError(f"a deal must be an object, not {type(deal).__name__}", deal=k)
+        raise RecordError(f"a deal must be an object, not {json_kind(deal)}", deal=k)
     for key in ("dealer", "hands", reader.rest, "actions"):
         if key not in deal:
             raise RecordError(f"the deal has no {key!r} field", deal=k)
@@ -154,9 +154,9 @@ def _deal(reader: RecordReader[Any], deal: object, k: int) -> DealCards:
     for cards, place in places:
         for c in cards:
             if c in seen:
-                raise RecordError(
-                    f"card {CARD_NAMES[c]} is dealt twice ({seen[c]} and {place})", deal=k
-                )
+                both = f"in {place}" if seen[c] == place else f"({seen[c]} and {place})"
+                where = f"twice {both}"
+                raise RecordError(f"card {CARD_NAMES[c]} is dealt {where}", deal=k)
             seen[c] = place
     if not isinstance(deal["actions"], list):
         raise RecordError("actions must be a list", deal=k)

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any, Final, NoReturn
 
-from tapete.errors import RecordError
+from tapete.errors import RecordError, json_kind
 
 __all__ = [
     "FORMAT",
@@ -103,11 +103,11 @@ def _decode(text: str, index: int) -> object:
 
 def _check_record(obj: object, index: int) -> dict[str, Any]:
     if not isinstance(obj, dict):
-        raise RecordError(f"a record must be a JSON object, not {type(obj).__name__}", game=index)
+        raise RecordError(f"a record must be a JSON object, not {json_kind(obj)}", game=index)
     check_depth(obj, game=index)
     fmt = obj.get("format")
     if fmt != FORMAT:
-        shown = repr(fmt) if isinstance(fmt, str | None) else f"a {type(fmt).__name__}"
+        shown = repr(fmt) if isinstance(fmt, str | None) else json_kind(fmt)
         raise RecordError(f"unknown format {shown} (expected {FORMAT!r})", game=index)
     if not isinstance(obj.get("game"), str):
         raise RecordError("the record's 'game' must be a string such as 'mil'", game=index)

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Generator, Iterable, Iterator
 from typing import Any, TypeVar
 
-from tapete.errors import RecordError
+from tapete.errors import RecordError, json_kind
 from tapete.game import Game
 from tapete.games import kind
 from tapete.reader import describe_action, read_record, short
@@ -41,7 +41,7 @@ def iter_replay(
     errors by game too. The generator's return value is the game."""
     try:
         if not isinstance(record, dict):
-            raise RecordError(f"a record must be a JSON object, not {type(record).__name__}")
+            raise RecordError(f"a record must be a JSON object, not {json_kind(record)}")
         name = record.get("game")
         if not isinstance(name, str):
             raise RecordError(f"the record's 'game' must be a string, got {short(name)}")
