@@ -162,6 +162,11 @@ def test_counts_must_be_positive(
         ),
         (["play", "mariage", "--profile", "casa"], "--profile is for mil"),
         (["play", "mil", "--hide-points"], "--hide-points is for mariage"),
+        # (Mariage's table says "you" and "the computer": a name was silently dropped)
+        (["play", "mariage", "--name", "Ana"], "--name is for mil"),
+        (["play", "mil", "--name", ""], "--name must be 1 to 32 printable characters, got ''"),
+        (["play", "mil", "--name", "   "], "--name must be 1 to 32 printable characters"),
+        (["play", "mil", "--name", "x" * 33], "--name must be 1 to 32 printable characters"),
     ],
 )
 def test_bad_arguments_give_one_clear_line(

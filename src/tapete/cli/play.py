@@ -39,7 +39,9 @@ def add_parser(sub: Any) -> None:
         help="the computer players (default: rules)",
     )
     p.add_argument("--seed", type=int, default=None, help="deal the same cards again")
-    p.add_argument("--name", default="You", help="your name at the table (where names show)")
+    p.add_argument(
+        "--name", default=None, help="your name at the table (mil: the table names its seats)"
+    )
     p.add_argument(
         "--hide-points",
         action="store_true",
@@ -66,11 +68,22 @@ def run(args: argparse.Namespace) -> int:
         which = [k.name for k in kinds() if "show_points" in terminal_of(k.name).OPTIONS]
         print(f"error: --hide-points is for {' and '.join(which)}", file=sys.stderr)
         return 2
+    if args.name is not None and "name" not in terminal.OPTIONS:
+        which = [k.name for k in kinds() if "name" in terminal_of(k.name).OPTIONS]
+        print(f"error: --name is for {' and '.join(which)}", file=sys.stderr)
+        return 2
+    name = "You" if args.name is None else " ".join(args.name.split())
+    if not name or len(name) > 32 or not name.isprintable():
+        print(
+            f"error: --name must be 1 to 32 printable characters, got {args.name!r}",
+            file=sys.stderr,
+        )
+        return 2
     code: int = terminal.play_terminal(
         args.profile or game.profiles[0],
         args.level,
         seed,
-        name=args.name,
+        name=name,
         show_points=not args.hide_points,
     )
     return code
