@@ -41,13 +41,14 @@ class LiveServer:
         #: ``clock``: a ``ClockSettings`` for the tables created without one
         self.clock = clock
         #: the deal reviews; by default no background analysis of the games the tests
-        #: finish: a review asked for from the page would wait behind one (up to 10 s of CPU
-        #: at a low priority; on a busy CI machine the replay test's review once took over
-        #: 120 s)
+        #: finish (a review asked for from the page would wait behind one), and the worker at
+        #: the tests' own priority: at the server's default niceness (10) a review of 10 s of
+        #: CPU starved behind the other xdist worker's browser and took over 120 s on a busy
+        #: CI machine (the replay test, twice on 2026-12-04)
         if review is None:
             from tapete.server.review import ReviewSettings
 
-            review = ReviewSettings(background=False)
+            review = ReviewSettings(background=False, nice=0)
         self.review = review
         self.db_path = db_path
         self.port = port or free_port()
