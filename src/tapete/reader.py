@@ -154,9 +154,8 @@ def _deal(reader: RecordReader[Any], deal: object, k: int) -> DealCards:
     for cards, place in places:
         for c in cards:
             if c in seen:
-                both = f"in {place}" if seen[c] == place else f"({seen[c]} and {place})"
-                where = f"twice {both}"
-                raise RecordError(f"card {CARD_NAMES[c]} is dealt {where}", deal=k)
+                where = f"in {place}" if seen[c] == place else f"({seen[c]} and {place})"
+                raise RecordError(f"card {CARD_NAMES[c]} is dealt twice {where}", deal=k)
             seen[c] = place
     if not isinstance(deal["actions"], list):
         raise RecordError("actions must be a list", deal=k)

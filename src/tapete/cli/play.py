@@ -16,6 +16,7 @@ from typing import Any
 
 from tapete.cli.common import game_names
 from tapete.games import kind, kinds
+from tapete.names import MAX_NAME_CHARS, player_name
 
 __all__ = ["add_parser", "run", "terminal_of"]
 
@@ -72,10 +73,10 @@ def run(args: argparse.Namespace) -> int:
         which = [k.name for k in kinds() if "name" in terminal_of(k.name).OPTIONS]
         print(f"error: --name is for {' and '.join(which)}", file=sys.stderr)
         return 2
-    name = "You" if args.name is None else " ".join(args.name.split())
-    if not name or len(name) > 32 or not name.isprintable():
+    name = "You" if args.name is None else player_name(args.name)
+    if name is None:
         print(
-            f"error: --name must be 1 to 32 printable characters, got {args.name!r}",
+            f"error: --name must be 1 to {MAX_NAME_CHARS} printable characters, got {args.name!r}",
             file=sys.stderr,
         )
         return 2

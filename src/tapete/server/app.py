@@ -32,6 +32,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from tapete.bots.reasons import Reason
 from tapete.game import JSON, GameKind
 from tapete.games import GAMES, kind, kinds
+from tapete.names import MAX_NAME_CHARS, squeeze
 from tapete.server import ratings, stats
 from tapete.server.accounts import Accounts, AccountSettings, Identity
 from tapete.server.clock import ClockSettings, ClockSettingsError
@@ -65,7 +66,6 @@ WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 LEVELS = ("random", "beginner", "rules", "search")
 MAX_MESSAGE_BYTES = 4096
 MAX_BODY_BYTES = 16384
-MAX_NAME_CHARS = 32
 RULES_PROFILES = tuple(p for k in kinds() for p in k.profiles)
 
 
@@ -91,7 +91,7 @@ class BadRequest(Exception):
 def _check_name(value: Any, what: str = "name") -> str:
     if not isinstance(value, str):
         raise BadRequest(f"'{what}' must be a string (the player's name)")
-    name = " ".join(value.split())
+    name = squeeze(value)
     if not name:
         raise BadRequest(f"'{what}' must not be empty")
     if len(name) > MAX_NAME_CHARS:

@@ -23,6 +23,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from tapete.names import MAX_NAME_CHARS, player_name
 from tapete.server import ratings, stats
 from tapete.server.accounts import UserRow, name_key
 from tapete.server.db import SeatRow, TableRow
@@ -30,8 +31,6 @@ from tapete.server.limits import parse_count
 
 __all__ = ["PlayerPages", "openapi_paths", "player_page"]
 
-#: the longest name a guest may play under (``tapete.server.app.MAX_NAME_CHARS``)
-MAX_NAME_CHARS = 32
 GAMES_ON_PAGE = 50
 
 
@@ -112,8 +111,8 @@ class PlayerPages:
         ]
 
     async def player(self, request: Request) -> Response:
-        name = " ".join(str(request.path_params["name"]).split())
-        if not name or len(name) > MAX_NAME_CHARS or not name.isprintable():
+        name = player_name(str(request.path_params["name"]))
+        if name is None:
             return JSONResponse(
                 {"error": f"a player's name is 1 to {MAX_NAME_CHARS} printable characters"},
                 status_code=400,

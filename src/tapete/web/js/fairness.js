@@ -5,6 +5,7 @@
 import { h } from "./dom.js";
 import { S } from "./state.js";
 import { t } from "./i18n.js";
+import { el } from "./chart.js";
 
 export const fairnessUrl = () => `/static/fair/fairness.${S.lang}.html`;
 
@@ -19,8 +20,6 @@ export function commitmentMark(v) {
 
 // a padlock drawn, not the emoji: a machine without an emoji font showed an empty box
 function lockIcon() {
-  const NS = "http://www.w3.org/2000/svg";
-  const el = (tag, attrs) => { const e = document.createElementNS(NS, tag); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v); return e; };
   const svg = el("svg", { viewBox: "0 0 12 14", width: "0.8em", height: "0.95em", class: "lock", "aria-hidden": "true", focusable: "false" });
   svg.append(el("path", { d: "M3 6V4a3 3 0 0 1 6 0v2", fill: "none", stroke: "currentColor", "stroke-width": "1.6" }),
     el("rect", { x: "1", y: "6", width: "10", height: "7.5", rx: "1.5", fill: "currentColor" }));

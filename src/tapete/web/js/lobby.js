@@ -26,6 +26,15 @@ let tables = [];
 // signed in, a person plays under the account's name (the server seats them so): the field shows it, read-only
 const typedName = () => S.user?.name || (document.getElementById("lobby-name")?.value || localStorage.getItem(STORE_NAME) || "").trim() || t("default_name");
 
+// the person's name field: signed in, the account's name, read-only (the server seats the
+// account so); else the name this browser played under last
+function nameField(id) {
+  const input = h("input", { id, testid: id, type: "text", maxlength: "24", autocomplete: "nickname", placeholder: t("default_name") });
+  input.value = S.user?.name || localStorage.getItem(STORE_NAME) || "";
+  if (S.user) { input.readOnly = true; input.title = t("name_of_account"); }
+  return input;
+}
+
 // sit down at (or start) a table: this browser keeps the seat's token, as for any table
 export function enterTable(res, meta) {
   storeSession({ table: res.table, token: res.token, seat: res.seat, ranked: res.ranked !== false });
@@ -131,9 +140,7 @@ export function renderLobby() {
   const count = k?.seats ?? 0;
   if (!form.seats || form.seats.length !== count) form.seats = ["me", ...Array(Math.max(0, count - 1)).fill("invited")];
   const err = h("p", { class: "error", testid: "lobby-error", role: "alert" });
-  const nameInput = h("input", { id: "lobby-name", testid: "lobby-name", type: "text", maxlength: "24", autocomplete: "nickname", placeholder: t("default_name") });
-  nameInput.value = S.user?.name || localStorage.getItem(STORE_NAME) || "";
-  if (S.user) { nameInput.readOnly = true; nameInput.title = t("name_of_account"); }
+  const nameInput = nameField("lobby-name");
   nameInput.addEventListener("input", () => { const v = nameInput.value.trim(); if (v) localStorage.setItem(STORE_NAME, v); });
   const check = (key, label) => h("label", { class: "check" },
     h("input", { type: "checkbox", testid: `opt-${key}`, checked: form[key], onchange: (e) => { form[key] = e.target.checked; } }), ` ${label}`);
@@ -190,9 +197,7 @@ export async function showJoin(code) {
   // the link opened again in a browser that holds a seat there: back to that seat
   const mine = savedTables().find((e) => e.table === info.table && e.token);
   if (mine) { hideDialog("join"); resumeTable(mine); return; }
-  const nameInput = h("input", { id: "join-name", testid: "join-name", type: "text", maxlength: "24", autocomplete: "nickname", placeholder: t("default_name") });
-  nameInput.value = S.user?.name || localStorage.getItem(STORE_NAME) || "";
-  if (S.user) { nameInput.readOnly = true; nameInput.title = t("name_of_account"); }
+  const nameInput = nameField("join-name");
   const free = info.seats.some((s) => s.kind === "open" || s.kind === "invited");
   d.replaceChildren(h("form", { method: "dialog", class: "newgame", onsubmit: (e) => e.preventDefault() },
     h("h2", { id: "join-title" }, t("invitation")),
@@ -208,7 +213,7 @@ export async function showJoin(code) {
       free ? h("button", { type: "submit", class: "primary", testid: "sit-down", onclick: async () => {
         const typed = nameInput.value.trim();
         const name = typed || t("default_name");
-        if (typed) localStorage.setItem(STORE_NAME, typed);
+        if (typed && !S.user) localStorage.setItem(STORE_NAME, typed); // (a guest's name, not the account's)
         try { enterTable(await post(`/api/tables/${info.table}/seats`, { name, invite: code }), { game: info.game, profile: info.profile, name }); } catch (e) { err.textContent = e.message; }
       } }, t("sit_down")) : null)));
   openDialog("join");
