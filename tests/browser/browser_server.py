@@ -41,14 +41,14 @@ class LiveServer:
         #: ``clock``: a ``ClockSettings`` for the tables created without one
         self.clock = clock
         #: the deal reviews; by default no background analysis of the games the tests
-        #: finish (a review asked for from the page would wait behind one), and the worker at
-        #: the tests' own priority: at the server's default niceness (10) a review of 10 s of
-        #: CPU starved behind the other xdist worker's browser and took over 120 s on a busy
-        #: CI machine (the replay test, twice on 2026-12-04)
+        #: finish (a review asked for from the page would wait behind one), and quick ones
+        #: (open-handed only, as test_browser_review's): these tests check the pages, not the
+        #: analysis, and a full review (10 s of CPU) on a busy machine took over 120 s (the
+        #: replay test: 3 times in 8 runs on 2026-12-04, at niceness 10 and at 0 alike)
         if review is None:
             from tapete.server.review import ReviewSettings
 
-            review = ReviewSettings(background=False, nice=0)
+            review = ReviewSettings(background=False, quick=True)
         self.review = review
         self.db_path = db_path
         self.port = port or free_port()
