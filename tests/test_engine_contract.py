@@ -29,6 +29,19 @@ def play_until(game: Any, rng: random.Random, stop: Any, limit: int = 5000) -> l
     raise AssertionError("the condition never came")
 
 
+def game_after(name: str, profile: int, seed: int, steps: int) -> tuple[Any, list[int | None]]:
+    """A game of ``name`` (profile number ``profile``, any int) after up to ``steps`` random
+    actions, and its seats with a spectator (None) last."""
+    profiles = kind(name).profiles
+    game = new_game(name, profiles[profile % len(profiles)], seed=seed, max_deals=3)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if game.over:
+            break
+        game.apply(rng.choice(game.legal_actions()))
+    return game, [*range(len(game.players)), None]
+
+
 # --- the deal level ---------------------------------------------------------------------
 
 
@@ -143,18 +156,42 @@ def test_views_at_once_are_the_views_one_by_one(
     ``view`` of each seat, keys in the same order, at any point of a game, game over too;
     a value shared between the views is the same for every seat, so no seat's own
     information can reach another through the sharing."""
-    profiles = kind(name).profiles
-    game = new_game(name, profiles[profile % len(profiles)], seed=seed, max_deals=3)
-    seats: list[int | None] = [*range(len(game.players)), None]
-    rng = random.Random(seed)
-    for _ in range(steps):
-        if game.over:
-            break
-        game.apply(rng.choice(game.legal_actions()))
+    game, seats = game_after(name, profile, seed, steps)
     views = game.views(seats)
     for seat, view in zip(seats, views, strict=True):
         assert json.dumps(view) == json.dumps(game.view(seat)), seat
     assert game.views([seats[-1], 0]) == [views[-1], views[0]]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    name=st.sampled_from(NAMES),
+    profile=st.integers(0, 2),
+    seed=st.integers(0, 2**32),
+    steps=st.integers(0, 400),
+    stop=st.booleans(),
+)
+def test_view_parts_put_together_are_the_views(
+    name: str, profile: int, seed: int, steps: int, stop: bool
+) -> None:
+    """``Game.view_parts`` (the server encodes the shared part once for every seat): the
+    shared keys and each seat's own keys, none in both, make exactly ``view`` of that seat,
+    at any point of a game (between deals, game over, stopped mid-deal); the shared part is
+    the same whatever the seats asked for, so no seat's own information is in it."""
+    game, seats = game_after(name, profile, seed, steps)
+    if stop and not game.over:
+        game.stop()
+    shared, owns = game.view_parts(seats)
+    assert len(owns) == len(seats)
+    for seat, own in zip(seats, owns, strict=True):
+        assert own["seat"] == seat
+        assert not shared.keys() & own.keys(), seat
+        assert {**shared, **own} == game.view(seat), seat
+        assert json.dumps({**shared, **own}, sort_keys=True) == json.dumps(
+            game.view(seat), sort_keys=True
+        )
+    for alone in ([0], [None], []):
+        assert game.view_parts(alone)[0] == shared
 
 
 def test_mil_stop_leaks_no_legal_actions_to_a_spectator() -> None:

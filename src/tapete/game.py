@@ -29,12 +29,24 @@ __all__ = [
     "Game",
     "GameKind",
     "RecordReader",
+    "split_views",
 ]
 
 JSON = dict[str, Any]
 
 #: the cards of one recorded deal: each seat's hand as dealt, then the rest (talon, stock)
 DealCards = tuple[list[list[int]], list[int]]
+
+
+def split_views(
+    views: Sequence[JSON], own_keys: frozenset[str], seats: Sequence[int | None]
+) -> tuple[JSON, list[JSON]]:
+    """``Game.view_parts`` from whole views (of ``seats``; with no seat, any one view for the
+    shared part): the keys outside ``own_keys`` from the first view, and each seat's values
+    of ``own_keys``, for an engine whose views differ between seats only in those keys."""
+    shared = {k: v for k, v in views[0].items() if k not in own_keys}
+    owns = [{k: v for k, v in view.items() if k in own_keys} for view in views[: len(seats)]]
+    return shared, owns
 
 
 @runtime_checkable
@@ -149,6 +161,14 @@ class Game(Protocol):
         are built once and shared between the views (the same objects). A caller may set a
         view's keys but must never change a shared value in place. The server's broadcast
         builds its views for the seats and the spectators this way."""
+        ...
+
+    def view_parts(self, seats: Sequence[int | None]) -> tuple[JSON, list[JSON]]:
+        """:meth:`views` in two parts: ``(shared, owns)``, the keys every seat sees alike and,
+        per seat, the keys of its own (``seat`` among them), with no key in both;
+        ``{**shared, **owns[i]}`` equals ``view(seats[i])`` (the keys in another order). The
+        server's broadcast encodes ``shared`` once for all its seats. The same rule as
+        :meth:`views` for the values: never change one in place."""
         ...
 
     def to_record(self) -> JSON: ...

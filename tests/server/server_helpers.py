@@ -16,6 +16,7 @@ from starlette.applications import Starlette
 
 from tapete.bots.reasons import Reason
 from tapete.cards import CARD_NAMES, bits, mask_of, mask_points, parse_card
+from tapete.games import kind
 from tapete.server.db import ActionRow, SecretRow, TableRow
 from tapete.server.fairness import load_key
 from tapete.server.limits import Limits
@@ -23,6 +24,8 @@ from tapete.server.tables import game_of
 
 if TYPE_CHECKING:
     from starlette.testclient import TestClient
+
+    from tapete.server.tables import Table, TableManager
 
 
 #: the ``make_app`` fixture: ``make_app(**create_app_options) -> Starlette``
@@ -58,6 +61,28 @@ def new_table(client: TestClient, *, counted: bool = False, **body: Any) -> tupl
     out = r.json()
     assert out["seat"] == 0 and len(out["token"]) == 32
     return int(out["table"]), str(out["token"])
+
+
+def people_table(
+    manager: TableManager, game: str, seed: int, profile: str | None = None, **options: Any
+) -> Table:
+    """A listed ``game`` table of ``max_deals=3`` whose seats are all people: Ana created it,
+    Bea (and Cid) joined. ``profile``: the game's first by default."""
+    seats = len(kind(game).default_players)
+    table = manager.create(
+        game=game,
+        profile=profile or kind(game).profiles[0],
+        name="Ana",
+        language="en",
+        seats=[("me", None)] + [("open", None)] * (seats - 1),
+        seed=seed,
+        max_deals=3,
+        listed=True,
+        **options,
+    )
+    for name in ("Bea", "Cid")[: seats - 1]:
+        manager.join(table.id, name=name)
+    return table
 
 
 def set_secret(app: Starlette, value: str = "00" * 32) -> None:

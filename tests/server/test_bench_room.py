@@ -72,6 +72,8 @@ def test_view_filter_never_skips_a_message_the_client_must_read(tmp_path: Path) 
         import bench_room
     finally:
         sys.path.remove(str(BENCHMARKS))
+    from server_helpers import people_table
+
     from tapete.server.app import create_app
 
     class Listener:
@@ -87,18 +89,7 @@ def test_view_filter_never_skips_a_message_the_client_must_read(tmp_path: Path) 
     async def play(game: str, seats: int, seed: int) -> list[Listener]:
         app = create_app(f"sqlite:///{tmp_path / f'{game}{seed}.sqlite3'}", 0)
         manager = app.state.manager
-        table = manager.create(
-            game=game,
-            profile="club" if game == "mil" else "mariage",
-            name="Ana",
-            language="en",
-            seats=[("me", None)] + [("open", None)] * (seats - 1),
-            seed=seed,
-            max_deals=3,
-            listed=True,
-        )
-        for name in ("Bea", "Cid")[: seats - 1]:
-            manager.join(table.id, name=name)
+        table = people_table(manager, game, seed, "club" if game == "mil" else "mariage")
         loaded = await manager.load(table.id)
         listeners = [Listener(s) for s in [*range(seats), None]]
         for listener in listeners:

@@ -20,7 +20,7 @@ from typing import Any, Final
 from tapete.cards import CARD_NAMES, CARD_POINTS, MARIAGE_DECK, SUIT_LETTERS, Card
 from tapete.errors import IllegalActionError
 from tapete.fair import DealSeeds, FairDeal, fresh_deck, shuffled
-from tapete.game import JSON, DealSummary, Event
+from tapete.game import JSON, DealSummary, Event, split_views
 from tapete.mariage.actions import Action, Close, Decline, Exchange, Marriage, action_from_json
 from tapete.mariage.state import STOCK_SIZE, WIN_POINTS, State, deal_cards, deal_deck
 
@@ -40,6 +40,10 @@ DEFAULT_PLAYERS: Final = ("Player 1", "Player 2")
 
 #: A predetermined deal: ``(hands, stock)`` with two 6-card hands and a 20-card stock.
 DealSpec = tuple[Sequence[Sequence[Card]], Sequence[Card]]
+
+#: the keys of a view that depend on its seat (``view_parts``); every other key is the same
+#: for every seat and the spectators
+_OWN_KEYS: Final = frozenset({"seat", "legal", "hand", "pair_cards"})
 
 #: the fresh deck of fair deals (tapete.fair: S C D H, each A T K Q J 9 8 7)
 _FAIR_DECK: Final = fresh_deck(MARIAGE_DECK)
@@ -313,6 +317,11 @@ class MariageGame:
         same objects; a caller may replace a view's keys, never change a value in place)."""
         public = self._public_view()
         return [self._view(seat, public) for seat in seats]
+
+    def view_parts(self, seats: Sequence[int | None]) -> tuple[JSON, list[JSON]]:
+        """``views(seats)`` in two parts, as ``Game.view_parts`` says: what every seat sees
+        alike, and each seat's own keys (:data:`_OWN_KEYS`)."""
+        return split_views(self.views(seats) if seats else [self.view(None)], _OWN_KEYS, seats)
 
     def _public_view(self) -> tuple[JSON, JSON]:
         """The match's lists every view holds, and the hand's ``State.public_view``."""

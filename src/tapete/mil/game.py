@@ -317,6 +317,27 @@ class MilGame:
         public = self._public_view()
         return [self._view(seat, public) for seat in seats]
 
+    def view_parts(
+        self, seats: Sequence[int | None]
+    ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """``views(seats)`` in two parts: the keys every seat sees alike, built once, and each
+        seat's own keys (``seat`` among them), ``{**shared, **own}`` being its view (the
+        keys in another order; no key in both). The server encodes the shared part once
+        for all the seats of a broadcast (``Table.view_texts``)."""
+        game, deal = self._public_view()
+        st = self.state
+        if st is None or deal is None:
+            shared, _ = _no_deal_keys()
+            owns = [{"seat": seat, **_no_deal_keys()[1]} for seat in seats]
+            return {**game, **shared}, owns
+        owns = []
+        for seat in seats:
+            own: dict[str, Any] = {"seat": seat, **st.seat_view(seat)}
+            if self.over:
+                _stopped(own)
+            owns.append(own)
+        return {**game, **deal}, owns
+
     def _public_view(self) -> tuple[dict[str, Any], dict[str, Any] | None]:
         """The game's part of every view (all but ``seat``) and the deal's
         (``State.public_view``; None between deals)."""
@@ -366,42 +387,58 @@ class MilGame:
         v: dict[str, Any] = {"game": game["game"], "profile": game["profile"], "seat": seat, **game}
         st = self.state
         if st is None or deal is None:
-            v.update(
-                legal=[],
-                hand=[],
-                hand_counts=[0, 0, 0],
-                bids=[],
-                high_bid=None,
-                declarer=None,
-                bid=None,
-                contract=None,
-                talon=None,
-                talon_count=0,
-                given=[],
-                trump=None,
-                marriages=[],
-                trick=[],
-                leader=None,
-                tricks=[],
-                tricks_won=[0, 0, 0],
-                captured_points=[0, 0, 0],
-                held_marriages=[],
-                pair_cards=[],
-                redeal_reasons=[],
-                redeal_cards={},
-                bid_limit_reason=None,
-                hand_points=None,
-                talon_points=None,
-            )
+            shared, own = _no_deal_keys()
+            v.update(shared)
+            v.update(own)
             return v
         # the deal's part of the view after the game's, whose keys keep their places and
         # win (phase "over", turn None once over: _GAME_WINS)
         v.update(st.view(seat, deal))
         for key in _GAME_WINS:
             v[key] = game[key]
-        if self.over:  # stopped in the middle of a deal: nobody acts any more
-            v.update(legal=[], redeal_reasons=[], redeal_cards={})
+        if self.over:
+            _stopped(v)
         return v
+
+
+def _stopped(view: dict[str, Any]) -> None:
+    """A game stopped in the middle of a deal: nobody acts any more (a view's keys)."""
+    view.update(legal=[], redeal_reasons=[], redeal_cards={})
+
+
+def _no_deal_keys() -> tuple[dict[str, Any], dict[str, Any]]:
+    """The deal's keys of a view between deals (fresh values): those every seat sees alike,
+    and a seat's own (``State.public_view`` and ``State.seat_view`` of no deal)."""
+    shared: dict[str, Any] = {
+        "hand_counts": [0, 0, 0],
+        "bids": [],
+        "high_bid": None,
+        "declarer": None,
+        "bid": None,
+        "contract": None,
+        "talon": None,
+        "talon_count": 0,
+        "trump": None,
+        "marriages": [],
+        "trick": [],
+        "leader": None,
+        "tricks": [],
+        "tricks_won": [0, 0, 0],
+        "captured_points": [0, 0, 0],
+        "talon_points": None,
+    }
+    own: dict[str, Any] = {
+        "legal": [],
+        "hand": [],
+        "given": [],
+        "held_marriages": [],
+        "pair_cards": [],
+        "redeal_reasons": [],
+        "redeal_cards": {},
+        "bid_limit_reason": None,
+        "hand_points": None,
+    }
+    return shared, own
 
 
 #: the keys of both parts of a view, the game's and the deal's (``State.view``): the game's

@@ -874,6 +874,44 @@ class State:
         ``public``: this deal's :meth:`public_view` (now), whose values the view then shares
         (the same objects) instead of building its own."""
         pub = self.public_view() if public is None else public
+        own = self.seat_view(seat)
+        return {
+            "phase": self.phase.value,
+            "turn": self.turn,
+            "dealer": self.dealer,
+            "legal": own["legal"],
+            "hand": own["hand"],
+            "hand_counts": pub["hand_counts"],
+            "bids": pub["bids"],
+            "high_bid": pub["high_bid"],
+            "declarer": pub["declarer"],
+            "bid": pub["bid"],
+            "contract": pub["contract"],
+            "talon": pub["talon"],
+            "talon_count": pub["talon_count"],
+            "given": own["given"],
+            "trump": pub["trump"],
+            "marriages": pub["marriages"],
+            "trick": pub["trick"],
+            "leader": pub["leader"],
+            "tricks": pub["tricks"],
+            "tricks_won": pub["tricks_won"],
+            "captured_points": pub["captured_points"],
+            "held_marriages": own["held_marriages"],
+            "pair_cards": own["pair_cards"],
+            "hand_points": own["hand_points"],
+            "talon_points": pub["talon_points"],
+            "redeal_reasons": own["redeal_reasons"],
+            "redeal_cards": own["redeal_cards"],
+            "bid_limit_reason": own["bid_limit_reason"],
+        }
+
+    def seat_view(self, seat: int | None) -> dict[str, Any]:
+        """The keys of :meth:`view` that depend on ``seat`` (the others are
+        :meth:`public_view`'s, and ``phase``, ``turn`` and ``dealer``): its legal actions (only
+        the seat to act has any), its hand, the gives as it may see them, its marriages, the
+        hand's points, its reasons to ask for a new deal and the cards that prove them, and
+        why its bids stop at 120."""
         own = self.hands[seat] if seat is not None else 0
         to_act = seat is not None and seat == self.turn and self.phase is not _PH_DONE
         hand = [c for c in BY_HAND_ORDER if own >> c & 1]
@@ -890,33 +928,14 @@ class State:
                 {"from": self.declarer, "to": to, "card": CARD_NAMES[c] if shown else None}
             )
         return {
-            "phase": self.phase.value,
-            "turn": self.turn,
-            "dealer": self.dealer,
             "legal": [a.to_json() for a in self.legal_actions()] if to_act else [],
             "hand": [CARD_NAMES[c] for c in hand],
-            "hand_counts": pub["hand_counts"],
-            "bids": pub["bids"],
-            "high_bid": pub["high_bid"],
-            "declarer": pub["declarer"],
-            "bid": pub["bid"],
-            "contract": pub["contract"],
-            "talon": pub["talon"],
-            "talon_count": pub["talon_count"],
             "given": given,
-            "trump": pub["trump"],
-            "marriages": pub["marriages"],
-            "trick": pub["trick"],
-            "leader": pub["leader"],
-            "tricks": pub["tricks"],
-            "tricks_won": pub["tricks_won"],
-            "captured_points": pub["captured_points"],
             "held_marriages": [SUIT_LETTERS[su] for su in pairs],
             "pair_cards": [
                 CARD_NAMES[c] for c in hand if any(PAIR_MASKS[su] >> c & 1 for su in pairs)
             ],
             "hand_points": mask_points(own) if seat is not None else None,
-            "talon_points": pub["talon_points"],
             "redeal_reasons": reasons,
             "redeal_cards": redeal_cards,
             "bid_limit_reason": self._bid_limit_reason(seat),

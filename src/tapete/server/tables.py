@@ -470,33 +470,65 @@ class Table:
             game = self.spectator_view_game()
         return self._view_message(seat, game.view(seat), events, sheet_from, clocks)
 
-    def view_messages(
+    def view_texts(
         self, seats: list[int | None], events: list[Event], sheet_from: int, clocks: JSON | None
-    ) -> list[JSON]:
-        """``[self.view_message(s, events, sheet_from, clocks) for s in seats]`` with the
-        views built at once (``Game.views``: what the seats see alike is built once; the
-        spectators of a delayed table see another game, built apart)."""
+    ) -> tuple[list[str], int | None]:
+        """The texts of ``[self.view_message(s, events, sheet_from, clocks) for s in seats]``
+        (the same JSON, a view's keys in another order), and how many sheet rows they carry
+        (None: no sheet). What the seats see alike is built and encoded once for them all
+        (``Game.view_parts``); the spectators of a delayed table see another game, built
+        apart."""
         delayed = self.delayed
         same = [seat for seat in seats if seat is not None or not delayed]
-        views = dict(zip(same, self.game.views(same), strict=True))
+        shared, owns = self.game.view_parts(same)
+        whole = sheet = shared.get("sheet")
+        if sheet_from and isinstance(sheet, list):
+            shared["sheet"] = sheet = sheet[sheet_from:]  # (ours: only its key is replaced)
+        rows = len(sheet) if isinstance(sheet, list) else None
+        try:
+            body = orjson.dumps(shared)[1:]  # (every view's shared keys, after its own)
+            texts = {
+                seat: orjson.dumps(
+                    self._view_message(
+                        seat,
+                        orjson.Fragment(orjson.dumps(own)[:-1] + b"," + body),
+                        events,
+                        sheet_from,
+                        clocks,
+                    )
+                ).decode()
+                for seat, own in zip(same, owns, strict=True)
+            }
+        except TypeError:  # (what only message_text encodes: the whole messages, one by one)
+            if rows is not None:
+                shared["sheet"] = whole  # (_view_message cuts it again)
+            texts = {
+                seat: message_text(
+                    self._view_message(seat, {**shared, **own}, events, sheet_from, clocks)
+                )
+                for seat, own in zip(same, owns, strict=True)
+            }
         return [
-            self._view_message(seat, views[seat], events, sheet_from, clocks)
-            if seat in views
-            else self.view_message(seat, events, sheet_from, clocks)
+            texts[seat]
+            if seat in texts
+            else message_text(self.view_message(seat, events, sheet_from, clocks))
             for seat in seats
-        ]
+        ], rows
 
     def _view_message(
         self,
         seat: int | None,
-        view: JSON,
+        view: JSON | orjson.Fragment,
         events: list[Event] | None,
         sheet_from: int,
         clocks: JSON | None,
     ) -> JSON:
-        sheet = view.get("sheet")
-        if sheet_from and isinstance(sheet, list):
-            view["sheet"] = sheet[sheet_from:]  # (the view is ours: only its key is replaced)
+        """The ``view`` message of ``seat`` around ``view`` (a JSON text as a Fragment: the
+        caller cut its sheet)."""
+        if isinstance(view, dict):
+            sheet = view.get("sheet")
+            if sheet_from and isinstance(sheet, list):
+                view["sheet"] = sheet[sheet_from:]  # (the view is ours: only its key is replaced)
         out: JSON = {
             "type": "view",
             "version": self.seen_version(seat),
@@ -2071,15 +2103,13 @@ class TableManager:
             else:
                 texts[None] = ""
         listeners = list(table.listeners)
-        # every seat's view at once (what the seats see alike is built once: Game.views)
+        # every seat's view at once (what the seats see alike is built and encoded once)
         seats = list(dict.fromkeys(n.seat for n in listeners if n.seat not in texts))
         if seats:
-            messages = table.view_messages(seats, events, sheet_from=start, clocks=clocks)
-            for seat, message in zip(seats, messages, strict=True):
-                sheet = message["view"].get("sheet")
-                if isinstance(sheet, list):
-                    table.sheet_sent = start + len(sheet)
-                texts[seat] = message_text(message)
+            views, rows = table.view_texts(seats, events, sheet_from=start, clocks=clocks)
+            texts.update(zip(seats, views, strict=True))
+            if rows is not None:
+                table.sheet_sent = start + rows
         for listener in listeners:
             text = texts[listener.seat]
             if text:
