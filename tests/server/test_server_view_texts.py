@@ -91,3 +91,17 @@ def test_delayed_spectators_see_their_own_game(make_app: MakeApp) -> None:
     for seat, text in zip(seats, texts, strict=True):
         assert json.loads(text) == json.loads(message_text(table.view_message(seat, events)))
     assert json.loads(texts[0])["version"] == table.version - 3
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [({}, {}), ({"a": 1}, {}), ({}, {"b": [2]}), ({"a": 1, "c": {}}, {"b": [2, {"d": None}]})],
+)
+def test_two_encoded_objects_make_one(first: dict[str, Any], second: dict[str, Any]) -> None:
+    import orjson
+
+    from tapete.server.tables import _joined_objects
+
+    joined = _joined_objects(orjson.dumps(first), orjson.dumps(second))
+    assert json.loads(joined) == {**first, **second}
+    assert list(json.loads(joined)) == [*first, *second]

@@ -146,6 +146,16 @@ def message_text(message: JSON) -> str:
     return text
 
 
+def _joined_objects(first: bytes, second: bytes) -> bytes:
+    """The JSON object of the keys of two JSON objects (encoded, no key in both): the first's
+    keys, then the second's."""
+    if first == b"{}":
+        return second
+    if second == b"{}":
+        return first
+    return first[:-1] + b"," + second[1:]
+
+
 def build_game(
     game: str,
     profile: str,
@@ -486,12 +496,12 @@ class Table:
             shared["sheet"] = sheet = sheet[sheet_from:]  # (ours: only its key is replaced)
         rows = len(sheet) if isinstance(sheet, list) else None
         try:
-            body = orjson.dumps(shared)[1:]  # (every view's shared keys, after its own)
+            body = orjson.dumps(shared)  # (every view's shared keys, after its own)
             texts = {
                 seat: orjson.dumps(
                     self._view_message(
                         seat,
-                        orjson.Fragment(orjson.dumps(own)[:-1] + b"," + body),
+                        orjson.Fragment(_joined_objects(orjson.dumps(own), body)),
                         events,
                         sheet_from,
                         clocks,
