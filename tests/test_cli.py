@@ -627,3 +627,54 @@ def test_serve_refuses_a_computer_delay_out_of_range(
     with pytest.raises(SystemExit) as stop:
         main(["serve", "--port", "0", "--delay-ms", delay])
     assert stop.value.code == 2 and "--delay-ms" in capsys.readouterr().err
+
+
+def test_serve_on_port_0_names_the_port_the_system_chose(tmp_path: Path) -> None:
+    """``--port 0`` lets the system choose a free port: the banner names that port (it said
+    0), at once even through a pipe, and the server answers there."""
+    import os
+    import re
+    import signal
+    import subprocess
+    import sys
+    import threading
+    import urllib.request
+
+    db = f"sqlite:///{tmp_path / 'serve.sqlite3'}"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tapete", "serve", "--port", "0", "--db", db],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        # (as a service manager or a script runs it: stdout a pipe, Python's buffering on)
+        env={**os.environ, "HOME": str(tmp_path), "PYTHONUNBUFFERED": ""},
+    )
+    assert proc.stdout is not None
+    banner: list[str] = []
+    reader = threading.Thread(target=lambda: banner.append(proc.stdout.readline()), daemon=True)
+    reader.start()
+    try:
+        reader.join(60)
+        assert banner, "`tapete serve --port 0` printed no banner within 60 s"
+        found = re.search(r"open http://127\.0\.0\.1:(\d+)/ in your browser", banner[0])
+        assert found, banner
+        port = int(found.group(1))
+        assert port != 0
+        for _ in range(600):  # (the banner comes just before the server binds the port)
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/config", timeout=5) as r:
+                    assert r.status == 200
+                    break
+            except OSError:
+                assert proc.poll() is None, proc.communicate()
+                threading.Event().wait(0.1)
+        else:
+            raise AssertionError(f"nothing answered on port {port}")
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate(timeout=10)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import re
 import sys
 from typing import TYPE_CHECKING, Any
@@ -145,24 +146,26 @@ def _number(text: str) -> bool:
     return re.fullmatch(r"\s*[0-9]{1,9}(\.[0-9]{1,3})?\s*", text) is not None
 
 
-def check_listen(host: str, port: int) -> str | None:
-    """Why the server could not listen on ``host:port`` (None: it can, as far as we know now);
-    checked before the server prints that it is running."""
+def check_listen(host: str, port: int) -> tuple[int, str | None]:
+    """The port the server will listen on, or why it could not listen on ``host:port``
+    (checked before the server prints that it is running). ``--port 0`` asks the system for
+    a free port: the one it gives now, so that the banner names the port the server really
+    listens on (the server binds it again a moment later, as it does a port that was given)."""
     import socket
 
-    # (port 0: the system picks one when the server starts; the host is checked all the same)
     try:
         family, kind, proto, _, addr = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
     except OSError:
-        return f"--host {host!r} is not an address of this machine"
+        return port, f"--host {host!r} is not an address of this machine"
     with socket.socket(family, kind, proto) as sock:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind(addr)
         except OSError as exc:
             reason = exc.strerror or str(exc)
-            return f"cannot listen on {host} port {port}: {reason} (try another --port)"
-    return None
+            return port, f"cannot listen on {host} port {port}: {reason} (try another --port)"
+        chosen: int = sock.getsockname()[1]
+    return chosen, None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -171,16 +174,22 @@ def run(args: argparse.Namespace) -> int:
     problem = None if args.db is None else check_db(args.db)
     clock, clock_problem = check_clock(args.clock, args.grace_seconds, args.abandon_seconds)
     problem = problem or clock_problem or check_proxies(args.trusted_proxies)
-    problem = problem or check_listen(args.host, args.port)
+    port, listen_problem = check_listen(args.host, args.port)
+    problem = problem or listen_problem
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
     from tapete.server.db import DatabaseError
 
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        # the banner reaches a pipe at once (a service's log, a script that reads the port
+        # of --port 0), not when the buffer fills or the server stops
+        sys.stdout.reconfigure(line_buffering=True)
+
     try:
         return run_serve(
             host=args.host,
-            port=args.port,
+            port=port,
             db=args.db,
             delay_ms=args.delay_ms,
             trusted_hosts=_names(args.trusted_hosts),
