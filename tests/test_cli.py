@@ -106,6 +106,28 @@ def test_replay_missing_file(capsys: pytest.CaptureFixture[str], tmp_path: Path)
     assert "cannot read" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("command", ["replay", "solve", "analyse"])
+@pytest.mark.parametrize(
+    ("make", "expected"),
+    [
+        (lambda p: p.mkdir(), "{path} is a folder, not a record file"),
+        (lambda p: p.write_bytes(b"\x80\xff\n"), "{path} is not a record file: not UTF-8 text"),
+        (lambda p: None, "cannot read {path}: No such file or directory"),
+    ],
+    ids=["folder", "binary", "missing"],
+)
+def test_a_file_that_cannot_be_read_is_one_line_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str, make, expected: str
+) -> None:
+    # (a folder gave Python's "[Errno 21] Is a directory: '...'", the path said twice)
+    path = tmp_path / "games.jsonl"
+    make(path)
+    assert main([command, str(path)]) == 2
+    err = capsys.readouterr().err
+    assert expected.format(path=path) in err and "Errno" not in err, err
+    assert err.count("\n") == 1
+
+
 def test_simulate_rejects_unknown_player(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -81,8 +81,11 @@ def test_bad_input_is_one_line_and_status_2(
     assert "--seat must be in 0..1, not 2" in _error(
         capsys, [str(CRAFTED), "--game", "2", "--seat", "2"]
     )
-    assert "cannot write" in _error(
+    assert f"the folder {tmp_path / 'no'} does not exist" in _error(
         capsys, [str(CRAFTED), "--json", str(tmp_path / "no" / "x.jsonl")]
+    )
+    assert f"--json {tmp_path} is a folder, not a file" in _error(
+        capsys, [str(CRAFTED), "--json", str(tmp_path)]
     )
 
 

@@ -18,10 +18,10 @@ from typing import IO, Any
 
 from tapete.analysis import _Replayed, summary
 from tapete.analysis.text import render_report, render_summary
+from tapete.cli.common import UnreadableFile, check_output, read_record_file
 from tapete.errors import RecordError
 from tapete.game import JSON
 from tapete.games import kind
-from tapete.records import load
 
 __all__ = ["add_parser", "run"]
 
@@ -74,9 +74,9 @@ class _Bad(ValueError):
 def _plan(args: argparse.Namespace) -> list[tuple[_Replayed, list[int]]]:
     path = args.file
     try:
-        records = load(path)
-    except OSError as exc:
-        raise _Bad(f"cannot read {path}: {exc.strerror or exc}") from None
+        records = read_record_file(path)
+    except UnreadableFile as exc:
+        raise _Bad(str(exc)) from None
     except RecordError as exc:
         raise _Bad(f"{path}: {exc}") from None
     if not records:
@@ -125,9 +125,10 @@ def run(args: argparse.Namespace) -> int:
         plan = _plan(args)
         json_out: IO[str] | None = None
         if args.json_out not in (None, "-"):
-            target = Path(args.json_out)
-            if target.is_dir() or not target.parent.is_dir():
-                raise _Bad(f"--json {target}: cannot write a file there")
+            # (the same words as simulate's --out and arena's --json: which folder is wrong)
+            problem = check_output(Path(args.json_out), "--json")
+            if problem:
+                raise _Bad(problem)
     except _Bad as exc:
         print(f"tapete analyse: {exc}", file=sys.stderr)
         return 2

@@ -13,7 +13,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from rich.console import Console
 from rich.progress import BarColumn, TaskID, TextColumn
@@ -24,6 +24,7 @@ from tapete.games import kind, kinds, new_game
 
 __all__ = [
     "Progress",
+    "UnreadableFile",
     "check_output",
     "check_players",
     "count",
@@ -33,6 +34,7 @@ __all__ = [
     "port_number",
     "positive_int",
     "profile_help",
+    "read_record_file",
     "seat_rng",
 ]
 
@@ -105,6 +107,33 @@ def check_output(path: Path, flag: str) -> str | None:
     if not folder.is_dir():
         return f"{flag} {path}: the folder {folder} does not exist"
     return None
+
+
+class UnreadableFile(ValueError):
+    """A file named on the command line that cannot be read; the message names the path and
+    what is wrong with it, in one sentence (a usage error: exit status 2)."""
+
+
+def read_record_file(path: str | Path) -> list[dict[str, Any]]:
+    """The records of the file ``path`` (JSON Lines or one pretty-printed record, UTF-8; a
+    byte-order mark is tolerated), for every command that reads one (``replay``, ``solve``,
+    ``analyse``). Raises :class:`UnreadableFile` when the file cannot be read (Python's own
+    message, ``[Errno 21] Is a directory: '/tmp/x'``, neither said what was expected nor
+    read as a sentence) and :class:`~tapete.errors.RecordError` when its text holds no
+    valid records."""
+    from tapete import records
+
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        reason = f"not UTF-8 text ({exc.reason})"
+        raise UnreadableFile(f"{path} is not a record file: {reason}") from None
+    except OSError as exc:
+        if file.is_dir():  # (IsADirectoryError; PermissionError on Windows)
+            raise UnreadableFile(f"{path} is a folder, not a record file") from None
+        raise UnreadableFile(f"cannot read {path}: {exc.strerror or exc}") from None
+    return records.loads(text)
 
 
 def seat_rng(seed: int | None, game_index: int, seat: int) -> random.Random:

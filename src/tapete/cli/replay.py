@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tapete.cli.common import Progress, count
+from tapete.cli.common import Progress, UnreadableFile, count, read_record_file
 from tapete.errors import RecordError
 
 __all__ = ["add_parser", "run"]
@@ -20,17 +20,14 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tapete import records
     from tapete.replay import replay
 
     path = Path(args.file)
     try:
-        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark is tolerated
-    except (OSError, UnicodeDecodeError) as exc:
-        print(f"error: cannot read {path}: {exc}", file=sys.stderr)
+        recs = read_record_file(path)
+    except UnreadableFile as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 2
-    try:
-        recs = records.loads(text)  # JSON Lines, or one pretty-printed record
     except RecordError as exc:
         print(f"error: {path}: {exc}", file=sys.stderr)
         return 1

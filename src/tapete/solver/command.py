@@ -50,16 +50,16 @@ def _position_and_players(
     path: str, game: int, deal: int, trick: int | None
 ) -> tuple[MilPosition, list[str]]:
     """:func:`position_at` with the game's player names (by seat)."""
+    from tapete.cli.common import UnreadableFile, read_record_file
     from tapete.errors import RecordError
     from tapete.mil.game import MilGame
     from tapete.mil.state import Phase
-    from tapete.records import load
     from tapete.replay import iter_replay
 
     try:
-        records = load(path)
-    except OSError as exc:
-        raise SolveError(f"cannot read {path}: {exc.strerror or exc}") from None
+        records = read_record_file(path)
+    except UnreadableFile as exc:
+        raise SolveError(str(exc)) from None
     except RecordError as exc:
         raise SolveError(f"{path}: {exc}") from None
     if not records:
