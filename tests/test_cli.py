@@ -72,7 +72,7 @@ def test_replay_rejects_altered_records(
     capsys.readouterr()
     assert main(["replay", str(path)]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and "game 0, deal 0" in err
+    assert err.startswith("tapete replay: error: ") and "game 0, deal 0" in err
     assert "Traceback" not in err
 
 
@@ -160,14 +160,21 @@ def test_replay_of_an_empty_file_is_an_error(
 def test_counts_must_be_positive(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], expected: str
 ) -> None:
+    assert expected in _usage_error(tmp_path, capsys, args)
+
+
+def _usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str]) -> str:
+    """The stderr of a command line that argparse refuses: status 2, the command's own usage
+    (not that of ``tapete`` itself), nothing written."""
     if args[0] == "simulate":
         args = [*args, "--out", str(tmp_path / "x.jsonl")]
-    with pytest.raises(SystemExit) as exc:
+    with pytest.raises(SystemExit) as stop:
         main(args)
-    assert exc.value.code == 2
+    assert stop.value.code == 2
     err = capsys.readouterr().err
-    assert expected in err and "Traceback" not in err
+    assert err.startswith(f"usage: tapete {args[0]} ") and "Traceback" not in err, err
     assert not (tmp_path / "x.jsonl").exists()
+    return err
 
 
 @pytest.mark.parametrize(
@@ -182,7 +189,6 @@ def test_counts_must_be_positive(
             ["arena", "--players", "random,random,random", "--json", "{tmp}/no/x.json"],
             "--json {tmp}/no/x.json: the folder {tmp}/no does not exist",
         ),
-        (["play", "mariage", "--profile", "casa"], "--profile is for mil"),
         (["play", "mil", "--hide-points"], "--hide-points is for mariage"),
         # (Mariage's table says "you" and "the computer": a name was silently dropped)
         (["play", "mariage", "--name", "Ana"], "--name is for mil"),
@@ -199,8 +205,40 @@ def test_bad_arguments_give_one_clear_line(
         args += ["--out", str(tmp_path / "x.jsonl")]
     assert main(args) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and expected.replace("{tmp}", str(tmp_path)) in err
+    # (argparse's form for its own errors: every command names itself the same way)
+    assert err.startswith(f"tapete {args[0]}: error: ")
+    assert expected.replace("{tmp}", str(tmp_path)) in err
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["play", "mil", "--profile", "nope"], "unknown Mil profile 'nope' (choose from club, "),
+        (["simulate", "--profile", "casa500"], "unknown Mil profile 'casa500' (choose from "),
+        (["arena", "--players", "rules,rules,rules", "--profile", "x"], "unknown Mil profile 'x'"),
+        (
+            ["play", "mariage", "--profile", "casa"],
+            "unknown Mariage profile 'casa' (choose from mariage: Mariage has one rule set, "
+            "Mil has several)",
+        ),
+        (["simulate", "--profile", "club", "--game", "mariage"], "unknown Mariage profile"),
+    ],
+)
+def test_an_unknown_profile_shows_the_command_usage_and_the_games_profiles(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], expected: str
+) -> None:
+    # (simulate and arena printed the usage of `tapete` itself, as if the command were wrong)
+    err = _usage_error(tmp_path, capsys, args)
+    assert f"tapete {args[0]}: error: argument --profile: {expected}" in err, err
+
+
+def test_the_one_profile_of_a_game_without_a_choice_may_be_named(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert main(["play", "mariage", "--profile", "mariage", "--seed", "3"]) == 0
+    assert "seed 3" in capsys.readouterr().out
 
 
 @pytest.fixture
@@ -251,7 +289,7 @@ def test_replay_names_what_is_wrong_in_a_mil_record(
     path.write_text(json.dumps(rec) + "\n")
     assert main(["replay", str(path)]) == 1
     err = capsys.readouterr().err
-    assert err.startswith(f"error: {path}: game 0") and expected in err, err
+    assert err.startswith(f"tapete replay: error: {path}: game 0") and expected in err, err
 
 
 def test_replay_checks_casa_start_positions(
@@ -341,8 +379,8 @@ def test_serve_refuses_a_database_that_is_not_a_url(capsys: pytest.CaptureFixtur
     assert main(["serve", "--db", "games.db"]) == 2
     err = capsys.readouterr().err
     assert err == (
-        "error: --db 'games.db' is not a database URL (for example sqlite:////home/ana/tapete.db"
-        " or postgresql+psycopg://tapete@localhost/tapete)\n"
+        "tapete serve: error: --db 'games.db' is not a database URL (for example "
+        "sqlite:////home/ana/tapete.db or postgresql+psycopg://tapete@localhost/tapete)\n"
     )
 
 
@@ -356,7 +394,7 @@ def test_serve_says_when_the_port_is_taken(capsys: pytest.CaptureFixture[str]) -
         assert main(["serve", "--port", str(port)]) == 2
     err = capsys.readouterr()
     assert err.out == ""  # nothing claims that the server is running
-    assert err.err.startswith(f"error: cannot listen on 127.0.0.1 port {port}: ")
+    assert err.err.startswith(f"tapete serve: error: cannot listen on 127.0.0.1 port {port}: ")
 
 
 @pytest.mark.parametrize(
@@ -466,7 +504,7 @@ def test_serve_refuses_a_wrong_clock_or_host(
     monkeypatch.setattr(tapete.server.app, "run_serve", lambda **kw: pytest.fail("it served"))
     assert main(["serve", "--port", "0", *args]) == 2
     err = capsys.readouterr()
-    assert err.out == "" and err.err.startswith(f"error: {expected}"), err.err
+    assert err.out == "" and err.err.startswith(f"tapete serve: error: {expected}"), err.err
     assert err.err.count("\n") == 1
 
 

@@ -259,7 +259,7 @@ def test_tapete_replay_prints_one_line_for_a_hostile_file(
     capsys.readouterr()
     assert main(["replay", str(path)]) == 1  # a refused record: status 1 (docs/cli.md)
     err = capsys.readouterr().err
-    assert err.startswith(f"error: {path}: game 0") and err.count("\n") == 1, err
+    assert err.startswith(f"tapete replay: error: {path}: game 0") and err.count("\n") == 1, err
     assert "Traceback" not in err
 
 

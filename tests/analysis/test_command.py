@@ -57,7 +57,9 @@ def _error(capsys: pytest.CaptureFixture[str], args: list[str]) -> str:
     assert main(["analyse", *args]) == 2
     cap = capsys.readouterr()
     err = cap.err.strip()
-    assert cap.out == "" and len(err.splitlines()) == 1 and err.startswith("tapete analyse: ")
+    assert (
+        cap.out == "" and len(err.splitlines()) == 1 and err.startswith("tapete analyse: error: ")
+    )
     return err
 
 

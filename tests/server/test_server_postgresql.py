@@ -35,7 +35,7 @@ def _closed_port() -> int:
 def _serve(capsys: pytest.CaptureFixture[str], url: str) -> str:
     assert main(["serve", "--port", "0", "--db", url]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and "Traceback" not in err, err
+    assert err.startswith("tapete serve: error: ") and "Traceback" not in err, err
     return err
 
 
@@ -45,7 +45,7 @@ def test_an_unreachable_server_is_named_without_its_password(
     port = _closed_port()
     err = _serve(capsys, f"postgresql+psycopg://ana:s3cret@127.0.0.1:{port}/tapete")
     assert err.startswith(
-        f"error: cannot connect to the database postgresql+psycopg://ana:***@127.0.0.1:{port}"
+        f"tapete serve: error: cannot connect to the database postgresql+psycopg://ana:***@127.0.0.1:{port}"
         "/tapete: "
     ), err
     assert "s3cret" not in err and "refused" in err.lower(), err
@@ -72,7 +72,7 @@ def test_a_url_of_no_usable_database_is_refused_before_anything(
     capsys: pytest.CaptureFixture[str], url: str, words: str
 ) -> None:
     err = _serve(capsys, url)
-    assert err.startswith("error: --db ") and words in err, err
+    assert err.startswith("tapete serve: error: --db ") and words in err, err
     with pytest.raises(DatabaseError, match=words):
         make_engine(url)
 

@@ -125,4 +125,4 @@ def test_errors_exit_2_with_a_message(
         path, g, d, t = args
         assert run_solve(str(path), int(str(g)), int(str(d)), t, False) == 2  # type: ignore[arg-type]
         err = capsys.readouterr().err
-        assert err.startswith("tapete solve: ") and want in err, (args, err)
+        assert err.startswith("tapete solve: error: ") and want in err, (args, err)

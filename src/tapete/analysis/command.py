@@ -18,7 +18,7 @@ from typing import IO, Any
 
 from tapete.analysis import _Replayed, summary
 from tapete.analysis.text import render_report, render_summary
-from tapete.cli.common import UnreadableFile, check_output, read_record_file
+from tapete.cli.common import UnreadableFile, check_output, fail, read_record_file
 from tapete.errors import RecordError
 from tapete.game import JSON
 from tapete.games import kind
@@ -130,8 +130,7 @@ def run(args: argparse.Namespace) -> int:
             if problem:
                 raise _Bad(problem)
     except _Bad as exc:
-        print(f"tapete analyse: {exc}", file=sys.stderr)
-        return 2
+        return fail("analyse", str(exc))
     total = sum(len(d) for _, d in plan)
     show_bar = total > 1 and sys.stderr.isatty()
     to_stdout = args.json_out == "-"

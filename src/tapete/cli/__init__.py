@@ -14,8 +14,7 @@ from collections.abc import Sequence
 
 from tapete.analysis import command as analyse
 from tapete.cli import arena, play, replay, serve, simulate, solve
-from tapete.cli.common import play_game, seat_rng
-from tapete.games import kind
+from tapete.cli.common import check_profile, play_game, seat_rng
 
 __all__ = ["build_parser", "main", "play_game", "seat_rng"]
 
@@ -24,6 +23,11 @@ COMMANDS = (serve, play, simulate, replay, solve, analyse, arena)
 
 
 def build_parser() -> argparse.ArgumentParser:
+    return _parsers()[0]
+
+
+def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The ``tapete`` parser and each sub-command's own (whose errors show its usage)."""
     parser = argparse.ArgumentParser(
         prog="tapete", description="Mil (Thousand) and Mariage (66): play, simulate, replay."
     )
@@ -34,19 +38,16 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     for command in COMMANDS:
         command.add_parser(sub)
-    return parser
+    return parser, sub.choices
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    parser, commands = _parsers()
     args = parser.parse_args(argv)
-    if getattr(args, "profile", None) is not None and args.command in ("simulate", "arena"):
-        profiles = kind(args.game).profiles
-        if args.profile not in profiles:
-            parser.error(
-                f"unknown profile {args.profile!r} for {args.game} "
-                f"(expected one of: {', '.join(profiles)})"
-            )
+    # (--profile against the game chosen, which is known only once the whole line is parsed)
+    problem = check_profile(args.game, args.profile) if "profile" in vars(args) else None
+    if problem:
+        commands[args.command].error(problem)  # that command's usage, then its error
     try:
         code: int = args.func(args)
     except KeyboardInterrupt:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +10,7 @@ from tapete.cli.common import (
     check_output,
     check_players,
     default_game,
+    fail,
     game_names,
     positive_int,
     profile_help,
@@ -22,6 +22,7 @@ __all__ = ["add_parser", "run"]
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("arena", help="duplicate matches between bots")
     p.add_argument("--game", choices=game_names(), default=default_game())
+    # (checked against the game by tapete.cli.main: check_profile)
     p.add_argument("--profile", default=None, help=profile_help())
     p.add_argument("--players", required=True, help="comma-separated bot names, one per seat")
     p.add_argument(
@@ -47,8 +48,7 @@ def run(args: argparse.Namespace) -> int:
     if problem is None and args.json is not None:
         problem = check_output(Path(args.json), "--json")
     if problem:
-        print(f"error: {problem}", file=sys.stderr)
-        return 2
+        return fail("arena", problem)
     return run_arena(
         args.game,
         args.profile,

@@ -27,8 +27,10 @@ __all__ = [
     "UnreadableFile",
     "check_output",
     "check_players",
+    "check_profile",
     "count",
     "default_game",
+    "fail",
     "game_names",
     "play_game",
     "port_number",
@@ -57,6 +59,31 @@ def profile_help() -> str:
             *head, last = k.profiles
             parts.append(f"{', '.join(head)} or {last} ({k.title}; default: {k.profiles[0]})")
     return "; ".join(parts)
+
+
+def check_profile(game: str, profile: str | None) -> str | None:
+    """Why ``--profile`` cannot go with ``game`` (None: it can, or it is left out), in
+    argparse's words for a wrong choice. Checked once the whole line is parsed (``--game`` may
+    come after ``--profile``) and raised through the sub-command's own parser, so the error
+    shows that command's usage and names the profiles of the game chosen."""
+    if profile is None:
+        return None
+    k = kind(game)
+    if profile in k.profiles:
+        return None
+    choose = f"choose from {', '.join(k.profiles)}"
+    if len(k.profiles) == 1:  # (a profile of another game, most likely)
+        several = [other.title for other in kinds() if len(other.profiles) > 1]
+        verb = "has" if len(several) == 1 else "have"
+        choose += f": {k.title} has one rule set, {' and '.join(several)} {verb} several"
+    return f"argument --profile: unknown {k.title} profile {profile!r} ({choose})"
+
+
+def fail(command: str, message: str, status: int = 2) -> int:
+    """Print ``tapete COMMAND: error: MESSAGE`` on stderr, the form argparse gives its own
+    errors, and return ``status`` (2: a usage error, as argparse's)."""
+    print(f"tapete {command}: error: {message}", file=sys.stderr)
+    return status
 
 
 def bounded_int(low: int, high: int | None, expected: str, bounds: str) -> Callable[[str], int]:

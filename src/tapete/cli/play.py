@@ -10,11 +10,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import random
-import sys
 from types import ModuleType
 from typing import Any
 
-from tapete.cli.common import game_names
+from tapete.cli.common import fail, game_names, profile_help
 from tapete.games import kind, kinds
 from tapete.names import MAX_NAME_CHARS, player_name
 
@@ -24,15 +23,10 @@ __all__ = ["add_parser", "run", "terminal_of"]
 def add_parser(sub: Any) -> None:
     from tapete.bots import BOT_NAMES
 
-    with_rules = [k for k in kinds() if len(k.profiles) > 1]
     p = sub.add_parser("play", help="play in the terminal against computer players")
     p.add_argument("game", choices=game_names())
-    p.add_argument(
-        "--profile",
-        choices=[p for k in with_rules for p in k.profiles],
-        default=None,
-        help="; ".join(f"{k.title} rule set (default: {k.profiles[0]})" for k in with_rules),
-    )
+    # (checked against the game by tapete.cli.main: check_profile)
+    p.add_argument("--profile", default=None, help=profile_help())
     p.add_argument(
         "--level",
         choices=list(BOT_NAMES),
@@ -59,27 +53,19 @@ def terminal_of(game: str) -> ModuleType:
 def run(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else random.randrange(1 << 30)
     game = kind(args.game)
-    if args.profile is not None and args.profile not in game.profiles:
-        with_rules = [k.name for k in kinds() if len(k.profiles) > 1]
-        one = " (" + game.title + " has one rule set)" if len(game.profiles) == 1 else ""
-        print(f"error: --profile is for {' and '.join(with_rules)}{one}", file=sys.stderr)
-        return 2
     terminal = terminal_of(game.name)
     if args.hide_points and "show_points" not in terminal.OPTIONS:
         which = [k.name for k in kinds() if "show_points" in terminal_of(k.name).OPTIONS]
-        print(f"error: --hide-points is for {' and '.join(which)}", file=sys.stderr)
-        return 2
+        return fail("play", f"--hide-points is for {' and '.join(which)}")
     if args.name is not None and "name" not in terminal.OPTIONS:
         which = [k.name for k in kinds() if "name" in terminal_of(k.name).OPTIONS]
-        print(f"error: --name is for {' and '.join(which)}", file=sys.stderr)
-        return 2
+        return fail("play", f"--name is for {' and '.join(which)}")
     name = "You" if args.name is None else player_name(args.name)
     if name is None:
-        print(
-            f"error: --name must be 1 to {MAX_NAME_CHARS} printable characters, got {args.name!r}",
-            file=sys.stderr,
+        return fail(
+            "play",
+            f"--name must be 1 to {MAX_NAME_CHARS} printable characters, got {args.name!r}",
         )
-        return 2
     code: int = terminal.play_terminal(
         args.profile or game.profiles[0],
         args.level,

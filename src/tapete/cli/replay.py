@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
-from tapete.cli.common import Progress, UnreadableFile, count, read_record_file
+from tapete.cli.common import Progress, UnreadableFile, count, fail, read_record_file
 from tapete.errors import RecordError
 
 __all__ = ["add_parser", "run"]
@@ -26,14 +25,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         recs = read_record_file(path)
     except UnreadableFile as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return fail("replay", str(exc))
     except RecordError as exc:
-        print(f"error: {path}: {exc}", file=sys.stderr)
-        return 1
+        return fail("replay", f"{path}: {exc}", 1)
     if not recs:
-        print(f"error: {path}: the file holds no record", file=sys.stderr)
-        return 1
+        return fail("replay", f"{path}: the file holds no record", 1)
     games = deals = finished = fair = 0
     kinds: dict[str, int] = {}
     with Progress(len(recs), "replay") as progress:  # its line ends before the summary
@@ -44,8 +40,7 @@ def run(args: argparse.Namespace) -> int:
                 if exc.game is None:
                     exc = exc.located(game=i)
                 progress.close()
-                print(f"error: {path}: {exc}", file=sys.stderr)
-                return 1
+                return fail("replay", f"{path}: {exc}", 1)
             games += 1
             deals += len(rec["deals"])
             # the reader checked every deal's ``fair`` field (seed, commitment and cards)

@@ -8,7 +8,7 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any
 
-from tapete.cli.common import bounded_int, port_number
+from tapete.cli.common import bounded_int, fail, port_number
 
 __all__ = ["add_parser", "check_clock", "check_db", "check_listen", "check_proxies", "run"]
 
@@ -177,8 +177,7 @@ def run(args: argparse.Namespace) -> int:
     port, listen_problem = check_listen(args.host, args.port)
     problem = problem or listen_problem
     if problem:
-        print(f"error: {problem}", file=sys.stderr)
-        return 2
+        return fail("serve", problem)
     from tapete.server.db import DatabaseError
 
     if isinstance(sys.stdout, io.TextIOWrapper):
@@ -199,8 +198,7 @@ def run(args: argparse.Namespace) -> int:
             clock=clock,
         )
     except DatabaseError as exc:  # unreachable, or a driver missing: what and where
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return fail("serve", str(exc))
 
 
 def _names(text: str | None) -> tuple[str, ...] | None:

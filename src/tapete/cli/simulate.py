@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from tapete.cli.common import (
     check_players,
     count,
     default_game,
+    fail,
     game_names,
     play_game,
     positive_int,
@@ -28,6 +28,7 @@ __all__ = ["add_parser", "run"]
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("simulate", help="play many games between bots and write their records")
     p.add_argument("--game", choices=game_names(), default=default_game())
+    # (checked against the game by tapete.cli.main: check_profile)
     p.add_argument("--profile", default=None, help=profile_help())
     p.add_argument("--games", type=positive_int, default=10)
     p.add_argument("--seed", type=int, default=0, help="game i is dealt from seed S + i")
@@ -54,8 +55,7 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     problem = check_players(args.game, bots) or check_output(out, "--out")
     if problem:
-        print(f"error: {problem}", file=sys.stderr)
-        return 2
+        return fail("simulate", problem)
     tmp = out.with_name(out.name + ".tmp")
     progress = Progress(args.games, "simulate")
     deals = finished = 0
@@ -63,8 +63,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         fp = tmp.open("w", encoding="utf-8")
     except OSError as exc:
-        print(f"error: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+        return fail("simulate", f"cannot write {out}: {exc.strerror or exc}")
     with fp, progress:  # the bar's line ends before the summary
         for i in range(args.games):
             game = play_game(
@@ -83,8 +82,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         tmp.replace(out)
     except OSError as exc:
-        print(f"error: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+        return fail("simulate", f"cannot write {out}: {exc.strerror or exc}")
     secs = time.perf_counter() - t0
     print(
         f"simulated {count(args.games, args.game + ' game')} "

@@ -9,7 +9,6 @@ both sides playing optimally, everyone seeing every hand. The answer names whose
 from __future__ import annotations
 
 import json
-import sys
 import time
 from typing import TYPE_CHECKING
 
@@ -113,13 +112,13 @@ def _position_and_players(
 
 def run_solve(path: str, game: int, deal: int, trick: int | None, as_json: bool) -> int:
     """The ``tapete solve`` command; returns the exit code (2 on a bad request)."""
+    from tapete.cli.common import fail
     from tapete.solver import BACKEND, solve
 
     try:
         pos, players = _position_and_players(path, game, deal, trick)
     except SolveError as exc:
-        print(f"tapete solve: {exc}", file=sys.stderr)
-        return 2
+        return fail("solve", str(exc))
     start = time.perf_counter()
     value = solve(pos)
     ms = (time.perf_counter() - start) * 1000
