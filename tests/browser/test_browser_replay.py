@@ -262,3 +262,41 @@ def live_record(new_page, live_server, table_id: int) -> dict[str, Any]:  # type
     res = page.request.get(f"{live_server.url}/api/tables/{table_id}/record")
     assert res.status == 200
     return dict(res.json())
+
+
+def test_the_review_over_a_replay_is_of_that_games_players(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
+    """The review opened over the replay of a game that is not the one on screen names that
+    game's players (it named the table on screen's, or "Open to anyone" with no table) and
+    marks nobody's decisions as "yours" (the seat held on screen is another game's)."""
+    own_id, own_token = finished_table(live_server.db_path, "mariage", seed=31, max_deals=1)
+    other_id, _ = finished_table(live_server.db_path, "mariage", seed=32, max_deals=1)
+    review = live_server.url + f"/api/tables/{other_id}/review/0"
+    record = live_record(new_page, live_server, other_id)
+
+    def open_review(page: Any, own_table: bool = False) -> dict[str, Any]:
+        page.goto(f"{live_server.url}/?replay={other_id}")
+        page.wait_for_selector(f"{REPLAY}[open] {tid('replay-position')}")
+        if own_table:  # the browser's game is drawn under the replay
+            page.wait_for_selector("#table[data-over='true']", state="attached")
+        page.click(tid("replay-review"))
+        page.wait_for_selector(f"{tid('review')}[open] {tid('review-action')}", timeout=120_000)
+        data: dict[str, Any] = page.request.get(review).json()
+        return data
+
+    # a browser with no table: the first step is said with the mover's name
+    page = new_page(locale=LOCALES["en"])
+    first = open_review(page)["steps"][0]
+    mover = record["players"][first["seat"]]
+    assert page.inner_text(tid("review-action")).startswith(f"{mover} plays "), mover
+    assert page.js_errors == []
+
+    # a browser holding its own finished game at seat 0: the other game's marks are not its
+    page = new_page(locale=LOCALES["en"])
+    page.goto(live_server.url)
+    page.evaluate(
+        "(b) => localStorage.setItem('tapete.table', JSON.stringify(b))",
+        {"table": own_id, "token": own_token, "seat": 0},
+    )
+    open_review(page, own_table=True)
+    assert page.inner_text(tid("review-marks-title")) == "Inaccuracies, mistakes and blunders"
+    assert page.js_errors == []

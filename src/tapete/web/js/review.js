@@ -12,7 +12,7 @@ import { cardName, shownCard } from "./cards.js";
 import { actionText } from "./history.js";
 import { api } from "./session.js";
 
-const R = { table: null, token: null, deal: 0, deals: 0, step: 0, data: null, error: null, timer: null, ask: 0 };
+const R = { table: null, token: null, seat: null, deal: 0, deals: 0, step: 0, data: null, error: null, timer: null, ask: 0 };
 
 // the chess marks people know: ?! inaccuracy, ? mistake, ?? blunder
 const MARK = { inaccuracy: "?!", mistake: "?", blunder: "??" };
@@ -51,9 +51,12 @@ export function reviewButton(deal, { label = t("review_this_deal"), testid = "re
 }
 
 // `table` (with its `token`, null for anyone's finished game) and its number of `deals`: the
-// table on screen by default; the replay of a finished game passes its own
+// table on screen by default; the replay of a finished game passes its own. The viewer's seat
+// is the one they hold at the table on screen, none at another table (a replay from a player
+// page): that seat there is somebody else, whose marks are not "yours"
 export function openReview(deal, { table = S.session?.table, token = S.session?.token ?? null, deals = finishedDeals() } = {}) {
   R.table = table; R.token = token;
+  R.seat = String(table) === String(S.session?.table) ? (S.view?.seat ?? null) : null;
   R.deals = deals;
   R.deal = Math.max(0, Math.min(deal, R.deals - 1));
   R.step = 0; R.data = null; R.error = null;
@@ -105,10 +108,13 @@ function onKey(e) {
 
 // ------------------------------------------------------------------ the pieces
 
+// the players of the reviewed table (the table on screen may be another one: a replay's review)
 const names = () => R.data?.report?.players || S.view?.players || [];
 const nameOf = (seat) => names()[seat] ?? `#${seat}`;
-// whose marks the list shows: the viewer's seat, every seat for a spectator
-const mine = (d) => isNone(S.view?.seat) || d.seat === S.view.seat;
+// an action in words with the reviewed table's names (actionText alone names the table on screen)
+const doneText = (action, seat) => actionText(action, seat, "ev", nameOf);
+// whose marks the list shows: the viewer's seat, every seat for a spectator or another table
+const mine = (d) => isNone(R.seat) || d.seat === R.seat;
 const labelText = (label) => t(`review_label_${label}`);
 const lossText = (d) => [
   isNone(d.expected_loss) ? null : t("review_expected_loss", { n: fmt(d.expected_loss) }),
@@ -132,7 +138,7 @@ function betterEl(d) {
     return h("span", { class: "better" }, h("span", { class: "note" }, t("review_better_card")),
       markedCard(d.best.card, null, "better"));
   }
-  return h("span", { class: "better note" }, t("review_better", { what: actionText(d.best, d.seat, "ev") }));
+  return h("span", { class: "better note" }, t("review_better", { what: doneText(d.best, d.seat) }));
 }
 
 function headline(rep) {
@@ -224,7 +230,7 @@ function position(step, decision) {
     h("span", { class: "lbl" }, t("current_trick")),
     trick.length ? trick.map((p) => h("span", { class: "played" }, shownCard(p.card), h("small", {}, nameOf(p.seat)))) : h("span", { class: "note" }, "—"));
   const what = h("p", { class: "reviewaction", testid: "review-action" },
-    h("strong", {}, actionText(step.action, step.seat, "ev")),
+    h("strong", {}, doneText(step.action, step.seat)),
     decision?.label ? h("span", { class: `badge mark-${decision.label}`, testid: "review-step-label" }, ` ${MARK[decision.label]} ${labelText(decision.label)}`) : null);
   const judged = decision && (decision.best || !isNone(decision.expected_loss) || !isNone(decision.open_loss))
     ? h("p", { class: "note reviewjudged" }, decision.best ? betterEl(decision) : t("review_was_best"), " ", lossText(decision))
@@ -234,15 +240,16 @@ function position(step, decision) {
 
 function marksList(rep, steps) {
   const marked = rep.decisions.filter((d) => d.label && mine(d));
-  const title = isNone(S.view?.seat) ? t("review_marks_all") : t("review_marks_yours");
-  if (!marked.length) return h("section", {}, h("h3", {}, title), h("p", { testid: "review-no-marks" }, t("review_no_marks")));
-  return h("section", {}, h("h3", {}, title), h("ol", { class: "reviewmarks", testid: "review-marks" }, marked.map((d) => {
+  const title = isNone(R.seat) ? t("review_marks_all") : t("review_marks_yours");
+  const head = h("h3", { testid: "review-marks-title" }, title);
+  if (!marked.length) return h("section", {}, head, h("p", { testid: "review-no-marks" }, t("review_no_marks")));
+  return h("section", {}, head, h("ol", { class: "reviewmarks", testid: "review-marks" }, marked.map((d) => {
     const at = steps.findIndex((s) => s.index === d.index);
     const where = isNone(d.trick) ? "" : `${t("review_trick_n", { n: d.trick })}: `;
     const played = d.action?.type === "play" && d.action.card ? markedCard(d.action.card, d.label) : null;
     const go = h("button", { type: "button", testid: "review-mark", "data-label": d.label, disabled: at < 0,
-      "aria-label": `${where}${actionText(d.action, d.seat, "ev")}: ${labelText(d.label)}. ${d.best ? t("review_better", { what: actionText(d.best, d.seat, "ev") }) : ""}`,
-      onclick: () => goStep(at) }, `${where}${actionText(d.action, d.seat, "ev")}`);
+      "aria-label": `${where}${doneText(d.action, d.seat)}: ${labelText(d.label)}. ${d.best ? t("review_better", { what: doneText(d.best, d.seat) }) : ""}`,
+      onclick: () => goStep(at) }, `${where}${doneText(d.action, d.seat)}`);
     return h("li", { class: `mark-${d.label}` }, go, " ", played, h("span", { class: `badge mark-${d.label}` }, `${MARK[d.label]} ${labelText(d.label)}`), " ", betterEl(d), " ", h("small", { class: "note" }, lossText(d)));
   })));
 }
