@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -530,13 +532,46 @@ def test_replay_refuses_a_card_that_is_not_a_string(
     read_reference,
 ) -> None:
     # with the compiled engine, parse_card(5) raises TypeError: the readers check first
-    rec = json.loads(read_reference(file)[0])
+    err = _replay_error(tmp_path, capsys, read_reference(file)[0], change)
+    assert expected in err and "is not a card (expected a string such as 'KH')" in err
+
+
+def _replay_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], line: str, change: Callable[[Any], object]
+) -> str:
+    """What ``tapete replay`` says of the record ``line`` once ``change`` has altered it."""
+    rec = json.loads(line)
     change(rec)
     path = tmp_path / "altered.jsonl"
     path.write_text(json.dumps(rec) + "\n")
     assert main(["replay", str(path)]) == 1
-    err = capsys.readouterr().err
-    assert expected in err and "is not a card (expected a string such as 'KH')" in err
+    return capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("file", "change", "ranks"),
+    [
+        ("mil-club.jsonl", lambda r: r["deals"][0]["hands"][0].__setitem__(0, "XX"), "A T K Q J 9"),
+        ("mil-club.jsonl", lambda r: _first_card_action(r).update(card="1H"), "A T K Q J 9"),
+        ("mariage.jsonl", lambda r: r["deals"][0]["stock"].__setitem__(0, "XX"), "A T K Q J 9 8 7"),
+        ("mariage.jsonl", lambda r: _first_card_action(r).update(card="1H"), "A T K Q J 9 8 7"),
+    ],
+)
+def test_replay_names_the_ranks_of_the_games_own_deck(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    file: str,
+    change,
+    ranks: str,
+    read_reference,
+) -> None:
+    # (Mil's listed the 8 and the 7 too, which its 24 cards do not have)
+    err = _replay_error(tmp_path, capsys, read_reference(file)[0], change)
+    assert f"is not a card (expected rank {ranks} then suit S C D H, e.g. 'KH')" in err, err
+
+
+def _first_card_action(record: dict) -> dict:  # type: ignore[type-arg]
+    return next(a for a in record["deals"][0]["actions"] if "card" in a)
 
 
 @pytest.mark.parametrize("value", [5, None, ["KH"]])

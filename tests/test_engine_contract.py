@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tapete.cards import parse_card
 from tapete.errors import IllegalActionError, InvalidNotationError
 from tapete.game import Event
 from tapete.games import kind, kinds, new_game
@@ -347,6 +348,23 @@ def test_bad_numbers_in_an_action_raise_invalid_notation(name: str, text: str) -
     with pytest.raises(InvalidNotationError) as exc:
         kind(name).parse_action(json.loads(text))
     assert str(exc.value) and "\n" not in str(exc.value)
+
+
+@pytest.mark.parametrize(
+    ("name", "ranks"), [("mil", "A T K Q J 9"), ("mariage", "A T K Q J 9 8 7")]
+)
+def test_a_card_that_does_not_parse_is_told_with_the_ranks_of_the_games_deck(
+    name: str, ranks: str
+) -> None:
+    # (Mil's message listed the 8 and the 7, which its 24 cards do not have)
+    with pytest.raises(InvalidNotationError) as exc:
+        kind(name).parse_action({"type": "play", "card": "ZZ"})
+    assert (
+        str(exc.value) == f"'ZZ' is not a card (expected rank {ranks} then suit S C D H, e.g. 'KH')"
+    )
+    # a caller that does not know the game names every rank of the notation
+    with pytest.raises(InvalidNotationError, match="expected rank A T K Q J 9 8 7 then"):
+        parse_card("ZZ")
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -54,6 +54,7 @@ __all__ = [
     "card",
     "card_name",
     "card_points",
+    "deck_ranks",
     "mask_of",
     "mask_points",
     "parse_card",
@@ -203,10 +204,18 @@ def parse_suit(text: str) -> int:
     raise InvalidNotationError(f"{shown(text)} is not a suit (expected one of S C D H or ♠ ♣ ♦ ♥)")
 
 
-def parse_card(text: object) -> Card:
+def deck_ranks(deck: int) -> str:
+    """The ranks of the cards of ``deck`` (a bitmask), strongest first, as notation writes
+    them: ``"A T K Q J 9"`` for :data:`MIL_DECK`, ``"A T K Q J 9 8 7"`` for all 32."""
+    return " ".join(RANK_LETTERS[r] for r in range(ACE, -1, -1) if deck & 0x01010101 << r)
+
+
+def parse_card(text: object, deck: int = MARIAGE_DECK) -> Card:
     """Parse ``"TH"``, ``"10H"``, ``"th"`` or ``"K♥"``; raise :class:`InvalidNotationError`
     (also for an object that is not a string: typed ``object`` so that compiled with mypyc,
-    this stays an InvalidNotationError, not a TypeError)."""
+    this stays an InvalidNotationError, not a TypeError). ``deck``: the cards of the
+    caller's game, whose ranks the error names (Mil's 24 have no 8 or 7; the default, all
+    32, where the game is not known); whether the card is in it is the caller's check."""
     if not isinstance(text, str):
         raise InvalidNotationError(f"{shown(text)} is not a card (expected a string such as 'KH')")
     t = text.strip()
@@ -220,7 +229,8 @@ def parse_card(text: object) -> Card:
             except InvalidNotationError:
                 pass
     raise InvalidNotationError(
-        f"{shown(text)} is not a card (expected rank A T K Q J 9 8 7 then suit S C D H, e.g. 'KH')"
+        f"{shown(text)} is not a card "
+        f"(expected rank {deck_ranks(deck)} then suit S C D H, e.g. 'KH')"
     )
 
 

@@ -121,7 +121,7 @@ def _cards(reader: RecordReader[Any], value: object, size: int, what: str, k: in
                 f"{what}: {short(text)} is not a card (expected a string such as 'KH')", deal=k
             )
         try:
-            c = parse_card(text)
+            c = parse_card(text, reader.deck)
         except InvalidNotationError as exc:
             raise RecordError(f"{what}: {exc}", deal=k) from None
         if not reader.deck >> c & 1:

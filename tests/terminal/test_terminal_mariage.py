@@ -72,7 +72,7 @@ def test_illegal_input_re_prompts_with_the_reason() -> None:
     script = Script(["play ZZ", "claim", "marriage X", "dance", "help", "quit"])
     run(script, seat=0, seed=4000)  # seat 1 deals: seat 0 leads first
     text = script.text
-    assert "'ZZ' is not a card" in text
+    assert "'ZZ' is not a card (expected rank A T K Q J 9 8 7 then suit S C D H" in text
     assert "Not allowed: you cannot claim 66: no claim before the first trick" in text
     assert "'X' is not a suit" in text
     assert "'dance' is not a command" in text

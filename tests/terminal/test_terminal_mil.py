@@ -47,6 +47,16 @@ def test_illegal_input_reprompts_with_the_reason() -> None:
     assert "not allowed: seat 0 cannot" in text or "not allowed" in text
 
 
+def test_a_word_that_is_not_a_card_is_told_with_the_ranks_of_mils_deck() -> None:
+    # (it listed the 8 and the 7 too, which Mil does not use)
+    script = iter(["play ZZ", "give 1H 1", "quit"])
+    out: list[str] = []
+    play_terminal("club", "random", 2, input_fn=lambda _p: next(script), output_fn=out.append)
+    text = "\n".join(out)
+    for word in ("ZZ", "1H"):
+        assert f"'{word}' is not a card (expected rank A T K Q J 9 then suit S C D H" in text
+
+
 def test_given_cards_of_the_opponents_stay_hidden() -> None:
     out: list[str] = []
     answer = _scripted(random.Random(7), out, 3000)

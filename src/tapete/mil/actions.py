@@ -9,7 +9,16 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, Final
 
-from tapete.cards import NINE, InvalidNotationError, card_name, parse_card, rank, shown, suit
+from tapete.cards import (
+    MIL_DECK,
+    NINE,
+    InvalidNotationError,
+    card_name,
+    parse_card,
+    rank,
+    shown,
+    suit,
+)
 
 __all__ = [
     "NUM_ACTIONS",
@@ -213,7 +222,7 @@ def _int_field(data: dict[str, Any], key: str, top: int = _MAX_FIELD) -> int:
 
 
 def _card_field(data: dict[str, Any]) -> int:
-    c = parse_card(data.get("card"))
+    c = parse_card(data.get("card"), MIL_DECK)
     if rank(c) < NINE:
         raise InvalidNotationError(f"{card_name(c)} is not a Mil card (Mil uses A T K Q J 9)")
     return c
