@@ -31,9 +31,15 @@ export function statsTables(rows) {
     const mine = rows.filter((r) => r.game === game);
     const cols = [...new Set(mine.flatMap((r) => Object.keys(r)))].filter((c) => c !== "game")
       .filter((c) => ALWAYS.has(c) || mine.some((r) => !isNone(r[c]) && r[c] !== 0));
-    return h("section", { testid: `stats-${game}` }, h("h3", {}, kindOf(game)?.title ?? tMaybe(`col_${game}`) ?? game), dataTable(mine, cols));
+    const title = kindOf(game)?.title ?? tMaybe(`col_${game}`) ?? game;
+    return h("section", { testid: `stats-${game}` }, h("h3", {}, title), wideTable(dataTable(mine, cols), title));
   }));
 }
+
+// a table that may be wider than a phone (Mil's nine columns need about 500 px): it scrolls
+// sideways inside its own box, reachable with Tab and the arrow keys, instead of being cut off
+// at the window's edge
+const wideTable = (table, label) => h("div", { class: "widetable", role: "region", tabindex: "0", "aria-label": label }, table);
 
 function cellText(col, x) {
   if (typeof x === "number") return fmt(x);
