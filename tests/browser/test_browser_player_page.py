@@ -1,6 +1,6 @@
-"""A player's page on a phone (390x844): the statistics of a Mil player fill nine columns,
+"""A player's page: on a phone (390x844) the statistics of a Mil player fill nine columns,
 wider than the screen; they scroll sideways in their own box (they were cut off at the
-window's edge, the last columns out of reach)."""
+window's edge, the last columns out of reach). After one rated game its words are singular."""
 
 from __future__ import annotations
 
@@ -29,14 +29,19 @@ PLAYER = {
 }
 
 
-def test_the_statistics_scroll_sideways_on_a_phone(new_page, live_server, artifacts) -> None:  # type: ignore[no-untyped-def]
-    page = new_page(locale="es-ES", width=390, height=844)
-    page.route("**/api/players/*", lambda route: route.fulfill(json=PLAYER))
-    page.goto(live_server.url)
+def show_player(page, url: str, body: dict[str, object]) -> None:  # type: ignore[no-untyped-def]
+    """Open the page and the player page of ``body`` (the server's answer, given here) as a
+    name in the end window or the leaderboard opens it."""
+    page.route("**/api/players/*", lambda route: route.fulfill(json=body))
+    page.goto(url)
     page.wait_for_selector(f"{tid('newgame')}[open]")
     page.keyboard.press("Escape")
-    # (the page's own way to a player: a name in the end window, the leaderboard...)
     page.evaluate("() => import('/static/js/player.js').then((m) => m.showPlayer('Rosário'))")
+
+
+def test_the_statistics_scroll_sideways_on_a_phone(new_page, live_server, artifacts) -> None:  # type: ignore[no-untyped-def]
+    page = new_page(locale="es-ES", width=390, height=844)
+    show_player(page, live_server.url, PLAYER)
     table = page.locator(f"{tid('player')}[open] {tid('stats-mil')} table")
     table.wait_for()
     shot(page, artifacts, "player-page-phone-es")
@@ -52,4 +57,24 @@ def test_the_statistics_scroll_sideways_on_a_phone(new_page, live_server, artifa
     assert box.get_attribute("tabindex") == "0"
     widths = box.evaluate("(e) => [e.scrollWidth, e.clientWidth]")
     assert widths[0] > widths[1], widths
+    assert page.js_errors == []
+
+
+def test_one_rated_game_is_said_in_the_singular(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
+    one = {"date": "2026-12-04T10:00:00", "ordinal": 3.44, "before": 0.0, "place": 1}
+    rating = {
+        "pool": "mariage",
+        "ordinal": 3.44,
+        "mu": 28.1,
+        "sigma": 8.2,
+        "games": 1,
+        "provisional": True,
+        "history": [{**one, "players": 2, "table": 5, "abandoned": False}],
+    }
+    page = new_page(locale="pt-PT")
+    show_player(page, live_server.url, {**PLAYER, "stats": [], "ratings": [rating]})
+    chart = page.locator(f"{tid('rating-mariage')} {tid('rating-chart')}")
+    chart.wait_for()
+    assert chart.get_attribute("aria-label") == "Classificação em 1 jogo pontuável, de 0 a 3.4"
+    assert "após 1 jogo pontuável" in page.inner_text(tid("rating-mariage"))
     assert page.js_errors == []

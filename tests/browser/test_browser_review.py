@@ -34,6 +34,7 @@ from tapete.server.tables import TableManager
 TITLE = {"es": "Revisión de la mano {n}", "pt": "Revisão da mão {n}", "en": "Review of deal {n}"}
 BUTTON = {"es": "Revisar esta mano", "pt": "Rever esta mão", "en": "Review this deal"}
 TALON = {"es": "El talón tenía:", "pt": "O talão tinha:", "en": "The talon held:"}
+AFTER_ONE = {"es": "Tras 1 baza", "pt": "Após 1 vaza", "en": "After 1 trick"}
 CURVE = {
     "es": "Curva del valor con las cartas vistas",
     "pt": "Curva do valor com as cartas à vista",
@@ -89,6 +90,10 @@ def _check_review(page: Any, lang: str, data: dict[str, Any], talon: list[str] |
     assert len(known) >= 2
     assert curve.locator("circle").count() == len(known)
     assert curve.locator("path.line").get_attribute("d").startswith("M")
+    # each point says after how many tricks, one trick in the singular
+    if report["open_values"][1] is not None:
+        titles = curve.locator("circle title").evaluate_all("els => els.map(e => e.textContent)")
+        assert any(x.startswith(f"{AFTER_ONE[lang]}: ") for x in titles), titles
     # the talon as it was
     if talon is not None:
         group = page.locator(f"{box} {tid('review-talon')}")

@@ -33,7 +33,7 @@ export function ratingChart(history) {
   const hi = Math.max(...pts);
   const x = (i) => PAD.left + (i * (W - PAD.left - PAD.right)) / Math.max(1, pts.length - 1);
   const y = (n) => PAD.top + ((hi - n) * (H - PAD.top - PAD.bottom)) / (hi - lo || 1);
-  const label = t("rating_chart", { n: history.length, from: fmt(round(pts[0])), to: fmt(round(pts.at(-1))) });
+  const label = tCount("rating_chart", history.length, { n: history.length, from: fmt(round(pts[0])), to: fmt(round(pts.at(-1))) });
   const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "aria-label": label, "data-testid": "rating-chart" });
   svg.append(el("title", {}, label));
   svg.append(el("line", { x1: PAD.left, x2: W - PAD.right, y1: H - PAD.bottom, y2: H - PAD.bottom, class: "axis" }));

@@ -7,7 +7,7 @@
 
 import { fmt, h, hideDialog, isNone, openDialog } from "./dom.js";
 import { S, watching } from "./state.js";
-import { t } from "./i18n.js";
+import { t, tCount } from "./i18n.js";
 import { cardName, shownCard } from "./cards.js";
 import { actionText } from "./history.js";
 import { api } from "./session.js";
@@ -211,7 +211,7 @@ function curve(rep, currentTrick) {
     svg.append(el("text", { x: x(i), y: H - 6, "text-anchor": "middle", class: "tick" }, String(i)));
     if (isNone(v)) return;
     svg.append(el("circle", { cx: x(i), cy: y(v), r: i === currentTrick ? 5.5 : 3.5, class: i === currentTrick ? "point now" : "point" },
-      el("title", {}, `${t("review_after_trick", { n: i })}: ${fmt(v)}`)));
+      el("title", {}, `${tCount("review_after_trick", i, { n: i })}: ${fmt(v)}`)));
   });
   return h("figure", { class: "curvebox" }, svg, h("figcaption", { class: "note" }, `${t("review_curve")}: ${who}`));
 }
