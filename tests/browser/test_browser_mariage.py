@@ -29,6 +29,11 @@ def test_full_mariage_hand(new_page, live_server, artifacts, lang: str) -> None:
     page.click(tid("toggle-points"))
     assert page.inner_text(tid("my-points")) != ""
     shot(page, artifacts, f"mariage-{lang}-start")
+    # the sheet's headers are read whole (cut to "Puntos de…" both looked alike)
+    heads = page.locator(f"{tid('sheet')} th")
+    cut = heads.evaluate_all("els => els.filter(e => e.scrollWidth > e.clientWidth)")
+    assert cut == [], heads.all_inner_texts()
+    assert heads.nth(2).get_attribute("title") == heads.nth(2).inner_text().replace("\n", " ")
     log: list[str] = []
     play_until_deal_ends(page, random.Random(lang), log)
     assert "play" in log

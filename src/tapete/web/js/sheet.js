@@ -76,8 +76,8 @@ export function matchSheet(v) {
 // the table of a match's hands (rows with `game_points`), as scoreTable
 export function matchTable(v, rows = v.sheet || [], nameOf = playerName, testid = "sheet") {
   const table = h("table", { class: "sheet match", testid },
-    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, t("hand_winner")),
-      h("th", { scope: "col" }, t("game_points")), h("th", { scope: "col" }, t("card_points")))));
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"),
+      ["hand_winner", "game_points", "card_points"].map((k) => h("th", { scope: "col", title: t(k) }, t(k))))));
   const body = h("tbody");
   rows.forEach((r, i) => {
     body.append(h("tr", { testid: "sheet-row" }, h("td", {}, String(i + 1)),
