@@ -585,3 +585,41 @@ def test_a_forgotten_table_put_back_in_memory_gets_clocks_that_fire(make_app: Ma
         await manager.close()
 
     asyncio.run(main())
+
+
+def test_delayed_spectators_get_no_clocks_of_the_live_game(
+    app: Starlette, client: TestClient
+) -> None:
+    """The seat clocks say whose move it is now (the clock that runs), at the live game: a
+    spectator who sees the game N actions behind would see a clock run for a seat that is not
+    the one to act in their view, and learn from it who has passed (docs/dev/protocol.md:
+    never anything newer). Their views and presence carry no clocks; the seats' do."""
+    app.state.manager.now = FakeClock()
+    made = make_table(
+        client,
+        seats=[{"kind": "me"}, {"kind": "invited"}, {"kind": "invited"}],
+        seed=4,
+        max_deals=1,
+        spectator_delay=3,
+        clock={"move_s": 60},
+    )
+    tid = made["table"]
+    tokens = [made["token"]] + [
+        sit(client, tid, name, invite=made["invite"])["token"] for name in ("Bea", "Cid")
+    ]
+    with (
+        client.websocket_connect(f"/ws/{tid}?token={tokens[0]}") as w0,
+        client.websocket_connect(f"/ws/{tid}?token={tokens[1]}") as w1,
+        client.websocket_connect(f"/ws/{tid}?token={tokens[2]}") as w2,
+        client.websocket_connect(f"/ws/{tid}") as ws,
+    ):
+        sessions = {0: Session(w0), 1: Session(w1), 2: Session(w2)}
+        watcher = Session(ws)
+        play(app, tid, sessions, lambda: _live(app, tid).version >= 10, random.Random(3))
+        while watcher.version < _live(app, tid).version - 3:
+            watcher.receive()
+    assert not _live(app, tid).game.over
+    kinds = [r.message["type"] for r in watcher.log]
+    assert "view" in kinds and "presence" in kinds, kinds
+    assert [r.message["type"] for r in watcher.log if "clocks" in r.message] == []
+    assert all("clocks" in r.message for r in sessions[0].log if r.message["type"] == "view")

@@ -396,8 +396,9 @@ class Table:
             counts[listener.seat] = counts.get(listener.seat, 0) + 1
         return counts
 
-    def presence(self) -> JSON:
-        """The ``presence`` message: who sits where and how many connections each seat has."""
+    def presence(self, seat: int | None = 0) -> JSON:
+        """The ``presence`` message: who sits where and how many connections each seat has
+        (as ``seat`` may see it: ``shows_clocks``)."""
         counts = self.connected()
         out: JSON = {
             "type": "presence",
@@ -405,9 +406,15 @@ class Table:
             "seats": [s.public(n, counts.get(n, 0)) for n, s in enumerate(self.seats)],
             "spectators": counts.get(None, 0),
         }
-        if self.clocks is not None:
+        if self.shows_clocks(seat):
             out["clocks"] = self.clock_snapshot()
         return out
+
+    def shows_clocks(self, seat: int | None) -> bool:
+        """Whether ``seat``'s messages carry the seat clocks: not a delayed spectator's, whose
+        view is some actions behind: the clock running now is the live game's player to act,
+        who may not be the one to act in that view (it would tell, for one, who has passed)."""
+        return self.clocks is not None and not (seat is None and self.delayed)
 
     @property
     def takeover_level(self) -> str:
@@ -546,7 +553,7 @@ class Table:
             "sheet_from": sheet_from,
             "events": [e.for_viewer(seat) for e in events or ()],
         }
-        if self.clocks is not None:
+        if self.shows_clocks(seat):
             out["clocks"] = clocks if clocks is not None else self.clock_snapshot()
         return out
 
@@ -1085,8 +1092,10 @@ class TableManager:
         room); and the lobby."""
         if table.shared:
             text = message_text(table.presence())
+            # (a delayed spectator's has no clocks: Table.shows_clocks)
+            watched = message_text(table.presence(None)) if table.delayed else text
             for listener in list(table.listeners):
-                listener.push(text)
+                listener.push(watched if listener.seat is None else text)
         if table.listed:
             self.lobby_changed()
 
