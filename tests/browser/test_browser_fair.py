@@ -28,7 +28,11 @@ def test_the_commitment_is_shown_and_the_fairness_page_is_reachable(new_page, li
         other = page.context.new_page()
         other.goto(live_server.url + href)
         assert other.locator("h1").inner_text() == title
-        assert "tapete replay game.json" in other.locator("main").inner_text()
+        words = other.locator("main").inner_text()
+        assert "tapete replay game.json" in words
+        if lang == "es":  # the table's own words: "Jugadores del ordenador", "Mano 1"
+            assert "computadora" not in words and "Jugadores del ordenador" in words
+            assert "junto al número de mano" in words
         other.close()
 
 
