@@ -30,6 +30,9 @@ def test_the_commitment_is_shown_and_the_fairness_page_is_reachable(new_page, li
         assert other.locator("h1").inner_text() == title
         words = other.locator("main").inner_text()
         assert "tapete replay game.json" in words
+        # the table's padlock, drawn here too (no emoji: a box without an emoji font)
+        assert "\U0001f512" not in words
+        assert other.locator("main svg.lock[aria-hidden='true']").count() == 1
         if lang == "es":  # the table's own words: "Jugadores del ordenador", "Mano 1"
             assert "computadora" not in words and "Jugadores del ordenador" in words
             assert "junto al número de mano" in words
