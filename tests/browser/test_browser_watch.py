@@ -78,6 +78,11 @@ def test_watch_a_running_game(new_page, live_server, artifacts) -> None:
     en.goto(f"{live_server.url}/?watch=987654")
     en.wait_for_selector(f"{tid('newgame')}[open]")
     assert en.inner_text(tid("notice"))
+    # a replay link that names no table at all says so too, and offers the Games window
+    en.goto(f"{live_server.url}/?replay=abc")
+    en.wait_for_selector(f"{tid('newgame')}[open]")
+    assert en.inner_text(tid("notice"))
+    assert "replay=" not in en.url
     for page in (player, es, pt, en):
         assert page.js_errors == []
 

@@ -51,10 +51,10 @@ async function main() {
   window.addEventListener("resize", fitBoard);
   // a link to a finished game's replay (/?replay=ID): the replay opens over whatever the page
   // shows (the game this browser plays, else the Games window once the replay is closed)
-  const replay = new URLSearchParams(location.search).get("replay");
+  let replay = new URLSearchParams(location.search).get("replay");
   if (replay !== null) {
     if (/^[0-9]{1,18}$/.test(replay)) openReplay(Number(replay));
-    else leaveWatchUrl();
+    else { S.notice = t("no_such_table"); leaveWatchUrl(); replay = null; } // (as ?replay=999 says)
   }
   const join = new URLSearchParams(location.search).get("join");
   if (join !== null) { renderAll(); await showJoin(join); return; } // an invitation: "Sit down"
