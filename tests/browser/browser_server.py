@@ -41,14 +41,18 @@ class LiveServer:
         #: ``clock``: a ``ClockSettings`` for the tables created without one
         self.clock = clock
         #: the deal reviews; by default no background analysis of the games the tests
-        #: finish (a review asked for from the page would wait behind one), and quick ones
-        #: (open-handed only, as test_browser_review's): these tests check the pages, not the
-        #: analysis, and a full review (10 s of CPU) on a busy machine took over 120 s (the
-        #: replay test: 3 times in 8 runs on 2026-12-04, at niceness 10 and at 0 alike)
+        #: finish (a review asked for from the page would wait behind one), quick ones
+        #: (open-handed only, as test_browser_review's) and in a thread of the server: these
+        #: tests check the pages, not the analysis nor its process. In a worker process the
+        #: replay test's review still waited over 120 s in a whole CI run (2026-12-04, four
+        #: times in about ten runs: a full review at niceness 10 and at 0, then a quick one at
+        #: niceness 10): a new process spawned at niceness 10 has to import Tapete with a few
+        #: per cent of a core while both xdist workers keep the cores busy. The worker process
+        #: is covered by test_server_review's and test_browser_review's own servers.
         if review is None:
             from tapete.server.review import ReviewSettings
 
-            review = ReviewSettings(background=False, quick=True)
+            review = ReviewSettings(background=False, quick=True, process=False)
         self.review = review
         self.db_path = db_path
         self.port = port or free_port()

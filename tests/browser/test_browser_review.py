@@ -3,7 +3,9 @@ deal" in es, pt and en (the curve, a marked decision with the better choice, the
 steps from the keyboard); and a finished Mariage game reviewed from the game-over window.
 
 The server here analyses quickly (open-handed only, ``ReviewSettings(quick=True)``) in its
-worker process: the panel does not depend on how the losses were judged."""
+worker process, at the tests' own priority (a worker at the server's niceness 10, spawned
+while both xdist workers keep the cores busy, starved: browser_server.py): the panel does
+not depend on how the losses were judged."""
 
 from __future__ import annotations
 
@@ -53,7 +55,7 @@ STEP = {"es": "Paso {n} de {total}", "pt": "Passo {n} de {total}", "en": "Step {
 @pytest.fixture(scope="module")
 def review_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     path = tmp_path_factory.mktemp("review") / "tapete.sqlite"
-    server = LiveServer(path, review=ReviewSettings(quick=True, wait_s=30)).start()
+    server = LiveServer(path, review=ReviewSettings(quick=True, wait_s=30, nice=0)).start()
     yield server
     server.stop()
 
