@@ -724,6 +724,28 @@ def test_serve_refuses_a_computer_delay_out_of_range(
     assert stop.value.code == 2 and "--delay-ms" in capsys.readouterr().err
 
 
+def test_the_port_is_held_from_the_check_to_the_serving() -> None:
+    """``check_listen`` binds the socket the server then serves on: from the moment the
+    banner can name the port, no other program can bind it (with --port 0 the system's
+    choice was probed, let go and bound again, and could be taken in between)."""
+    import socket
+
+    from tapete.cli.serve import check_listen
+
+    sock, problem = check_listen("127.0.0.1", 0)
+    assert problem is None and sock is not None
+    try:
+        port = sock.getsockname()[1]
+        assert port != 0
+        with socket.socket() as other, pytest.raises(OSError):
+            other.bind(("127.0.0.1", port))
+    finally:
+        sock.close()
+    again, problem = check_listen("127.0.0.1", port)  # (let go: free again)
+    assert problem is None and again is not None
+    again.close()
+
+
 def test_serve_on_port_0_names_the_port_the_system_chose(tmp_path: Path) -> None:
     """``--port 0`` lets the system choose a free port: the banner names that port (it said
     0), at once even through a pipe, and the server answers there."""
@@ -756,7 +778,7 @@ def test_serve_on_port_0_names_the_port_the_system_chose(tmp_path: Path) -> None
         assert found, banner
         port = int(found.group(1))
         assert port != 0
-        for _ in range(600):  # (the banner comes just before the server binds the port)
+        for _ in range(600):  # (the banner comes before the server listens on its socket)
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/config", timeout=5) as r:
                     assert r.status == 200

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import io
 import re
+import socket
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -146,26 +147,24 @@ def _number(text: str) -> bool:
     return re.fullmatch(r"\s*[0-9]{1,9}(\.[0-9]{1,3})?\s*", text) is not None
 
 
-def check_listen(host: str, port: int) -> tuple[int, str | None]:
-    """The port the server will listen on, or why it could not listen on ``host:port``
-    (checked before the server prints that it is running). ``--port 0`` asks the system for
-    a free port: the one it gives now, so that the banner names the port the server really
-    listens on (the server binds it again a moment later, as it does a port that was given)."""
-    import socket
-
+def check_listen(host: str, port: int) -> tuple[socket.socket | None, str | None]:
+    """The socket the server will listen on, bound to ``host:port`` now (before the server
+    prints that it is running), or why it cannot be. ``--port 0`` asks the system for a
+    free port: the banner names the one this socket got, and the server serves on this
+    very socket, so no other program can take the port in between."""
     try:
         family, kind, proto, _, addr = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
     except OSError:
-        return port, f"--host {host!r} is not an address of this machine"
-    with socket.socket(family, kind, proto) as sock:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind(addr)
-        except OSError as exc:
-            reason = exc.strerror or str(exc)
-            return port, f"cannot listen on {host} port {port}: {reason} (try another --port)"
-        chosen: int = sock.getsockname()[1]
-    return chosen, None
+        return None, f"--host {host!r} is not an address of this machine"
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(addr)
+    except OSError as exc:
+        sock.close()
+        reason = exc.strerror or str(exc)
+        return None, f"cannot listen on {host} port {port}: {reason} (try another --port)"
+    return sock, None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -174,10 +173,12 @@ def run(args: argparse.Namespace) -> int:
     problem = None if args.db is None else check_db(args.db)
     clock, clock_problem = check_clock(args.clock, args.grace_seconds, args.abandon_seconds)
     problem = problem or clock_problem or check_proxies(args.trusted_proxies)
-    port, listen_problem = check_listen(args.host, args.port)
-    problem = problem or listen_problem
-    if problem:
-        return fail("serve", problem)
+    sock, listen_problem = None, None
+    if not problem:
+        sock, listen_problem = check_listen(args.host, args.port)
+        problem = listen_problem
+    if problem or sock is None:
+        return fail("serve", problem or "no socket to listen on")
     from tapete.server.db import DatabaseError
 
     if isinstance(sys.stdout, io.TextIOWrapper):
@@ -188,7 +189,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         return run_serve(
             host=args.host,
-            port=port,
+            port=sock.getsockname()[1],
+            sock=sock,
             db=args.db,
             delay_ms=args.delay_ms,
             trusted_hosts=_names(args.trusted_hosts),
@@ -199,6 +201,8 @@ def run(args: argparse.Namespace) -> int:
         )
     except DatabaseError as exc:  # unreachable, or a driver missing: what and where
         return fail("serve", str(exc))
+    finally:
+        sock.close()
 
 
 def _names(text: str | None) -> tuple[str, ...] | None:

@@ -12,6 +12,7 @@ import logging
 import os
 import re
 import signal
+import socket
 import threading
 import time
 from collections import deque
@@ -1236,10 +1237,12 @@ def run_serve(
     secure_cookies: bool = False,
     trusted_proxies: Iterable[str] = (),
     clock: ClockSettings | None = None,
+    sock: socket.socket | None = None,
 ) -> int:
     """``tapete serve``: print the address and the database, then serve until Ctrl-C.
     ``trusted_hosts`` None: :func:`default_trusted_hosts`; ``clock``: the clock of the
-    tables created without one (``--clock``, ``--grace-seconds``). Raises
+    tables created without one (``--clock``, ``--grace-seconds``); ``sock``: a socket
+    already bound to ``host:port`` to serve on (the CLI binds it before the banner). Raises
     :class:`~tapete.server.db.DatabaseError` when the database cannot be used."""
     import uvicorn
 
@@ -1271,7 +1274,8 @@ def run_serve(
     print("Press Ctrl-C to stop.")
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     exit_through_python_on_sigterm()
-    uvicorn.Server(uvicorn_config(app, host, port, limits, log_level="warning")).run()
+    server = uvicorn.Server(uvicorn_config(app, host, port, limits, log_level="warning"))
+    server.run(sockets=None if sock is None else [sock])
     return 0
 
 
