@@ -5,7 +5,7 @@ sees its move time count down."""
 
 from __future__ import annotations
 
-from browser_helpers import open_lobby, shot, tid, wait_playing
+from browser_helpers import open_lobby, shot, sit_down, tid, wait_playing
 
 
 def test_a_clock_chosen_in_the_lobby_is_shown_and_counts_down(
@@ -65,3 +65,27 @@ def test_a_clock_chosen_in_the_lobby_is_shown_and_counts_down(
     )
     shot(ana, artifacts, "room-clock-running")
     assert not ana.js_errors and not bea.js_errors and not cid.js_errors
+
+
+def test_a_clock_without_a_bank_says_nothing_of_one(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
+    """15 s a move and no time bank: the seat to act sees its move time alone (it said
+    "bank 0 s" at every move), in its language."""
+    ana = new_page(locale="es-ES")
+    open_lobby(ana, live_server.url, "Ana")
+    ana.click(tid("lobby-choose-mariage-mariage"))
+    ana.select_option(tid("seat-choice-1"), "invited")
+    ana.get_by_label("Tiempo por jugada").select_option("15")
+    ana.click(tid("create-table"))
+    ana.wait_for_selector(tid("waiting"))
+    bea = new_page(locale="pt-PT")
+    sit_down(bea, ana.input_value(tid("invite-link")), "Bea")
+    wait_playing(ana, bea)
+    turn = ana.evaluate("() => window.tapete.view.turn")
+    for page, yes, no in ((ana, "s para jugar", "reserva"), (bea, "s para jogar", "reserva")):
+        page.wait_for_function("() => window.tapete.clocks && window.tapete.clocks.seats")
+        assert page.evaluate("() => window.tapete.clocks.clock.bank_s") == 0
+        note = tid(f"clock-{turn}")
+        page.wait_for_selector(note)
+        text = page.inner_text(note)
+        assert yes in text and no not in text, text
+        assert not page.js_errors

@@ -74,7 +74,10 @@ function clockNote(seat) {
   else if (c.grace !== null) text = t("clock_grace", { s: left(c.grace) });
   else if (c.running && c.move !== null) {
     const gone = (performance.now() - S.clocksAt) / 1000;
-    text = t("clock_move", { s: left(c.move), bank: Math.max(0, Math.ceil((c.bank ?? 0) - Math.max(0, gone - c.move))) });
+    // a table without a time bank says nothing of one (a bank used up still says 0 s)
+    text = S.clocks.clock?.bank_s
+      ? t("clock_move", { s: left(c.move), bank: Math.max(0, Math.ceil((c.bank ?? 0) - Math.max(0, gone - c.move))) })
+      : t("clock_move_only", { s: left(c.move) });
   }
   return text ? h("span", { class: "clocknote", testid: `clock-${seat}` }, ` · ${text}`) : null;
 }
