@@ -143,13 +143,17 @@ def test_a_view_after_any_action_is_the_view_of_a_game_built_afresh(name: str, s
                 assert json.dumps(view) == json.dumps(fresh.view(seat)), (profile, seat, actions)
 
 
+#: a point of a game for ``game_after`` (Hypothesis draws its arguments)
+GAME_POINTS = {
+    "name": st.sampled_from(NAMES),
+    "profile": st.integers(0, 2),
+    "seed": st.integers(0, 2**32),
+    "steps": st.integers(0, 400),
+}
+
+
 @settings(max_examples=25, deadline=None)
-@given(
-    name=st.sampled_from(NAMES),
-    profile=st.integers(0, 2),
-    seed=st.integers(0, 2**32),
-    steps=st.integers(0, 400),
-)
+@given(**GAME_POINTS)
 def test_views_at_once_are_the_views_one_by_one(
     name: str, profile: int, seed: int, steps: int
 ) -> None:
@@ -165,13 +169,7 @@ def test_views_at_once_are_the_views_one_by_one(
 
 
 @settings(max_examples=40, deadline=None)
-@given(
-    name=st.sampled_from(NAMES),
-    profile=st.integers(0, 2),
-    seed=st.integers(0, 2**32),
-    steps=st.integers(0, 400),
-    stop=st.booleans(),
-)
+@given(**GAME_POINTS, stop=st.booleans())
 def test_view_parts_put_together_are_the_views(
     name: str, profile: int, seed: int, steps: int, stop: bool
 ) -> None:

@@ -38,15 +38,12 @@ JSON = dict[str, Any]
 DealCards = tuple[list[list[int]], list[int]]
 
 
-def split_views(
-    views: Sequence[JSON], own_keys: frozenset[str], seats: Sequence[int | None]
-) -> tuple[JSON, list[JSON]]:
-    """``Game.view_parts`` from whole views (of ``seats``; with no seat, any one view for the
-    shared part): the keys outside ``own_keys`` from the first view, and each seat's values
-    of ``own_keys``, for an engine whose views differ between seats only in those keys."""
+def split_views(views: Sequence[JSON], own_keys: frozenset[str]) -> tuple[JSON, list[JSON]]:
+    """``Game.view_parts`` from whole ``views`` (at least one), for an engine whose views
+    differ between seats only in ``own_keys``: the other keys, from the first view, and
+    each view's ``own_keys``."""
     shared = {k: v for k, v in views[0].items() if k not in own_keys}
-    owns = [{k: v for k, v in view.items() if k in own_keys} for view in views[: len(seats)]]
-    return shared, owns
+    return shared, [{k: v for k, v in view.items() if k in own_keys} for view in views]
 
 
 @runtime_checkable

@@ -321,7 +321,9 @@ class MariageGame:
     def view_parts(self, seats: Sequence[int | None]) -> tuple[JSON, list[JSON]]:
         """``views(seats)`` in two parts, as ``Game.view_parts`` says: what every seat sees
         alike, and each seat's own keys (:data:`_OWN_KEYS`)."""
-        return split_views(self.views(seats) if seats else [self.view(None)], _OWN_KEYS, seats)
+        if not seats:  # (the shared part all the same: a spectator's view has it)
+            return split_views([self.view(None)], _OWN_KEYS)[0], []
+        return split_views(self.views(seats), _OWN_KEYS)
 
     def _public_view(self) -> tuple[JSON, JSON]:
         """The match's lists every view holds, and the hand's ``State.public_view``."""

@@ -327,9 +327,9 @@ class MilGame:
         game, deal = self._public_view()
         st = self.state
         if st is None or deal is None:
-            shared, _ = _no_deal_keys()
-            owns = [{"seat": seat, **_no_deal_keys()[1]} for seat in seats]
-            return {**game, **shared}, owns
+            return {**game, **_no_deal_shared()}, [
+                {"seat": seat, **_no_deal_own()} for seat in seats
+            ]
         owns = []
         for seat in seats:
             own: dict[str, Any] = {"seat": seat, **st.seat_view(seat)}
@@ -387,9 +387,8 @@ class MilGame:
         v: dict[str, Any] = {"game": game["game"], "profile": game["profile"], "seat": seat, **game}
         st = self.state
         if st is None or deal is None:
-            shared, own = _no_deal_keys()
-            v.update(shared)
-            v.update(own)
+            v.update(_no_deal_shared())
+            v.update(_no_deal_own())
             return v
         # the deal's part of the view after the game's, whose keys keep their places and
         # win (phase "over", turn None once over: _GAME_WINS)
@@ -406,10 +405,10 @@ def _stopped(view: dict[str, Any]) -> None:
     view.update(legal=[], redeal_reasons=[], redeal_cards={})
 
 
-def _no_deal_keys() -> tuple[dict[str, Any], dict[str, Any]]:
-    """The deal's keys of a view between deals (fresh values): those every seat sees alike,
-    and a seat's own (``State.public_view`` and ``State.seat_view`` of no deal)."""
-    shared: dict[str, Any] = {
+def _no_deal_shared() -> dict[str, Any]:
+    """The deal's keys of a view between deals that every seat sees alike (fresh values:
+    ``State.public_view`` of no deal)."""
+    return {
         "hand_counts": [0, 0, 0],
         "bids": [],
         "high_bid": None,
@@ -427,7 +426,12 @@ def _no_deal_keys() -> tuple[dict[str, Any], dict[str, Any]]:
         "captured_points": [0, 0, 0],
         "talon_points": None,
     }
-    own: dict[str, Any] = {
+
+
+def _no_deal_own() -> dict[str, Any]:
+    """A seat's own keys of a view between deals (fresh values: ``State.seat_view`` of no
+    deal)."""
+    return {
         "legal": [],
         "hand": [],
         "given": [],
@@ -438,7 +442,6 @@ def _no_deal_keys() -> tuple[dict[str, Any], dict[str, Any]]:
         "bid_limit_reason": None,
         "hand_points": None,
     }
-    return shared, own
 
 
 #: the keys of both parts of a view, the game's and the deal's (``State.view``): the game's
