@@ -147,15 +147,15 @@ def _number(text: str) -> bool:
     return re.fullmatch(r"\s*[0-9]{1,9}(\.[0-9]{1,3})?\s*", text) is not None
 
 
-def check_listen(host: str, port: int) -> tuple[socket.socket | None, str | None]:
+def check_listen(host: str, port: int) -> socket.socket | str:
     """The socket the server will listen on, bound to ``host:port`` now (before the server
-    prints that it is running), or why it cannot be. ``--port 0`` asks the system for a
+    prints that it is running), or why it cannot be (a sentence). ``--port 0`` asks the system for a
     free port: the banner names the one this socket got, and the server serves on this
     very socket, so no other program can take the port in between."""
     try:
         family, kind, proto, _, addr = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
     except OSError:
-        return None, f"--host {host!r} is not an address of this machine"
+        return f"--host {host!r} is not an address of this machine"
     sock = socket.socket(family, kind, proto)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
@@ -163,8 +163,8 @@ def check_listen(host: str, port: int) -> tuple[socket.socket | None, str | None
     except OSError as exc:
         sock.close()
         reason = exc.strerror or str(exc)
-        return None, f"cannot listen on {host} port {port}: {reason} (try another --port)"
-    return sock, None
+        return f"cannot listen on {host} port {port}: {reason} (try another --port)"
+    return sock
 
 
 def run(args: argparse.Namespace) -> int:
@@ -173,12 +173,11 @@ def run(args: argparse.Namespace) -> int:
     problem = None if args.db is None else check_db(args.db)
     clock, clock_problem = check_clock(args.clock, args.grace_seconds, args.abandon_seconds)
     problem = problem or clock_problem or check_proxies(args.trusted_proxies)
-    sock, listen_problem = None, None
-    if not problem:
-        sock, listen_problem = check_listen(args.host, args.port)
-        problem = listen_problem
-    if problem or sock is None:
-        return fail("serve", problem or "no socket to listen on")
+    if problem:
+        return fail("serve", problem)
+    sock = check_listen(args.host, args.port)
+    if isinstance(sock, str):
+        return fail("serve", sock)
     from tapete.server.db import DatabaseError
 
     if isinstance(sys.stdout, io.TextIOWrapper):
