@@ -177,8 +177,8 @@ def bench_inserts(rows: int, directory: Path) -> None:
 class Counter:
     """A table listener that only counts what it is sent."""
 
-    def __init__(self, seat: int | None) -> None:
-        self.seat = seat
+    def __init__(self, seat: int | None, patches: bool = False) -> None:
+        self.seat, self.patches = seat, patches
         self.messages = 0
         self.bytes = 0
 
@@ -193,7 +193,7 @@ class Counter:
 def bench_act(actions: int, directory: Path) -> None:
     print("3. TableManager.act at 30 tables of three people, five listeners each")
 
-    async def run(together: bool, name: str) -> tuple[float, int, int]:
+    async def run(together: bool, name: str, patches: bool = False) -> tuple[float, int, int, int]:
         app = create_app(f"sqlite:///{directory / name}", 0)
         manager: TableManager = app.state.manager
         tables, listeners = [], []
@@ -213,7 +213,7 @@ def bench_act(actions: int, directory: Path) -> None:
             loaded = await manager.load(table.id)
             assert loaded is not None
             for seat in (0, 1, 2, None, None):
-                listener = Counter(seat)
+                listener = Counter(seat, patches)
                 manager.attach(loaded, listener)
                 listeners.append(listener)
             tables.append(loaded)
@@ -241,12 +241,16 @@ def bench_act(actions: int, directory: Path) -> None:
         cpu = time.process_time() - start
         await manager.close()
         manager.engine.dispose()
-        return 1e3 * cpu / done, sum(x.messages for x in listeners), done
+        sent = sum(x.messages for x in listeners)
+        return 1e3 * cpu / done, sent, sum(x.bytes for x in listeners), done
 
-    base, _, _ = asyncio.run(run(False, "one-by-one.sqlite3"))
-    now, sent, done = asyncio.run(run(True, "together.sqlite3"))
+    base, _, _, _ = asyncio.run(run(False, "one-by-one.sqlite3"))
+    now, sent, size, done = asyncio.run(run(True, "together.sqlite3"))
     line("per action: one table at a time -> together", base * 1000, now * 1000, "us")
     print(f"  ({done} actions together, {sent} messages to the listeners)")
+    patched, psent, psize, _ = asyncio.run(run(True, "patches.sqlite3", patches=True))
+    line("per action together: whole views -> patches", now * 1000, patched * 1000, "us")
+    line("bytes per message: whole views -> patches", size / sent, psize / psent, "B")
 
 
 class NullTransport(asyncio.Transport):

@@ -75,6 +75,8 @@ class Settings:
     #: a game over, the table's people wait this long before the next one (not flat out)
     pause: tuple[float, float] = (5.0, 20.0)
     flat_out: bool = False
+    #: the clients ask for patches after the first view (``patches=1``); False: whole views
+    patches: bool = True
     spectators: int = 2
     reconnect: float = 0.1
     drop_every: tuple[float, float] = (10.0, 30.0)
@@ -316,7 +318,7 @@ async def player(
     """One person's seat: play until the game is over or the run stops, dropping the socket
     when ``person`` is due to."""
     st = run.stats
-    url = f"{run.ws_base}/ws/{table.id}?token={token}"
+    url = f"{run.ws_base}/ws/{table.id}?token={token}&patches={int(run.s.patches)}"
     client = Client(seat, rng)
     if person.drop_at <= time.monotonic():  # (fell due between two games: from now on)
         person.dropped()
@@ -340,23 +342,29 @@ async def player(
             await asyncio.sleep(rng.uniform(0.1, 0.5))
 
 
-#: the head of a view message as the server writes it (``tables.message_text``: compact JSON,
-#: ``type`` then ``version`` first); a message that does not match is read whole
-_VIEW_HEAD = re.compile(r'\{"type":"view","version":(\d+),')
+#: the head of a view or patch message as the server writes it (``tables.message_text``:
+#: compact JSON, ``type`` then ``version`` first); a message that does not match is read whole
+_VIEW_HEAD = re.compile(r'\{"type":"(view|patch)","version":(\d+),')
 
 
-def view_version(text: str, seat: int | None) -> int | None:
-    """The version of a ``view`` message that needs no reading (so not parsed: a client's JSON
-    and its freeing were a third of the clients' CPU), else None: the game is not over in
-    it and, for ``seat``, it is not that seat's turn. A filter on the text that may only
-    say "read it" wrongly (``"turn":0`` inside an event, say), never "skip it" wrongly: a
-    view whose turn is ``seat`` holds ``"turn":seat``, an ended game ``"over":true``."""
+def view_version(text: str, seat: int | None, my_turn: bool = False) -> int | None:
+    """The version of a ``view`` or ``patch`` message that needs no reading (so not parsed: a
+    client's JSON and its freeing were a third of the clients' CPU), else None: the game is
+    not over in it and, for ``seat``, it is not that seat's turn. A filter on the text that
+    may only say "read it" wrongly (``"turn":0`` inside an event, say), never "skip it"
+    wrongly: a view whose turn is ``seat`` holds ``"turn":seat``, an ended game
+    ``"over":true``. A patch holds only what changed: one that neither makes it ``seat``'s
+    turn, nor gives it legal actions (``"legal":[{``: a seat's are empty but on its turn),
+    nor ends the game, needs no reading, unless it was ``seat``'s turn (``my_turn``) and the
+    patch leaves the turn as it was: the seat acts again on the same choices."""
     head = _VIEW_HEAD.match(text)
     if head is None or '"over":true' in text:
         return None
     if seat is not None and f'"turn":{seat}' in text:
         return None
-    return int(head.group(1))
+    if head.group(1) == "patch" and ('"legal":[{' in text or (my_turn and '"turn":' not in text)):
+        return None
+    return int(head.group(2))
 
 
 class Watch:
@@ -434,6 +442,8 @@ async def _play(run: Run, ws: Any, table: Table, client: Client, drop_at: float)
     in_sync = False
     client.pending = False
     latest = -1
+    #: what the client acts on, of the view it holds (a patch changes some of it)
+    held: dict[str, Any] = {}
     while True:
         if run.watch.due(drop_at, None):
             return drop_at <= run.deadline and not run.stopping
@@ -445,8 +455,10 @@ async def _play(run: Run, ws: Any, table: Table, client: Client, drop_at: float)
         if not (first or in_sync or waiting_sync):
             # (the common message: another seat's action, or ours; the same bookkeeping as
             # a view read whole below, which would find it neither over nor our turn)
-            known = view_version(text, seat)
+            my_turn = held.get("turn") == seat and bool(held.get("legal"))
+            known = view_version(text, seat, my_turn)
             if known is not None:
+                held = {}  # (neither over nor our turn: all the client acts on)
                 run.size("later", len(text))
                 client.saw(run, table, known, now)
                 latest = max(latest, known)
@@ -461,7 +473,7 @@ async def _play(run: Run, ws: Any, table: Table, client: Client, drop_at: float)
         elif kind == "events" or (kind == "view" and in_sync):
             category = "sync"
         else:
-            category = "later" if kind == "view" else "other"
+            category = "later" if kind in ("view", "patch") else "other"
         first = False
         run.size(category, len(text))
         if kind == "error":
@@ -473,7 +485,7 @@ async def _play(run: Run, ws: Any, table: Table, client: Client, drop_at: float)
             in_sync = True
             if waiting_sync:
                 st.reconnect_latencies.append(now - opened)
-        if kind not in ("view", "events"):
+        if kind not in ("view", "patch", "events"):
             continue
         version = int(m["version"])
         client.saw(run, table, version, now)
@@ -486,7 +498,8 @@ async def _play(run: Run, ws: Any, table: Table, client: Client, drop_at: float)
         if version < latest:
             continue
         latest = version
-        view = m["view"]
+        # (a patch holds only what changed)
+        view = held = m["view"] if kind == "view" else {**held, **m["view"]}
         if view.get("over"):
             table.over = True
             return False
@@ -506,7 +519,7 @@ async def _play(run: Run, ws: Any, table: Table, client: Client, drop_at: float)
 
 async def spectator(run: Run, table: Table) -> None:
     """A watcher of the table: counts what it receives until the game is over."""
-    url = f"{run.ws_base}/ws/{table.id}"
+    url = f"{run.ws_base}/ws/{table.id}?patches={int(run.s.patches)}"
     try:
         async with _connect(url) as ws:
             run.stats.connections += 1
@@ -524,15 +537,14 @@ async def spectator(run: Run, table: Table) -> None:
                         continue
                     m = orjson.loads(text)
                     kind = m.get("type")
-                    run.size(
-                        "first" if first else "later" if kind == "view" else "other", len(text)
-                    )
+                    later = kind in ("view", "patch")
+                    run.size("first" if first else "later" if later else "other", len(text))
                     if first:
                         run.opened(table)
                     first = False
                     if kind == "error":
                         run.error(str(m.get("code")))
-                    elif kind == "view" and m["view"].get("over"):
+                    elif later and m["view"].get("over"):
                         break
             finally:
                 run.watch.remove(ws)
@@ -987,6 +999,11 @@ def parse_args(argv: list[str] | None = None) -> tuple[Settings, argparse.Namesp
         "--pause", type=_pair, default=(5.0, 20.0), help="between a table's games LOW-HIGH s"
     )
     p.add_argument("--flat-out", action="store_true", help="no think time, no pause")
+    p.add_argument(
+        "--whole-views",
+        action="store_true",
+        help="the clients ask for whole views, not patches (patches=0: the protocol before)",
+    )
     p.add_argument("--spectators", type=int, default=2, help="spectators a table")
     p.add_argument("--reconnect", type=float, default=0.1, help="share of dropping clients")
     p.add_argument("--drop-every", type=_pair, default=(10.0, 30.0), help="LOW-HIGH s")
@@ -1033,6 +1050,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Settings, argparse.Namesp
         think=a.think,
         pause=a.pause,
         flat_out=a.flat_out,
+        patches=not a.whole_views,
         spectators=a.spectators,
         reconnect=a.reconnect,
         drop_every=a.drop_every,

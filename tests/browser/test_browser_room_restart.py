@@ -60,11 +60,12 @@ def watch_frames(page) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
 
 
 def seen_actions(frames: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
-    """Version -> the action event the page was shown at that version (in a ``view`` message,
-    or in the ``events`` catch-up after a reconnection); one action per version."""
+    """Version -> the action event the page was shown at that version (in a ``view`` or
+    ``patch`` message, or in the ``events`` catch-up after a reconnection); one action per
+    version."""
     out: dict[int, dict[str, Any]] = {}
     for m in frames:
-        if m.get("type") == "view":
+        if m.get("type") in ("view", "patch"):
             batches = [(m["version"], m.get("events") or [])]
         elif m.get("type") == "events":
             batches = [(s["version"], s["events"]) for s in m["steps"]]

@@ -20,6 +20,7 @@ from tapete.games import kind
 from tapete.server.db import ActionRow, SecretRow, TableRow
 from tapete.server.fairness import load_key
 from tapete.server.limits import Limits
+from tapete.server.patches import patched
 from tapete.server.tables import game_of
 
 if TYPE_CHECKING:
@@ -183,9 +184,19 @@ class Session:
     #: True from sending an action until a view of a later version arrives
     waiting: bool = False
     acted_at: int = -1
+    #: the ``patch`` messages received (logged as the whole views they make)
+    patches: list[dict[str, Any]] = field(default_factory=list)
 
     def receive(self) -> dict[str, Any]:
         m: dict[str, Any] = self.ws.receive_json()
+        if m["type"] == "patch":
+            # (a connection with patches=1: the patch as the whole view it makes, the patch
+            # itself kept apart for the schema checks)
+            self.patches.append(m)
+            assert self.view is not None and m["patch_of"] == self.version, (m, self.version)
+            view = patched(self.view, m["view"], m["removed"], m["sheet_from"])
+            rest = {k: v for k, v in m.items() if k not in ("patch_of", "removed")}
+            m = {**rest, "type": "view", "view": view, "sheet_from": 0}
         if m["type"] in ("view", "hint"):
             self.version = m["version"]
         if m["type"] == "view":

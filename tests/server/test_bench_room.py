@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -60,10 +61,11 @@ def test_bench_room_plays_two_tables_and_reports_every_figure(
 
 
 def test_view_filter_never_skips_a_message_the_client_must_read(tmp_path: Path) -> None:
-    """The clients skip parsing a view that is neither over nor their turn
+    """The clients skip parsing a view or patch that is neither over nor their turn
     (``bench_room.view_version``): over every message of real games (Mil with a spectator,
-    Mariage), a skipped message is a view with that version, not over, not the seat's turn;
-    and most are skipped (the filter is worth having)."""
+    Mariage), to connections with whole views and with patches, a skipped message leaves a
+    view that is not over and not the seat's turn; and most are skipped (the filter is
+    worth having)."""
     import asyncio
     import random
 
@@ -75,10 +77,11 @@ def test_view_filter_never_skips_a_message_the_client_must_read(tmp_path: Path) 
     from server_helpers import people_table
 
     from tapete.server.app import create_app
+    from tapete.server.patches import patched
 
     class Listener:
-        def __init__(self, seat: int | None) -> None:
-            self.seat, self.texts = seat, list[str]()
+        def __init__(self, seat: int | None, patches: bool) -> None:
+            self.seat, self.patches, self.texts = seat, patches, list[str]()
 
         def push(self, text: str) -> None:
             self.texts.append(text)
@@ -91,7 +94,7 @@ def test_view_filter_never_skips_a_message_the_client_must_read(tmp_path: Path) 
         manager = app.state.manager
         table = people_table(manager, game, seed, "club" if game == "mil" else "mariage")
         loaded = await manager.load(table.id)
-        listeners = [Listener(s) for s in [*range(seats), None]]
+        listeners = [Listener(s, p) for s in [*range(seats), None] for p in (False, True)]
         for listener in listeners:
             manager.attach(loaded, listener)
         rng = random.Random(seed)
@@ -102,21 +105,31 @@ def test_view_filter_never_skips_a_message_the_client_must_read(tmp_path: Path) 
         manager.engine.dispose()
         return listeners
 
-    skipped = read = 0
+    def mine(view: dict[str, Any], seat: int | None) -> bool:
+        return seat is not None and view.get("turn") == seat and bool(view.get("legal"))
+
+    skipped = {False: 0, True: 0}
+    read = {False: 0, True: 0}
     for game, seats, seed in (("mil", 3, 1), ("mil", 3, 2), ("mariage", 2, 3)):
         for listener in asyncio.run(play(game, seats, seed)):
-            for text in listener.texts:
+            view: dict[str, Any] = {}
+            for n, text in enumerate(listener.texts):
                 message = json.loads(text)
-                known = bench_room.view_version(text, listener.seat)
+                kinds = message["type"]
+                my_turn = mine(view, listener.seat)
+                known = bench_room.view_version(text, listener.seat, my_turn) if n else None
+                if kinds == "view":
+                    view = message["view"]
+                elif kinds == "patch":
+                    view = patched(view, message["view"], message["removed"])
                 if known is None:
-                    read += 1
+                    read[listener.patches] += 1
                     continue
-                skipped += 1
-                assert message["type"] == "view" and message["version"] == known
-                assert not message["view"].get("over")
-                if listener.seat is not None:
-                    assert message["view"].get("turn") != listener.seat
-    assert skipped > 2 * read, (skipped, read)
+                skipped[listener.patches] += 1
+                assert kinds in ("view", "patch") and message["version"] == known
+                assert not view.get("over") and not mine(view, listener.seat)
+    for patches in (False, True):
+        assert skipped[patches] > 2 * read[patches], (patches, skipped, read)
 
 
 @pytest.mark.timeout(60)

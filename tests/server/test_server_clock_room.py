@@ -484,6 +484,8 @@ def test_a_restart_builds_the_clocks_again_and_the_computers_play_on(make_app: M
 class _Ear:
     """A listener that keeps nothing."""
 
+    patches = False
+
     def __init__(self, seat: int | None) -> None:
         self.seat = seat
 

@@ -22,6 +22,8 @@ from tapete.server.tables import Table, TableError, TableManager
 class Ear:
     """A listener of a table that keeps the messages it is sent."""
 
+    patches = False
+
     def __init__(self, seat: int | None) -> None:
         self.seat = seat
         self.texts: list[str] = []

@@ -334,6 +334,7 @@ def test_casa_rules_pages_take_their_numbers_from_the_profile(client: TestClient
 
 class _Listener:
     seat: int | None = None
+    patches = False
 
     def __init__(self) -> None:
         self.texts: list[str] = []

@@ -62,6 +62,9 @@ def check_schemas(*sessions: Session) -> int:
             schema = schema_of("server", item.message)
             jsonschema_rs.validate(schema, item.message)
             count += 1
+        for message in session.patches:
+            jsonschema_rs.validate(schema_of("server", message), message)
+            count += 1
     return count
 
 
@@ -179,10 +182,10 @@ def test_three_people_a_second_tab_and_a_spectator_play_a_whole_game(
     assert "token" not in json.dumps(info["seats"])
     with (
         client.websocket_connect(f"/ws/{tid}?token={tokens[0]}") as a,
-        client.websocket_connect(f"/ws/{tid}?token={tokens[0]}") as a2,
+        client.websocket_connect(f"/ws/{tid}?token={tokens[0]}&patches=1") as a2,
         client.websocket_connect(f"/ws/{tid}?token={tokens[1]}") as b,
-        client.websocket_connect(f"/ws/{tid}?token={tokens[2]}") as c,
-        client.websocket_connect(f"/ws/{tid}") as w,
+        client.websocket_connect(f"/ws/{tid}?token={tokens[2]}&patches=1") as c,
+        client.websocket_connect(f"/ws/{tid}?patches=1") as w,
     ):
         people = {0: [Session(a), Session(a2)], 1: [Session(b)], 2: [Session(c)]}
         room = Room(app, tid, people)
@@ -204,8 +207,14 @@ def test_three_people_a_second_tab_and_a_spectator_play_a_whole_game(
             assert check_no_leak(app, tid, s.log, seat) > 50
     assert check_no_leak(app, tid, room.watchers[0].log, None) > 20
     assert check_schemas(*room.everyone()) > 200
-    # both tabs of seat 0 followed every version
+    # both tabs of seat 0 followed every version, the second by patches (patches=1): the
+    # same events, and the same view at the end
     assert live_steps(people[0][0]) == live_steps(people[0][1])
+    assert people[0][0].view == people[0][1].view
+    for s in (people[0][1], people[2][0], room.watchers[0]):
+        assert len(s.patches) > final // 2, len(s.patches)
+        assert all(set(p["view"]) != set(s.view) for p in s.patches)  # (not whole views)
+    assert not people[0][0].patches and not people[1][0].patches
     assert sorted(live_steps(people[0][0])) == list(range(1, final + 1))
     # the database holds the seats: names and tokens come back after a restart
     with app.state.manager.sessions() as session:

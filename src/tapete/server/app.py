@@ -387,6 +387,8 @@ class Connection:
         self.send_now: Callable[[str], bool] | None = extensions.get(SEND_TEXT)
         self.language = language
         self.seat: int | None = None
+        #: sent patches after its first view (``patches=1``: tapete.server.patches)
+        self.patches = False
         #: messages (or a close code) waiting behind a send that suspended
         self.outbox: deque[str | int] = deque()
         self.max_queue = max_queue
@@ -928,6 +930,10 @@ class Server:
         conn.seat = table.seat_for_token(token)
         if token and conn.seat is None:
             conn.error("bad_token", "this token does not belong to this table: you are watching")
+        patches = websocket.query_params.get("patches", "0")
+        conn.patches = patches == "1"
+        if patches not in ("0", "1"):
+            conn.error("bad_message", f"patches={patches[:20]!r} must be 0 or 1: whole views")
         if conn.seat is not None:
             self.manager.mark_opened(table)
         elif not table.spectators:
@@ -970,6 +976,7 @@ class Server:
             return
         if kind == "sync":
             await self.manager.settled(table)
+            table.patched.discard(conn)  # (a whole view: the next broadcast's is whole too)
             if "since" in data:
                 for message in self.manager.catch_up(table, conn.seat, data["since"]):
                     conn.push_json(message)

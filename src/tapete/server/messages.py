@@ -172,6 +172,19 @@ SERVER: dict[str, Schema] = {
         },
         ["version", "view", "sheet_from", "events"],
     ),
+    "patch": _message(
+        "patch",
+        {
+            "version": _VERSION,
+            "patch_of": _VERSION,
+            "view": {"type": "object", "description": "the view's keys that changed"},
+            "removed": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
+            "sheet_from": {"type": "integer", "minimum": 0},
+            "events": {"type": "array", "items": _EVENT},
+            "clocks": CLOCKS,
+        },
+        ["version", "patch_of", "view", "removed", "sheet_from", "events"],
+    ),
     "events": _message(
         "events",
         {

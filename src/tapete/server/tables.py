@@ -34,7 +34,7 @@ import secrets
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -74,6 +74,7 @@ from tapete.server.db import (
 )
 from tapete.server.i18n import error_text
 from tapete.server.limits import Limits, RefusalLog
+from tapete.server.patches import SentViews, changes
 from tapete.server.room import (
     CHAT_LINES,
     FREE_KINDS,
@@ -227,6 +228,8 @@ class Listener(Protocol):
     """A connection that receives a table's messages (a WebSocket in the app)."""
 
     seat: int | None
+    #: whether it is sent patches after its first view (``patches=1``; tapete.server.patches)
+    patches: bool
 
     def push(self, text: str) -> None: ...
 
@@ -329,6 +332,11 @@ class Table:
     #: how many sheet rows every listener holds (the sheet's length at the last broadcast):
     #: the next broadcast sends only the rows from there (``sheet_from``)
     sheet_sent: int = 0
+    #: the views of the last broadcast (the next one's patches are taken against them)
+    sent: SentViews | None = field(default=None, repr=False)
+    #: the listeners that asked for patches and hold the last broadcast's view (they got
+    #: it, and no other view since): the next broadcast sends them patches
+    patched: set[Listener] = field(default_factory=set, repr=False)
     #: after a rebuild from the database: the stored actions and the index of the current
     #: hand's first one, from which the computer seats' memory is rebuilt before they act
     memory: tuple[Game, list[JSON], int] | None = None
@@ -488,49 +496,75 @@ class Table:
         return self._view_message(seat, game.view(seat), events, sheet_from, clocks)
 
     def view_texts(
-        self, seats: list[int | None], events: list[Event], sheet_from: int, clocks: JSON | None
-    ) -> tuple[list[str], int | None]:
-        """The texts of ``[self.view_message(s, events, sheet_from, clocks) for s in seats]``
-        (the same JSON, a view's keys in another order), and how many sheet rows they carry
-        (None: no sheet). What the seats see alike is built and encoded once for them all
+        self,
+        seats: Collection[int | None],
+        events: list[Event],
+        sheet_from: int,
+        clocks: JSON | None,
+        patches: Collection[int | None] = (),
+    ) -> tuple[dict[int | None, str], int | None, dict[int | None, str]]:
+        """A broadcast's messages: per seat of ``seats`` the text of
+        ``self.view_message(seat, events, sheet_from, clocks)`` (the same JSON, a view's keys
+        in another order); how many sheet rows they carry (None: no sheet); and per seat of
+        ``patches`` whose views the last call knew (:attr:`sent`) the ``patch`` message
+        against them (a seat of ``patches`` that gets none gets a whole view). What the
+        seats see alike is built, compared and encoded once for them all
         (``Game.view_parts``); the spectators of a delayed table see another game, built
-        apart."""
+        apart and sent whole. ``sheet_from`` must be what every listener holds for the
+        patches to be right (``TableManager._broadcast`` gives ``sheet_sent``)."""
         delayed = self.delayed
-        same = [seat for seat in seats if seat is not None or not delayed]
+        same = [
+            seat for seat in dict.fromkeys([*seats, *patches]) if seat is not None or not delayed
+        ]
         shared, owns = self.game.view_parts(same)
-        whole = sheet = shared.get("sheet")
+        views = SentViews(self.version, shared, dict(zip(same, owns, strict=True)), clocks)
+        before, self.sent = self.sent, views
+        # (clocks as the last message had them: a patch leaves them out)
+        same_clocks = before is not None and clocks is not None and clocks == before.clocks
+        full, sheet = shared, shared.get("sheet")
         if sheet_from and isinstance(sheet, list):
-            shared["sheet"] = sheet = sheet[sheet_from:]  # (ours: only its key is replaced)
+            shared = {**shared, "sheet": sheet[sheet_from:]}  # (the one kept is whole)
+            sheet = shared["sheet"]
         rows = len(sheet) if isinstance(sheet, list) else None
+        wanted, whole_seats = set(patches), set(seats)
+        texts: dict[int | None, str] = {}
+        patch_texts: dict[int | None, str] = {}
         try:
             body = orjson.dumps(shared)  # (every view's shared keys, after its own)
-            texts = {
-                seat: orjson.dumps(
-                    self._view_message(
-                        seat,
-                        orjson.Fragment(_joined_objects(orjson.dumps(own), body)),
-                        events,
-                        sheet_from,
-                        clocks,
+            if before is not None and wanted & before.owns.keys():
+                changed, gone = changes(shared, before.shared, skip="sheet")
+                if sheet:  # (new rows, after the ones every listener holds)
+                    changed["sheet"] = sheet
+                patch_body = orjson.dumps(changed)
+            for seat, own in zip(same, owns, strict=True):
+                if seat in wanted and before is not None and seat in before.owns:
+                    own_changed, own_gone = changes(own, before.owns[seat])
+                    view = _joined_objects(orjson.dumps(own_changed), patch_body)
+                    message = self._view_message(
+                        seat, orjson.Fragment(view), events, sheet_from, clocks
                     )
-                ).decode()
-                for seat, own in zip(same, owns, strict=True)
-            }
-        except TypeError:  # (what only message_text encodes: the whole messages, one by one)
-            if rows is not None:
-                shared["sheet"] = whole  # (_view_message cuts it again)
+                    message.update(type="patch", patch_of=before.version, removed=gone + own_gone)
+                    if same_clocks:
+                        message.pop("clocks", None)
+                    patch_texts[seat] = orjson.dumps(message).decode()
+                if seat in whole_seats or seat not in patch_texts:
+                    view = _joined_objects(orjson.dumps(own), body)
+                    message = self._view_message(
+                        seat, orjson.Fragment(view), events, sheet_from, clocks
+                    )
+                    texts[seat] = orjson.dumps(message).decode()
+        except TypeError:  # (what only message_text encodes: whole messages, one by one)
+            patch_texts.clear()
             texts = {
                 seat: message_text(
-                    self._view_message(seat, {**shared, **own}, events, sheet_from, clocks)
+                    self._view_message(seat, {**full, **own}, events, sheet_from, clocks)
                 )
                 for seat, own in zip(same, owns, strict=True)
             }
-        return [
-            texts[seat]
-            if seat in texts
-            else message_text(self.view_message(seat, events, sheet_from, clocks))
-            for seat in seats
-        ], rows
+        for seat in (*seats, *patches):
+            if seat not in texts and seat not in patch_texts:
+                texts[seat] = message_text(self.view_message(seat, events, sheet_from, clocks))
+        return texts, rows, patch_texts
 
     def _view_message(
         self,
@@ -1091,7 +1125,10 @@ class TableManager:
         several people: one person against computers gets no such message, as before the
         room); and the lobby."""
         if table.shared:
-            text = message_text(table.presence())
+            presence = table.presence()
+            text = message_text(presence)
+            if table.sent is not None:  # (the clocks every connection now holds)
+                table.sent.clocks = presence.get("clocks")
             # (a delayed spectator's has no clocks: Table.shows_clocks)
             watched = message_text(table.presence(None)) if table.delayed else text
             for listener in list(table.listeners):
@@ -1708,6 +1745,7 @@ class TableManager:
         table.game = fresh.game
         table.memory = fresh.memory
         table.status = fresh.status
+        table.sent, table.patched = None, set()  # (whole views: the next ones too)
         for listener in list(table.listeners):
             listener.push(message_text(table.view_message(listener.seat)))
         # the computer players try again in a moment (their task ends on the failure)
@@ -2122,15 +2160,23 @@ class TableManager:
             else:
                 texts[None] = ""
         listeners = list(table.listeners)
-        # every seat's view at once (what the seats see alike is built and encoded once)
-        seats = list(dict.fromkeys(n.seat for n in listeners if n.seat not in texts))
-        if seats:
-            views, rows = table.view_texts(seats, events, sheet_from=start, clocks=clocks)
-            texts.update(zip(seats, views, strict=True))
+        patched = table.patched
+        # every seat's view at once (what the seats see alike is built, compared and encoded
+        # once): a patch for the listeners that hold the last broadcast's view and want one
+        whole = {n.seat: None for n in listeners if n.seat not in texts and n not in patched}
+        patch = {n.seat: None for n in listeners if n.seat not in texts and n in patched}
+        patches: dict[int | None, str] = {}
+        if whole or patch:
+            views, rows, patches = table.view_texts(
+                whole.keys(), events, sheet_from=start, clocks=clocks, patches=patch.keys()
+            )
+            texts.update(views)
             if rows is not None:
                 table.sheet_sent = start + rows
+        sent = table.sent.owns if table.sent is not None else {}
+        table.patched = {n for n in listeners if n.patches and n.seat in sent}
         for listener in listeners:
-            text = texts[listener.seat]
+            text = (listener in patched and patches.get(listener.seat)) or texts[listener.seat]
             if text:
                 listener.push(text)
 
@@ -2184,6 +2230,7 @@ class TableManager:
         return table
 
     def detach(self, table: Table, listener: Listener) -> None:
+        table.patched.discard(listener)
         if listener in table.listeners:
             table.listeners.discard(listener)
             if self._clocked(table, listener.seat):

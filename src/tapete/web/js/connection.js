@@ -55,7 +55,8 @@ export function connect() {
   if (S.ws) { S.ws.onclose = null; S.ws.close(); }
   const proto = location.protocol === "https:" ? "wss" : "ws";
   const { table, token } = S.session;
-  const query = token ? `token=${encodeURIComponent(token)}` : `lang=${S.lang}`; // no token: watch
+  // (patches=1: after the first view, only what changed in it: docs/dev/protocol.md, "Patches")
+  const query = (token ? `token=${encodeURIComponent(token)}` : `lang=${S.lang}`) + "&patches=1"; // no token: watch
   const ws = new WebSocket(`${proto}://${location.host}/ws/${encodeURIComponent(table)}?${query}`);
   S.ws = ws;
   if (!S.log.length) loadHistory(); // a reload: What happened comes back from this tab's storage
@@ -106,7 +107,30 @@ export function wholeSheet(msg, prev) {
   return held.length < from ? null : held.slice(0, from).concat(rows);
 }
 
+// a patch message as the view message it stands for: the view of version patch_of that this
+// page holds (prev, at version), without the keys removed, with the patch's keys put over it,
+// and the sheet's new rows after the ones held (docs/dev/protocol.md, "Patches"); null when
+// this page does not hold that view (ask for the whole view)
+export function patchedView(msg, prev, version) {
+  if (!prev || version !== msg.patch_of) return null;
+  const view = { ...prev };
+  for (const key of msg.removed || []) delete view[key];
+  Object.assign(view, msg.view);
+  if (Array.isArray(msg.view?.sheet)) {
+    const from = msg.sheet_from || 0;
+    const held = prev.sheet || [];
+    if (held.length < from) return null;
+    view.sheet = held.slice(0, from).concat(msg.view.sheet);
+  }
+  return { type: "view", version: msg.version, view, sheet_from: 0, events: msg.events, clocks: msg.clocks };
+}
+
 export function onMessage(msg) {
+  if (msg.type === "patch") {
+    const whole = patchedView(msg, S.view, S.version);
+    if (!whole) { send({ type: "sync" }); return; }
+    msg = whole;
+  }
   if (msg.type === "view") {
     // an older view; but a connection's first view is the server's word, even behind what
     // this page held (a server whose database lost its last writes)

@@ -1,0 +1,69 @@
+"""View patches: after its first view, a connection that asks for them (``patches=1``) is
+sent what changed in its seat's view at each broadcast instead of the whole view
+(docs/dev/protocol.md, "Patches"; issue 13, item 13: "events, not whole views, after the
+first view").
+
+A patch holds the view's top-level keys whose values changed since the last broadcast and
+the names of the keys the view no longer has; the client puts them over the view it holds.
+The server sends one only to a connection it knows holds the last broadcast's view (it got
+that broadcast, and no other view since: ``Table.patched``), so the patch is always
+relative to what the client has; everyone else gets the whole view, as before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tapete.game import JSON
+
+_ABSENT = object()
+
+
+@dataclass(slots=True)
+class SentViews:
+    """The views of a table's last broadcast, in parts (``Game.view_parts``): what the next
+    broadcast's patches are taken against."""
+
+    #: the version those views show (a patch's ``patch_of``)
+    version: int
+    #: the keys every seat sees alike (the ``sheet`` is not compared: rows are only added,
+    #: and the table counts them, ``Table.sheet_sent``)
+    shared: JSON
+    #: per seat that got them: its own keys (a seat missing here gets a whole view)
+    owns: dict[int | None, JSON]
+    #: the seat clocks as every connection last got them (in that broadcast, or in a
+    #: ``presence`` since): a patch leaves out the same again
+    clocks: JSON | None = None
+
+
+def changes(now: JSON, before: JSON, skip: str = "") -> tuple[JSON, list[str]]:
+    """The keys of ``now`` whose values are not those of ``before`` (or that ``before``
+    lacks), with their values, and the keys of ``before`` that ``now`` lacks; ``skip`` (a
+    key) is left out of both.
+
+    Values are compared as Python values, with the type of each top-level value checked
+    too (``True == 1`` in Python, not in JSON). A view never holds, at the same place inside
+    a list or an object, a ``true`` where it held a ``1`` (the tests compare the patched
+    views' JSON with the whole views' over whole games: ``tests/server/test_server_patches.py``)."""
+    changed = {
+        key: value
+        for key, value in now.items()
+        if (old := before.get(key, _ABSENT)) != value or type(old) is not type(value)
+    }
+    changed.pop(skip, None)
+    removed = [key for key in before if key not in now and key != skip]
+    return changed, removed
+
+
+def patched(view: JSON, patch: JSON, removed: list[str], sheet_from: int | None = None) -> JSON:
+    """``view`` with a patch put over it (what a client does: the reference for the tests
+    and the Python clients); with ``sheet_from`` the patch's ``sheet`` holds the sheet's rows
+    from that index on, appended to the rows before it."""
+    out = {key: value for key, value in view.items() if key not in removed}
+    out.update(patch)
+    if sheet_from is not None and "sheet" in patch:
+        held = view.get("sheet") or []
+        if len(held) < sheet_from:
+            raise ValueError(f"the patch's sheet starts at row {sheet_from}; {len(held)} held")
+        out["sheet"] = held[:sheet_from] + patch["sheet"]
+    return out
