@@ -529,8 +529,8 @@ class Table:
         wanted, whole_seats = set(patches), set(seats)
         texts: dict[int | None, str] = {}
         patch_texts: dict[int | None, str] = {}
+        body = b""  # (every whole view's shared keys, after its own: encoded when one is)
         try:
-            body = orjson.dumps(shared)  # (every view's shared keys, after its own)
             if before is not None and wanted & before.owns.keys():
                 changed, gone = changes(shared, before.shared, skip="sheet")
                 if sheet:  # (new rows, after the ones every listener holds)
@@ -548,6 +548,7 @@ class Table:
                         message.pop("clocks", None)
                     patch_texts[seat] = orjson.dumps(message).decode()
                 if seat in whole_seats or seat not in patch_texts:
+                    body = body or orjson.dumps(shared)
                     view = _joined_objects(orjson.dumps(own), body)
                     message = self._view_message(
                         seat, orjson.Fragment(view), events, sheet_from, clocks
