@@ -101,8 +101,9 @@ def test_delayed_spectators_see_their_own_game(make_app: MakeApp) -> None:
 def test_two_encoded_objects_make_one(first: dict[str, Any], second: dict[str, Any]) -> None:
     import orjson
 
-    from tapete.server.tables import _joined_objects
+    from tapete.server.patches import encoded, json_object, members
 
-    joined = _joined_objects(orjson.dumps(first), orjson.dumps(second))
+    joined = json_object(members(encoded(first)), members(encoded(second)))
     assert json.loads(joined) == {**first, **second}
     assert list(json.loads(joined)) == [*first, *second]
+    assert json_object() == b"{}" == orjson.dumps({})

@@ -74,7 +74,7 @@ from tapete.server.db import (
 )
 from tapete.server.i18n import error_text
 from tapete.server.limits import Limits, RefusalLog
-from tapete.server.patches import SentViews, changes
+from tapete.server.patches import SentViews, changes, encoded, json_object, members
 from tapete.server.room import (
     CHAT_LINES,
     FREE_KINDS,
@@ -145,16 +145,6 @@ def message_text(message: JSON) -> str:
     except UnicodeEncodeError:
         return _ASCII_ENCODER.encode(message)
     return text
-
-
-def _joined_objects(first: bytes, second: bytes) -> bytes:
-    """The JSON object of the keys of two JSON objects (encoded, no key in both): the first's
-    keys, then the second's."""
-    if first == b"{}":
-        return second
-    if second == b"{}":
-        return first
-    return first[:-1] + b"," + second[1:]
 
 
 def build_game(
@@ -517,29 +507,41 @@ class Table:
             seat for seat in dict.fromkeys([*seats, *patches]) if seat is not None or not delayed
         ]
         shared, owns = self.game.view_parts(same)
-        views = SentViews(self.version, shared, dict(zip(same, owns, strict=True)), clocks)
-        before, self.sent = self.sent, views
-        # (clocks as the last message had them: a patch leaves them out)
-        same_clocks = before is not None and clocks is not None and clocks == before.clocks
-        full, sheet = shared, shared.get("sheet")
-        if sheet_from and isinstance(sheet, list):
-            shared = {**shared, "sheet": sheet[sheet_from:]}  # (the one kept is whole)
-            sheet = shared["sheet"]
-        rows = len(sheet) if isinstance(sheet, list) else None
+        sheet = shared.get("sheet")
+        cut = sheet[sheet_from:] if sheet_from and isinstance(sheet, list) else sheet
+        rows = len(cut) if isinstance(cut, list) else None
         wanted, whole_seats = set(patches), set(seats)
         texts: dict[int | None, str] = {}
         patch_texts: dict[int | None, str] = {}
-        body = b""  # (every whole view's shared keys, after its own: encoded when one is)
+        before, self.sent = self.sent, None
         try:
-            if before is not None and wanted & before.owns.keys():
-                changed, gone = changes(shared, before.shared, skip="sheet")
-                if sheet:  # (new rows, after the ones every listener holds)
-                    changed["sheet"] = sheet
-                patch_body = orjson.dumps(changed)
-            for seat, own in zip(same, owns, strict=True):
+            # every key's JSON once (what every seat sees alike once for them all): the texts
+            # compared with the last broadcast's and joined into the messages' views
+            enc_shared = encoded(shared, skip="sheet")
+            enc_owns = dict(zip(same, map(encoded, owns), strict=True))
+            sheet_member = members({"sheet": orjson.dumps(cut)}) if "sheet" in shared else []
+        except TypeError:  # (what only message_text encodes: whole messages, one by one)
+            texts = {
+                seat: message_text(
+                    self._view_message(seat, {**shared, **own}, events, sheet_from, clocks)
+                )
+                for seat, own in zip(same, owns, strict=True)
+            }
+        else:
+            self.sent = SentViews(self.version, enc_shared, enc_owns, clocks)
+            # (clocks as the last message had them: a patch leaves them out)
+            same_clocks = before is not None and clocks is not None and clocks == before.clocks
+            shared_members: list[bytes] | None = None
+            patch_members: list[bytes] | None = None
+            gone: list[str] = []
+            for seat, own in enc_owns.items():
                 if seat in wanted and before is not None and seat in before.owns:
+                    if patch_members is None:
+                        changed, gone = changes(enc_shared, before.shared)
+                        # (new rows, after the ones every listener holds)
+                        patch_members = members(changed) + (sheet_member if cut else [])
                     own_changed, own_gone = changes(own, before.owns[seat])
-                    view = _joined_objects(orjson.dumps(own_changed), patch_body)
+                    view = json_object(members(own_changed), patch_members)
                     message = self._view_message(
                         seat, orjson.Fragment(view), events, sheet_from, clocks
                     )
@@ -548,20 +550,13 @@ class Table:
                         message.pop("clocks", None)
                     patch_texts[seat] = orjson.dumps(message).decode()
                 if seat in whole_seats or seat not in patch_texts:
-                    body = body or orjson.dumps(shared)
-                    view = _joined_objects(orjson.dumps(own), body)
+                    if shared_members is None:
+                        shared_members = members(enc_shared) + sheet_member
+                    view = json_object(members(own), shared_members)
                     message = self._view_message(
                         seat, orjson.Fragment(view), events, sheet_from, clocks
                     )
                     texts[seat] = orjson.dumps(message).decode()
-        except TypeError:  # (what only message_text encodes: whole messages, one by one)
-            patch_texts.clear()
-            texts = {
-                seat: message_text(
-                    self._view_message(seat, {**full, **own}, events, sheet_from, clocks)
-                )
-                for seat, own in zip(same, owns, strict=True)
-            }
         for seat in (*seats, *patches):
             if seat not in texts and seat not in patch_texts:
                 texts[seat] = message_text(self.view_message(seat, events, sheet_from, clocks))
