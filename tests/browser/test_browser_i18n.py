@@ -87,3 +87,32 @@ def test_a_given_card_reads_as_in_each_language(new_page, live_server) -> None: 
     assert "gives a card to" in said["en"][1], said
     assert " da Nueve de picas a " in said["es"][0], said
     assert " dá Nove de espadas a " in said["pt"][0], said
+
+
+def test_numbers_are_written_as_each_language_writes_them(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
+    """A number that is not whole (an average in the statistics, a rating, half a point, a
+    hint's estimate) has a decimal comma in Spanish and Portuguese and a point in English;
+    whole numbers are written as they are, a score of 1000 without a separator."""
+    page = new_page(locale="en-GB")
+    page.goto(live_server.url)
+    page.wait_for_selector("[data-testid='newgame'][open]")
+    written = {}
+    for lang in ("en", "es", "pt"):
+        written[lang] = page.evaluate(
+            """async (lang) => {
+                const i18n = await import('/static/js/i18n.js');
+                const dom = await import('/static/js/dom.js');
+                const hints = await import('/static/js/hints.js');
+                await i18n.loadLang(lang);
+                const args = { value: '120', est: '81.5' };
+                const hint = { key: 'rospis_worth', reason: 'x', args };
+                return [dom.fmt(12.5), dom.fmt(-0.25), dom.fmt(1000), dom.fmt(-40), dom.fmt(null),
+                        dom.decimalText('+1.2'), dom.decimalText('85%'), hints.hintReason(hint)];
+            }""",
+            lang,
+        )
+    assert written["en"][:7] == ["12.5", "-0.3", "1000", "-40", "—", "+1.2", "85%"], written
+    for lang in ("es", "pt"):
+        assert written[lang][:7] == ["12,5", "-0,3", "1000", "-40", "—", "+1,2", "85%"], written
+        assert "81,5" in written[lang][7] and "81.5" not in written[lang][7], written
+    assert "81.5" in written["en"][7], written

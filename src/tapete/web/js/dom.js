@@ -21,8 +21,21 @@ export function h(tag, attrs = {}, ...children) {
 
 export const $ = (sel, root = document) => root.querySelector(sel);
 
-// a score as people write it: integers as they are, half points with one decimal
-export const fmt = (n) => (typeof n === "number" ? (Number.isInteger(n) ? String(n) : n.toFixed(1)) : String(n ?? "—"));
+// the page's language (i18n.js sets it on <html>), for the numbers written in it
+const pageLang = () => document.documentElement.lang || "en";
+
+// a number as people write it: integers as they are, others with one decimal in the page's
+// language (es and pt "12,5", en "12.5"); no thousands separators (scores read "1000")
+export const fmt = (n) => (typeof n === "number"
+  ? (Number.isInteger(n) ? String(n)
+    : n.toLocaleString(pageLang(), { minimumFractionDigits: 1, maximumFractionDigits: 1, useGrouping: false }))
+  : String(n ?? "—"));
+
+// a number the server wrote as text ("+1.2", "-0.4": a hint's argument) with the page
+// language's decimal sign; any other text as it is
+export const decimalText = (text) => (/^[+-]?\d+\.\d+$/.test(text)
+  ? text.replace(".", (1.5).toLocaleString(pageLang()).charAt(1))
+  : text);
 
 export const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 export const isNone = (x) => x === null || x === undefined;

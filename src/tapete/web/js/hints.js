@@ -1,7 +1,7 @@
 // Hints: the suggestion the server sends for the seat to act, put on the controls and shown
 // with its reason in the table's language. (Asking is connection.js's askHint.)
 
-import { h } from "./dom.js";
+import { decimalText, h } from "./dom.js";
 import { S } from "./state.js";
 import { t, tMaybe } from "./i18n.js";
 import { SUIT_SYMBOL, cardShort } from "./cards.js";
@@ -46,7 +46,7 @@ export function hintReason(hint) {
     }
     else if (k === "suit" && SUIT_SYMBOL[v]) args[k] = SUIT_SYMBOL[v];
     else if (k === "suit_name" && SUIT_SYMBOL[v]) args[k] = t(`suit_${v}`);
-    else args[k] = String(v);
+    else args[k] = decimalText(String(v)); // ("+1.2": es and pt "+1,2")
   }
   let text = t(key, args);
   if (args.sampled_avg !== undefined) {
