@@ -214,6 +214,22 @@ def test_changes_and_patched() -> None:
         patched(before, {"sheet": [9]}, [], 3)
 
 
+def test_the_kept_texts_hold_no_more_memory_than_their_length() -> None:
+    """orjson's results keep the 4 KB buffer they were written into: the texts a table keeps
+    are copies of their own size."""
+    import tracemalloc
+
+    part = {"turn": 1, "hand": ["TH", "QH"], "over": False, "legal": []}
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        kept = [encoded(part) for _ in range(1000)]
+        grown = tracemalloc.get_traced_memory()[0] - start
+    finally:
+        tracemalloc.stop()
+    assert len(kept) == 1000 and grown < 1000 * 4 * 200, grown  # (4 KB each: 16 MB)
+
+
 def test_the_kept_views_are_not_scanned_by_the_collector(tmp_path: Path) -> None:
     """What a table keeps of its last broadcast is JSON text (``bytes``): nothing in it for
     the garbage collector to scan while the table waits for its next action."""

