@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import gc
 import random
 import sys
 import tempfile
@@ -253,6 +254,65 @@ def bench_act(actions: int, directory: Path) -> None:
     line("bytes per message: whole views -> patches", size / sent, psize / psent, "B")
 
 
+def bench_broadcasts(games: int, directory: Path) -> None:
+    print("3b. a broadcast's messages (Table.view_texts), four seats, whole Mil games")
+    # (without Python's own collector, as in the server, whose collector runs on the loop's
+    # clock: its passes over the heap the benchmarks before left landed in one side or the
+    # other, 0.97-1.31 from one run to the next)
+    gc.collect()
+    gc.disable()
+    app = create_app(f"sqlite:///{directory / 'broadcasts.sqlite3'}", 0)
+    manager: TableManager = app.state.manager
+    seats: list[int | None] = [0, 1, 2, None]
+    spent = {False: 0.0, True: 0.0}
+    count = 0
+    for seed in range(games):
+        # two tables of the same deal and moves: one sends whole views, one patches
+        pair = []
+        for _ in range(2):
+            table = manager.create(
+                game="mil",
+                profile="club",
+                name="Ana",
+                language="en",
+                seats=[("me", None), ("open", None), ("open", None)],
+                seed=seed,
+                max_deals=3,
+                listed=True,
+            )
+            manager.join(table.id, name="Bea")
+            manager.join(table.id, name="Cid")
+            pair.append(table)
+        whole, patched = pair
+        rng = random.Random(seed)
+        while not whole.game.over:
+            action = rng.choice(whole.game.legal_actions())
+            steps = {
+                False: (whole, whole.game.apply(action)),
+                True: (patched, patched.game.apply(patched.game.parse_action(action.to_json()))),
+            }
+            for patches in (True, False) if count % 2 else (False, True):  # (in turn first)
+                table, events = steps[patches]
+                table.version += 1
+                start = time.process_time()
+                if patches:
+                    table.view_texts((), events, table.sheet_sent, None, patches=seats)
+                else:
+                    table.view_texts(seats, events, table.sheet_sent, None)
+                spent[patches] += time.process_time() - start
+                table.sheet_sent = len(table.game.view(None).get("sheet") or [])
+            count += 1
+    gc.enable()
+    manager.engine.dispose()
+    line(
+        "per broadcast: whole views -> patches",
+        spent[False] / count * 1e6,
+        spent[True] / count * 1e6,
+        "us",
+    )
+    print(f"  ({count} broadcasts each)")
+
+
 class NullTransport(asyncio.Transport):
     """A socket that takes every write and never closes (the frames benchmark)."""
 
@@ -380,6 +440,7 @@ def main() -> None:
         bench_views(rounds)
         bench_inserts(rows, Path(tmp))
         bench_act(actions, Path(tmp))
+        bench_broadcasts(3 if args.quick else 30, Path(tmp))
     bench_frames(rounds)
     bench_clocks(rounds)
     print(f"done in {time.perf_counter() - started:.0f} s (CPU times of this process)")

@@ -20,7 +20,7 @@ def test_the_quick_run_prints_every_measure() -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     ratios = [line for line in done.stdout.splitlines() if "now/base" in line]
-    assert len(ratios) == 12, done.stdout
+    assert len(ratios) == 13, done.stdout
     assert "done in" in done.stdout
 
 

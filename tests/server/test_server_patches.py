@@ -231,7 +231,7 @@ def test_the_kept_texts_hold_no_more_memory_than_their_length() -> None:
 
 
 def test_the_kept_views_are_not_scanned_by_the_collector(tmp_path: Path) -> None:
-    """What a table keeps of its last broadcast is JSON text (``bytes``): nothing in it for
+    """What a table keeps of its last broadcast is JSON text (``str``): nothing in it for
     the garbage collector to scan while the table waits for its next action."""
     import gc
 
@@ -251,7 +251,7 @@ def test_the_kept_views_are_not_scanned_by_the_collector(tmp_path: Path) -> None
             assert sent is not None and sent.owns
             for part in (sent.shared, *sent.owns.values()):
                 assert part and not gc.is_tracked(part)
-                assert all(isinstance(value, bytes) for value in part.values())
+                assert all(isinstance(value, str) for value in part.values())
         finally:
             await manager.close()
             manager.engine.dispose()

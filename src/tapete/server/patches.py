@@ -20,13 +20,13 @@ from tapete.game import JSON
 
 #: a view's key as the start of a JSON member (``"hand":``), made once per key name (the
 #: engine's views have a few dozen)
-_MEMBER_HEADS: dict[str, bytes] = {}
+_MEMBER_HEADS: dict[str, str] = {}
 
 
 @dataclass(slots=True)
 class SentViews:
     """The views of a table's last broadcast, in parts (``Game.view_parts``), each key's value
-    as its JSON text: what the next broadcast's patches are taken against. Kept as ``bytes``
+    as its JSON text: what the next broadcast's patches are taken against. Kept as text
     (which the garbage collector does not scan), not as the view's lists and dicts: kept
     until the table's next action, those were scanned by every young pass of the server's
     collector meanwhile (at 1,000 tables it made those passes about twice as long)."""
@@ -35,37 +35,35 @@ class SentViews:
     version: int
     #: the keys every seat sees alike, encoded (not the ``sheet``: rows are only added, and
     #: the table counts them, ``Table.sheet_sent``)
-    shared: dict[str, bytes]
+    shared: dict[str, str]
     #: per seat that got them: its own keys, encoded (a seat missing here gets a whole view)
-    owns: dict[int | None, dict[str, bytes]]
+    owns: dict[int | None, dict[str, str]]
     #: the seat clocks as every connection last got them (in that broadcast, or in a
     #: ``presence`` since): a patch leaves out the same again
     clocks: JSON | None = None
 
 
-def encoded(part: JSON, skip: str = "") -> dict[str, bytes]:
+def encoded(part: JSON, skip: str = "") -> dict[str, str]:
     """Each key of ``part`` (but ``skip``) with its value's JSON text (orjson: a TypeError
-    for what it cannot write). Each text is copied into a ``bytes`` of its own size: orjson's
-    result keeps the buffer it wrote into (4 KB for a 5-byte value), and a table keeps
-    these until its next action (at 1,000 tables, 290 MB more memory)."""
-    return {
-        key: bytes(memoryview(orjson.dumps(value))) for key, value in part.items() if key != skip
-    }
+    for what it cannot write). Each is a ``str`` of its own size: orjson's ``bytes`` keep the
+    buffer they were written into (4 KB for a 5-byte value), and a table keeps these until
+    its next action (kept as orjson wrote them: 290 MB more memory at 1,000 tables)."""
+    return {key: orjson.dumps(value).decode() for key, value in part.items() if key != skip}
 
 
-def members(part: dict[str, bytes]) -> list[bytes]:
+def members(part: dict[str, str]) -> list[str]:
     """The members of a JSON object with these keys and encoded values."""
     heads = _MEMBER_HEADS
     out = []
     for key, value in part.items():
         head = heads.get(key)
         if head is None:
-            head = heads[key] = orjson.dumps(key) + b":"
+            head = heads[key] = orjson.dumps(key).decode() + ":"
         out.append(head + value)
     return out
 
 
-def changes(now: dict[str, bytes], before: dict[str, bytes]) -> tuple[dict[str, bytes], list[str]]:
+def changes(now: dict[str, str], before: dict[str, str]) -> tuple[dict[str, str], list[str]]:
     """The keys of ``now`` whose JSON text is not ``before``'s (or that ``before`` lacks),
     and the keys of ``before`` that ``now`` lacks. The texts are compared, so a ``true``
     that was a ``1`` is a change, as on the wire."""
@@ -73,9 +71,9 @@ def changes(now: dict[str, bytes], before: dict[str, bytes]) -> tuple[dict[str, 
     return changed, [key for key in before if key not in now]
 
 
-def json_object(*parts: list[bytes]) -> bytes:
+def json_object(*parts: list[str]) -> str:
     """The JSON object of these members (from :func:`members`), in order."""
-    return b"{" + b",".join(member for part in parts for member in part) + b"}"
+    return "{" + ",".join(member for part in parts for member in part) + "}"
 
 
 def patched(view: JSON, patch: JSON, removed: list[str], sheet_from: int | None = None) -> JSON:

@@ -519,7 +519,7 @@ class Table:
             # compared with the last broadcast's and joined into the messages' views
             enc_shared = encoded(shared, skip="sheet")
             enc_owns = dict(zip(same, map(encoded, owns), strict=True))
-            sheet_member = members({"sheet": orjson.dumps(cut)}) if "sheet" in shared else []
+            sheet_member = members(encoded({"sheet": cut})) if "sheet" in shared else []
         except TypeError:  # (what only message_text encodes: whole messages, one by one)
             texts = {
                 seat: message_text(
@@ -531,8 +531,8 @@ class Table:
             self.sent = SentViews(self.version, enc_shared, enc_owns, clocks)
             # (clocks as the last message had them: a patch leaves them out)
             same_clocks = before is not None and clocks is not None and clocks == before.clocks
-            shared_members: list[bytes] | None = None
-            patch_members: list[bytes] | None = None
+            shared_members: list[str] | None = None
+            patch_members: list[str] | None = None
             gone: list[str] = []
             for seat, own in enc_owns.items():
                 if seat in wanted and before is not None and seat in before.owns:
