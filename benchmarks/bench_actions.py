@@ -60,7 +60,7 @@ from tapete.server.app import create_app  # noqa: E402
 from tapete.server.clock import ClockSettings, SeatClocks  # noqa: E402
 from tapete.server.connections import LeanWebSocket, text_frame  # noqa: E402
 from tapete.server.db import ActionRow, insert_actions, utcnow  # noqa: E402
-from tapete.server.tables import TableManager, build_game, message_text  # noqa: E402
+from tapete.server.tables import Table, TableManager, build_game, message_text  # noqa: E402
 
 SEATS: tuple[int | None, ...] = (0, 1, 2, None)
 
@@ -191,6 +191,23 @@ class Counter:
         pass
 
 
+def people_table(manager: TableManager, seed: int, max_deals: int) -> Table:
+    """A Mil club table of three people (Ana, Bea and Cid), its game about to start."""
+    table = manager.create(
+        game="mil",
+        profile="club",
+        name="Ana",
+        language="en",
+        seats=[("me", None), ("open", None), ("open", None)],
+        seed=seed,
+        max_deals=max_deals,
+        listed=True,
+    )
+    manager.join(table.id, name="Bea")
+    manager.join(table.id, name="Cid")
+    return table
+
+
 def bench_act(actions: int, directory: Path) -> None:
     print("3. TableManager.act at 30 tables of three people, five listeners each")
 
@@ -199,18 +216,7 @@ def bench_act(actions: int, directory: Path) -> None:
         manager: TableManager = app.state.manager
         tables, listeners = [], []
         for n in range(30):
-            table = manager.create(
-                game="mil",
-                profile="club",
-                name="Ana",
-                language="en",
-                seats=[("me", None), ("open", None), ("open", None)],
-                seed=n,
-                max_deals=20,
-                listed=True,
-            )
-            manager.join(table.id, name="Bea")
-            manager.join(table.id, name="Cid")
+            table = people_table(manager, n, max_deals=20)
             loaded = await manager.load(table.id)
             assert loaded is not None
             for seat in (0, 1, 2, None, None):
@@ -268,22 +274,7 @@ def bench_broadcasts(games: int, directory: Path) -> None:
     count = 0
     for seed in range(games):
         # two tables of the same deal and moves: one sends whole views, one patches
-        pair = []
-        for _ in range(2):
-            table = manager.create(
-                game="mil",
-                profile="club",
-                name="Ana",
-                language="en",
-                seats=[("me", None), ("open", None), ("open", None)],
-                seed=seed,
-                max_deals=3,
-                listed=True,
-            )
-            manager.join(table.id, name="Bea")
-            manager.join(table.id, name="Cid")
-            pair.append(table)
-        whole, patched = pair
+        whole, patched = (people_table(manager, seed, max_deals=3) for _ in range(2))
         rng = random.Random(seed)
         while not whole.game.over:
             action = rng.choice(whole.game.legal_actions())
