@@ -75,6 +75,6 @@ def test_one_rated_game_is_said_in_the_singular(new_page, live_server) -> None: 
     show_player(page, live_server.url, {**PLAYER, "stats": [], "ratings": [rating]})
     chart = page.locator(f"{tid('rating-mariage')} {tid('rating-chart')}")
     chart.wait_for()
-    assert chart.get_attribute("aria-label") == "Classificação em 1 jogo pontuável, de 0 a 3.4"
+    assert chart.get_attribute("aria-label") == "Classificação em 1 jogo pontuável, de 0 a 3,4"
     assert "após 1 jogo pontuável" in page.inner_text(tid("rating-mariage"))
     assert page.js_errors == []

@@ -39,10 +39,12 @@ def _round(n: float) -> float:
     return math.floor(n * 10 + 0.5) / 10
 
 
-def _fmt(n: float) -> str:
-    """A rating as the page writes it (rounded, then ``dom.fmt``)."""
+def _fmt(n: float, lang: str = "pt") -> str:
+    """A rating as the page writes it in ``lang`` (rounded, then ``dom.fmt``: a decimal
+    comma in Portuguese and Spanish, a point in English)."""
     r = _round(n)
-    return str(int(r)) if r == int(r) else f"{r:.1f}"
+    text = str(int(r)) if r == int(r) else f"{r:.1f}"
+    return text if lang == "en" else text.replace(".", ",")
 
 
 def _change(n: float) -> str:
@@ -144,8 +146,8 @@ def test_a_rated_mariage_match_of_two_accounts_shows_the_new_ratings(
         for seat, entry in by_seat.items():
             word = "up" if entry["change"] > 0 else "down"
             assert ana.get_attribute(tid(f"over-rating-{seat}"), "aria-label") == (
-                f"{entry['name']}: rating {_fmt(entry['ordinal'])} after this game, "
-                f"{word} {_fmt(abs(_round(entry['change'])))}, provisional"
+                f"{entry['name']}: rating {_fmt(entry['ordinal'], 'en')} after this game, "
+                f"{word} {_fmt(abs(_round(entry['change'])), 'en')}, provisional"
             )
         assert not ana.js_errors and not bea.js_errors
         print(
