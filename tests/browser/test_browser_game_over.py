@@ -69,8 +69,10 @@ def _winner_text(v: dict[str, Any], lang: str) -> str:
     return WINS[lang].format(name=v["players"][v["winner"]])
 
 
-def _fmt(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else f"{x:.1f}"
+def _fmt(x: float, lang: str = "en") -> str:
+    """A score as the page writes it in ``lang`` (a decimal comma in es and pt)."""
+    text = str(int(x)) if float(x).is_integer() else f"{x:.1f}"
+    return text if lang == "en" else text.replace(".", ",")
 
 
 def _check_over_dialog(page: Any, v: dict[str, Any], lang: str) -> None:
@@ -78,7 +80,7 @@ def _check_over_dialog(page: Any, v: dict[str, Any], lang: str) -> None:
     assert page.inner_text(tid("winner")) == _winner_text(v, lang)
     scores = v["scores"] if v["game"] == "mil" else v["match"]
     finals = page.locator(f"{tid('over')} ul.final li").all_inner_texts()
-    assert finals == [f"{n} {_fmt(s)}" for n, s in zip(v["players"], scores, strict=True)]
+    assert finals == [f"{n} {_fmt(s, lang)}" for n, s in zip(v["players"], scores, strict=True)]
     assert page.inner_text(tid("download-record")) == DOWNLOAD[lang]
 
 
