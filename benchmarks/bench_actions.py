@@ -289,7 +289,7 @@ def bench_broadcasts(games: int, directory: Path) -> None:
                 if patches:
                     table.view_texts((), events, table.sheet_sent, None, patches=seats)
                 else:
-                    table.view_texts(seats, events, table.sheet_sent, None)
+                    table.view_texts(seats, events, table.sheet_sent, None, keep=False)
                 spent[patches] += time.process_time() - start
                 table.sheet_sent = len(table.game.view(None).get("sheet") or [])
             count += 1

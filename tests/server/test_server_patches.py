@@ -20,7 +20,7 @@ from starlette.testclient import TestClient
 
 from tapete.games import kind
 from tapete.server.app import create_app
-from tapete.server.patches import changes, encoded, json_object, members, patched
+from tapete.server.patches import changes, patched
 from tapete.server.tables import Table, TableManager, message_text
 
 pytestmark = pytest.mark.sqlite_only
@@ -199,59 +199,33 @@ def test_names_only_the_slow_encoder_writes_get_whole_views(tmp_path: Path) -> N
 def test_changes_and_patched() -> None:
     before = {"a": 1, "b": [1, 2], "c": True, "sheet": [1], "gone": 0}
     now = {"a": 1, "b": [1, 3], "c": 1, "sheet": [1, 2], "new": None}
-    changed, removed = changes(encoded(now, skip="sheet"), encoded(before, skip="sheet"))
-    # (the JSON texts are compared: True -> 1 is a change, as on the wire)
-    assert {key: json.loads(value) for key, value in changed.items()} == {
-        "b": [1, 3],
-        "c": 1,
-        "new": None,
-    }
+    changed, removed = changes(now, before, skip="sheet")
+    assert changed == {"b": [1, 3], "c": 1, "new": None}  # (True -> 1 is a change)
     assert removed == ["gone"]
-    patch = json.loads(json_object(members(changed)))
-    assert patched(before, {**patch, "sheet": [2]}, removed, 1) == now
-    assert patched(before, patch, removed, 1)["sheet"] == [1]  # (no new row: kept)
+    assert patched(before, {**changed, "sheet": [2]}, removed, 1) == now
+    assert patched(before, changed, removed, 1)["sheet"] == [1]  # (no new row: kept)
     with pytest.raises(ValueError, match="starts at row 3; 1 held"):
         patched(before, {"sheet": [9]}, [], 3)
 
 
-def test_the_kept_texts_hold_no_more_memory_than_their_length() -> None:
-    """orjson's results keep the 4 KB buffer they were written into: the texts a table keeps
-    are copies of their own size."""
-    import tracemalloc
-
-    part = {"turn": 1, "hand": ["TH", "QH"], "over": False, "legal": []}
-    tracemalloc.start()
-    try:
-        start = tracemalloc.get_traced_memory()[0]
-        kept = [encoded(part) for _ in range(1000)]
-        grown = tracemalloc.get_traced_memory()[0] - start
-    finally:
-        tracemalloc.stop()
-    assert len(kept) == 1000 and grown < 1000 * 4 * 200, grown  # (4 KB each: 16 MB)
-
-
-def test_the_kept_views_are_not_scanned_by_the_collector(tmp_path: Path) -> None:
-    """What a table keeps of its last broadcast is JSON text (``str``): nothing in it for
-    the garbage collector to scan while the table waits for its next action."""
-    import gc
-
-    def table(manager: TableManager) -> Table:
-        return people_table(manager, "mil", 2)
+def test_no_view_is_kept_where_nobody_takes_patches(tmp_path: Path) -> None:
+    """A table whose connections all take whole views keeps nothing for patches (its views
+    live no longer than their broadcast); one connection that takes them, and it does."""
 
     async def go() -> None:
-        app = create_app(f"sqlite:///{tmp_path / 'gc.sqlite3'}", 0)
+        app = create_app(f"sqlite:///{tmp_path / 'kept.sqlite3'}", 0)
         manager: TableManager = app.state.manager
         try:
-            loaded = await manager.load(table(manager).id)
+            loaded = await manager.load(people_table(manager, "mil", 2).id)
             assert loaded is not None
-            manager.attach(loaded, Ear(0, True))
-            action = loaded.game.legal_actions()[0].to_json()
-            await manager.act(loaded, loaded.game.turn, loaded.version, action)
-            sent = loaded.sent
-            assert sent is not None and sent.owns
-            for part in (sent.shared, *sent.owns.values()):
-                assert part and not gc.is_tracked(part)
-                assert all(isinstance(value, str) for value in part.values())
+            for seat in (0, 1, 2):
+                manager.attach(loaded, Ear(seat, False))
+            for patches in (False, False, True, True):
+                if patches and loaded.sent is None:
+                    manager.attach(loaded, Ear(None, True))
+                action = loaded.game.legal_actions()[0].to_json()
+                await manager.act(loaded, loaded.game.turn, loaded.version, action)
+                assert (loaded.sent is not None) == patches
         finally:
             await manager.close()
             manager.engine.dispose()

@@ -25,7 +25,7 @@ def full_table(manager: TableManager, game: str, seed: int, **options: Any) -> T
     return people_table(manager, game, seed, profiles[seed % len(profiles)], **options)
 
 
-def check_every_action(table: Table, seed: int) -> int:
+def check_every_action(table: Table, seed: int, keep: bool = True) -> int:
     """Play ``table``'s game to its end, comparing ``view_texts`` with ``view_message`` for
     every seat and two spectators after each action; the number of broadcasts compared."""
     rng = random.Random(seed)
@@ -37,7 +37,8 @@ def check_every_action(table: Table, seed: int) -> int:
         rows = len(table.game.view(None).get("sheet") or [])
         sheet_from = rng.randint(0, rows)
         clocks = table.clock_snapshot() if table.clocks is not None else None
-        texts, sent, patches = table.view_texts(seats, events, sheet_from, clocks)
+        texts, sent, patches = table.view_texts(seats, events, sheet_from, clocks, keep=keep)
+        assert keep or table.sent is None  # (kept only when asked: and encodable)
         assert set(texts) == set(seats) and not patches
         for seat, text in texts.items():
             expected = message_text(table.view_message(seat, events, sheet_from, clocks))
@@ -49,10 +50,15 @@ def check_every_action(table: Table, seed: int) -> int:
 
 
 @pytest.mark.parametrize("game", ["mil", "mariage"])
-def test_the_texts_of_a_broadcast_are_the_view_messages(make_app: MakeApp, game: str) -> None:
+@pytest.mark.parametrize("keep", [True, False])
+def test_the_texts_of_a_broadcast_are_the_view_messages(
+    make_app: MakeApp, game: str, keep: bool
+) -> None:
+    """Each key encoded apart and kept for the next patches (``keep``), or each part at once
+    (no connection takes patches): the same messages."""
     manager: TableManager = make_app().state.manager
     for seed in range(2):
-        assert check_every_action(full_table(manager, game, seed), seed) > 20
+        assert check_every_action(full_table(manager, game, seed), seed, keep) > 20
 
 
 def test_the_same_with_clocks(make_app: MakeApp) -> None:
@@ -71,7 +77,7 @@ def test_names_orjson_refuses_take_the_slow_way_to_the_same_messages(
     for game in ("mil", "mariage"):
         table = full_table(manager, game, 5)
         table.game.players[1] = "B\ud800a"
-        assert check_every_action(table, 5) > 20
+        assert check_every_action(table, 5, keep=game == "mil") > 20
 
 
 def test_delayed_spectators_see_their_own_game(make_app: MakeApp) -> None:
@@ -101,9 +107,8 @@ def test_delayed_spectators_see_their_own_game(make_app: MakeApp) -> None:
 def test_two_encoded_objects_make_one(first: dict[str, Any], second: dict[str, Any]) -> None:
     import orjson
 
-    from tapete.server.patches import encoded, json_object, members
+    from tapete.server.tables import _joined
 
-    joined = json_object(members(encoded(first)), members(encoded(second)))
+    joined = _joined(orjson.dumps(first).decode(), orjson.dumps(second).decode())
     assert json.loads(joined) == {**first, **second}
     assert list(json.loads(joined)) == [*first, *second]
-    assert json_object() == "{}" == orjson.dumps({}).decode()

@@ -14,66 +14,51 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import orjson
-
 from tapete.game import JSON
 
-#: a view's key as the start of a JSON member (``"hand":``), made once per key name (the
-#: engine's views have a few dozen)
-_MEMBER_HEADS: dict[str, str] = {}
+_ABSENT = object()
 
 
 @dataclass(slots=True)
 class SentViews:
-    """The views of a table's last broadcast, in parts (``Game.view_parts``), each key's value
-    as its JSON text: what the next broadcast's patches are taken against. Kept as text
-    (which the garbage collector does not scan), not as the view's lists and dicts: kept
-    until the table's next action, those were scanned by every young pass of the server's
-    collector meanwhile (at 1,000 tables it made those passes about twice as long)."""
+    """The views of a table's last broadcast, in parts (``Game.view_parts``): what the next
+    broadcast's patches are taken against.
+
+    Kept as the engine built them (lists and dicts), compared as Python values: the cheapest
+    way at the pace of the flat-out benchmark. Each key's JSON text instead would not be
+    scanned by the garbage collector while a table waits for its next action (at 1,000
+    tables at a person's pace the server collector's young passes took 6.5 ms instead of
+    17.6 ms), but encoding every key apart to compare them made a broadcast's messages cost
+    1.6 times those of whole views (docs/benchmarks.md, "Patches")."""
 
     #: the version those views show (a patch's ``patch_of``)
     version: int
-    #: the keys every seat sees alike, encoded (not the ``sheet``: rows are only added, and
-    #: the table counts them, ``Table.sheet_sent``)
-    shared: dict[str, str]
-    #: per seat that got them: its own keys, encoded (a seat missing here gets a whole view)
-    owns: dict[int | None, dict[str, str]]
+    #: the keys every seat sees alike (the ``sheet`` is not compared: rows are only added,
+    #: and the table counts them, ``Table.sheet_sent``)
+    shared: JSON
+    #: per seat that got them: its own keys (a seat missing here gets a whole view)
+    owns: dict[int | None, JSON]
     #: the seat clocks as every connection last got them (in that broadcast, or in a
     #: ``presence`` since): a patch leaves out the same again
     clocks: JSON | None = None
 
 
-def encoded(part: JSON, skip: str = "") -> dict[str, str]:
-    """Each key of ``part`` (but ``skip``) with its value's JSON text (orjson: a TypeError
-    for what it cannot write). Each is a ``str`` of its own size: orjson's ``bytes`` keep the
-    buffer they were written into (4 KB for a 5-byte value), and a table keeps these until
-    its next action (kept as orjson wrote them: 290 MB more memory at 1,000 tables)."""
-    return {key: orjson.dumps(value).decode() for key, value in part.items() if key != skip}
+def changes(now: JSON, before: JSON, skip: str = "") -> tuple[JSON, list[str]]:
+    """The keys of ``now`` whose values are not those of ``before`` (or that ``before``
+    lacks), with their values, and the keys of ``before`` that ``now`` lacks; ``skip`` (a
+    key) is left out of both.
 
-
-def members(part: dict[str, str]) -> list[str]:
-    """The members of a JSON object with these keys and encoded values."""
-    heads = _MEMBER_HEADS
-    out = []
-    for key, value in part.items():
-        head = heads.get(key)
-        if head is None:
-            head = heads[key] = orjson.dumps(key).decode() + ":"
-        out.append(head + value)
-    return out
-
-
-def changes(now: dict[str, str], before: dict[str, str]) -> tuple[dict[str, str], list[str]]:
-    """The keys of ``now`` whose JSON text is not ``before``'s (or that ``before`` lacks),
-    and the keys of ``before`` that ``now`` lacks. The texts are compared, so a ``true``
-    that was a ``1`` is a change, as on the wire."""
-    changed = {key: value for key, value in now.items() if before.get(key) != value}
-    return changed, [key for key in before if key not in now]
-
-
-def json_object(*parts: list[str]) -> str:
-    """The JSON object of these members (from :func:`members`), in order."""
-    return "{" + ",".join(member for part in parts for member in part) + "}"
+    Values are compared as Python values, the type of each top-level value too (``True ==
+    1`` in Python, not in JSON). Inside a list or an object, a view never holds a ``true``
+    where it held a ``1`` at the same place (the tests compare the patched views' JSON text
+    with the whole views' over whole games: ``tests/server/test_server_patches.py``)."""
+    changed = {
+        key: value
+        for key, value in now.items()
+        if key != skip
+        and ((old := before.get(key, _ABSENT)) != value or type(old) is not type(value))
+    }
+    return changed, [key for key in before if key not in now and key != skip]
 
 
 def patched(view: JSON, patch: JSON, removed: list[str], sheet_from: int | None = None) -> JSON:

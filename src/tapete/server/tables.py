@@ -74,7 +74,7 @@ from tapete.server.db import (
 )
 from tapete.server.i18n import error_text
 from tapete.server.limits import Limits, RefusalLog
-from tapete.server.patches import SentViews, changes, encoded, json_object, members
+from tapete.server.patches import SentViews, changes
 from tapete.server.room import (
     CHAT_LINES,
     FREE_KINDS,
@@ -145,6 +145,16 @@ def message_text(message: JSON) -> str:
     except UnicodeEncodeError:
         return _ASCII_ENCODER.encode(message)
     return text
+
+
+def _joined(first: str, second: str) -> str:
+    """The JSON object of the keys of two JSON objects' texts (no key in both): the first's
+    keys, then the second's."""
+    if first == "{}":
+        return second
+    if second == "{}":
+        return first
+    return first[:-1] + "," + second[1:]
 
 
 def build_game(
@@ -492,16 +502,18 @@ class Table:
         sheet_from: int,
         clocks: JSON | None,
         patches: Collection[int | None] = (),
+        keep: bool = True,
     ) -> tuple[dict[int | None, str], int | None, dict[int | None, str]]:
         """A broadcast's messages: per seat of ``seats`` the text of
         ``self.view_message(seat, events, sheet_from, clocks)`` (the same JSON, a view's keys
         in another order); how many sheet rows they carry (None: no sheet); and per seat of
-        ``patches`` whose views the last call knew (:attr:`sent`) the ``patch`` message
+        ``patches`` whose views the last call kept (:attr:`sent`) the ``patch`` message
         against them (a seat of ``patches`` that gets none gets a whole view). What the
         seats see alike is built, compared and encoded once for them all
         (``Game.view_parts``); the spectators of a delayed table see another game, built
-        apart and sent whole. ``sheet_from`` must be what every listener holds for the
-        patches to be right (``TableManager._broadcast`` gives ``sheet_sent``)."""
+        apart and sent whole. ``keep``: keep these views for the next call's patches.
+        ``sheet_from`` must be what every listener holds for the patches to be right
+        (``TableManager._broadcast`` gives ``sheet_sent``)."""
         delayed = self.delayed
         same = [
             seat for seat in dict.fromkeys([*seats, *patches]) if seat is not None or not delayed
@@ -510,53 +522,48 @@ class Table:
         sheet = shared.get("sheet")
         cut = sheet[sheet_from:] if sheet_from and isinstance(sheet, list) else sheet
         rows = len(cut) if isinstance(cut, list) else None
+        before = self.sent
+        sent = SentViews(self.version, shared, dict(zip(same, owns, strict=True)), clocks)
+        self.sent = sent if keep else None
         wanted, whole_seats = set(patches), set(seats)
         texts: dict[int | None, str] = {}
         patch_texts: dict[int | None, str] = {}
-        before, self.sent = self.sent, None
         try:
-            # every key's JSON once (what every seat sees alike once for them all): the texts
-            # compared with the last broadcast's and joined into the messages' views
-            enc_shared = encoded(shared, skip="sheet")
-            enc_owns = dict(zip(same, map(encoded, owns), strict=True))
-            sheet_member = members(encoded({"sheet": cut})) if "sheet" in shared else []
+            body = patch_body = ""  # (the shared keys' JSON, when a message needs it)
+            gone: list[str] = []
+            for seat, own in sent.owns.items():
+                if seat in wanted and before is not None and seat in before.owns:
+                    if not patch_body:
+                        changed, gone = changes(shared, before.shared, skip="sheet")
+                        if cut:  # (new rows, after the ones every listener holds)
+                            changed["sheet"] = cut
+                        patch_body = orjson.dumps(changed).decode()
+                    own_changed, own_gone = changes(own, before.owns[seat])
+                    view = _joined(orjson.dumps(own_changed).decode(), patch_body)
+                    message = self._view_message(
+                        seat, orjson.Fragment(view), events, sheet_from, clocks
+                    )
+                    message.update(type="patch", patch_of=before.version, removed=gone + own_gone)
+                    if clocks is not None and clocks == before.clocks:
+                        message.pop("clocks", None)  # (as the last message had them)
+                    patch_texts[seat] = orjson.dumps(message).decode()
+                if seat in whole_seats or seat not in patch_texts:
+                    if not body:
+                        whole = {**shared, "sheet": cut} if "sheet" in shared else shared
+                        body = orjson.dumps(whole).decode()
+                    view = _joined(orjson.dumps(own).decode(), body)
+                    message = self._view_message(
+                        seat, orjson.Fragment(view), events, sheet_from, clocks
+                    )
+                    texts[seat] = orjson.dumps(message).decode()
         except TypeError:  # (what only message_text encodes: whole messages, one by one)
+            self.sent, patch_texts = None, {}
             texts = {
                 seat: message_text(
                     self._view_message(seat, {**shared, **own}, events, sheet_from, clocks)
                 )
                 for seat, own in zip(same, owns, strict=True)
             }
-        else:
-            self.sent = SentViews(self.version, enc_shared, enc_owns, clocks)
-            # (clocks as the last message had them: a patch leaves them out)
-            same_clocks = before is not None and clocks is not None and clocks == before.clocks
-            shared_members: list[str] | None = None
-            patch_members: list[str] | None = None
-            gone: list[str] = []
-            for seat, own in enc_owns.items():
-                if seat in wanted and before is not None and seat in before.owns:
-                    if patch_members is None:
-                        changed, gone = changes(enc_shared, before.shared)
-                        # (new rows, after the ones every listener holds)
-                        patch_members = members(changed) + (sheet_member if cut else [])
-                    own_changed, own_gone = changes(own, before.owns[seat])
-                    view = json_object(members(own_changed), patch_members)
-                    message = self._view_message(
-                        seat, orjson.Fragment(view), events, sheet_from, clocks
-                    )
-                    message.update(type="patch", patch_of=before.version, removed=gone + own_gone)
-                    if same_clocks:
-                        message.pop("clocks", None)
-                    patch_texts[seat] = orjson.dumps(message).decode()
-                if seat in whole_seats or seat not in patch_texts:
-                    if shared_members is None:
-                        shared_members = members(enc_shared) + sheet_member
-                    view = json_object(members(own), shared_members)
-                    message = self._view_message(
-                        seat, orjson.Fragment(view), events, sheet_from, clocks
-                    )
-                    texts[seat] = orjson.dumps(message).decode()
         for seat in (*seats, *patches):
             if seat not in texts and seat not in patch_texts:
                 texts[seat] = message_text(self.view_message(seat, events, sheet_from, clocks))
@@ -2164,7 +2171,12 @@ class TableManager:
         patches: dict[int | None, str] = {}
         if whole or patch:
             views, rows, patches = table.view_texts(
-                whole.keys(), events, sheet_from=start, clocks=clocks, patches=patch.keys()
+                whole.keys(),
+                events,
+                sheet_from=start,
+                clocks=clocks,
+                patches=patch.keys(),
+                keep=any(n.patches for n in listeners),
             )
             texts.update(views)
             if rows is not None:
