@@ -237,12 +237,14 @@ def test_a_connection_asks_for_patches_in_its_address(client: TestClient) -> Non
     """``patches=1`` gets patches after the first broadcast, ``0`` or nothing whole views,
     and any other value a ``bad_message`` error (then whole views). (A table of one person
     against a computer, which plays at once in the tests.)"""
-    r = client.post("/api/tables", json={"game": "mariage", "name": "Ana", "levels": ["random"]})
-    assert r.status_code == 201, r.text
-    made = r.json()
-    base = f"/ws/{made['table']}?token={made['token']}"
     kinds: dict[str, list[str]] = {}
     for query in ("&patches=1", "&patches=0", "", "&patches=yes"):
+        # (a table of its own for each: a game that ended gets no more messages)
+        body = {"game": "mariage", "name": "Ana", "levels": ["random"]}
+        r = client.post("/api/tables", json=body)
+        assert r.status_code == 201, r.text
+        made = r.json()
+        base = f"/ws/{made['table']}?token={made['token']}"
         ear = Ear(0, query.endswith("=1"))
         got: list[str] = []
         with client.websocket_connect(base + query) as ws:
