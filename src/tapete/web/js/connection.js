@@ -117,10 +117,9 @@ export function patchedView(msg, prev, version) {
   for (const key of msg.removed || []) delete view[key];
   Object.assign(view, msg.view);
   if (Array.isArray(msg.view?.sheet)) {
-    const from = msg.sheet_from || 0;
-    const held = prev.sheet || [];
-    if (held.length < from) return null;
-    view.sheet = held.slice(0, from).concat(msg.view.sheet);
+    const sheet = wholeSheet(msg, prev);
+    if (!sheet) return null;
+    view.sheet = sheet;
   }
   return { type: "view", version: msg.version, view, sheet_from: 0, events: msg.events, clocks: msg.clocks };
 }
