@@ -101,9 +101,7 @@ async def play(manager: TableManager, table: Table, seed: int, *, rejoin: bool =
             ears.append(ear)
             manager.attach(loaded, ear)
         if rejoin and rng.random() < 0.05:
-            ear = rng.choice(ears)
-            loaded.patched.discard(ear)  # (as the app answers a sync: a whole view)
-            ear.push(message_text(loaded.view_message(ear.seat)))
+            manager.resync(loaded, rng.choice(ears), None)  # (as the app answers a sync)
     return ears
 
 

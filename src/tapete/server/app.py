@@ -976,12 +976,7 @@ class Server:
             return
         if kind == "sync":
             await self.manager.settled(table)
-            table.patched.discard(conn)  # (a whole view: the next broadcast's is whole too)
-            if "since" in data:
-                for message in self.manager.catch_up(table, conn.seat, data["since"]):
-                    conn.push_json(message)
-            else:
-                conn.push_json(table.view_message(conn.seat))
+            self.manager.resync(table, conn, data.get("since"))
         elif kind == "chat":
             if conn.chat is None:
                 conn.chat = TokenBucket(

@@ -1289,6 +1289,18 @@ class TableManager:
         for listener in list(self.lobby_listeners):
             listener.push(text)
 
+    def resync(self, table: Table, listener: Listener, since: int | None) -> None:
+        """Answer ``listener``'s ``sync``: the current view (after the events missed since
+        version ``since``, :meth:`catch_up`). It then holds a view that may not be the last
+        broadcast's, so its next broadcast is a whole view too, not a patch."""
+        table.patched.discard(listener)
+        if since is None:
+            messages = [table.view_message(listener.seat)]
+        else:
+            messages = self.catch_up(table, listener.seat, since)
+        for message in messages:
+            listener.push(message_text(message))
+
     def catch_up(self, table: Table, seat: int | None, since: int) -> list[JSON]:
         """What a client that saw version ``since`` is sent on ``sync``: an ``events``
         message with the events of every version after it, each as ``seat`` may see it, and
