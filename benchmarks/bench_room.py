@@ -723,12 +723,13 @@ def phase(settings: Settings, server: ChildServer, seating: str, label: str) -> 
     start = time.monotonic() + 0.2
     board.start.value = start
     time.sleep(max(0.0, start - time.monotonic()))
-    cpu0 = server.cpu()
+    user0, system0 = server.cpu_times()
     rss0 = server.rss()
     while time.monotonic() < start + settings.seconds:
         time.sleep(min(0.1, max(0.0, start + settings.seconds - time.monotonic())))
         ticker.tick(True)
-    cpu = server.cpu() - cpu0
+    user1, system1 = server.cpu_times()
+    cpu = (user1 - user0) + (system1 - system0)
     rss1 = server.rss()
     wall = time.monotonic() - start
     stats, client_cpu = Stats(), 0.0
@@ -740,6 +741,8 @@ def phase(settings: Settings, server: ChildServer, seating: str, label: str) -> 
         w.join(timeout=30)
     summary = summarise(runs[0], stats, wall, cpu, client_cpu)
     summary["seated_at_start"] = seated
+    # (the kernel's share: the sockets' writes and reads, loopback's both ends)
+    summary["server_system_cpu_s"] = round(system1 - system0, 3)
     summary["server_rss_mb"] = [round(rss0 / 2**20, 1), round(rss1 / 2**20, 1)]
     summary["client_shards"] = shards
     summary["computer_delay_ms"] = server.delay_ms if seating == "solo" else None
@@ -865,6 +868,44 @@ def ratios(main: dict[str, Any], base: dict[str, Any]) -> dict[str, float | None
     }
 
 
+def machine_reference(actions: int = 2000, repeats: int = 3, seed: int = 5) -> float:
+    """This machine's speed now, in this process's CPU time (``time.process_time``, the
+    collector off; the best of ``repeats``): microseconds for this tree's engine to apply one
+    action of a seeded random Mil game and build its four views (three seats, a spectator),
+    the engine's share of what the server does per action. Shared machines change speed
+    from one hour to the next (twice as slow on 2026-12-04 as the day before); the server's
+    CPU per action divided by this figure is what a run on another day can be compared by."""
+    from tapete.server.tables import build_game
+
+    seats: list[int | None] = [0, 1, 2, None]
+    best = math.inf
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for r in range(repeats):
+            rng = random.Random(seed + r)
+            done = 0
+            start = time.process_time()
+            while done < actions:
+                game = build_game(
+                    "mil",
+                    "club",
+                    seed=rng.randrange(2**32),
+                    players=["A", "B", "C"],
+                    max_deals=20,
+                )
+                while not game.over and done < actions:
+                    legal = game.legal_actions()
+                    game.apply(legal[int(rng.random() * len(legal))])
+                    game.views(seats)
+                    done += 1
+            best = min(best, (time.process_time() - start) / actions * 1e6)
+    finally:
+        if enabled:
+            gc.enable()
+    return round(best, 2)
+
+
 def computer_delay_ms(settings: Settings) -> int:
     """The server's pause before a computer's move (``solo`` seating only): none flat out,
     else the middle of the think time, so that a table of one person and two computers
@@ -883,6 +924,7 @@ def measure(
     ``profile``: where the run's server writes a cProfile of its event loop."""
     seating = settings.seating
     out: dict[str, Any] = {"settings": asdict(settings)}
+    reference = [machine_reference()]
     if settings.baseline_seconds > 0:
         base_settings = Settings(
             **{
@@ -908,6 +950,14 @@ def measure(
         if seating == "auto":
             seating = asyncio.run(detect_seating(server))
         out["run"] = phase(settings, server, seating, "run")
+    reference.append(machine_reference())
+    per_action = out["run"]["server_cpu_ms_per_action"]
+    out["machine"] = {
+        "reference_us": reference,
+        "server_cpu_per_action_in_references": (
+            round(per_action * 1000 / statistics.mean(reference), 2) if per_action else None
+        ),
+    }
     out["targets"] = targets(out["run"])
     if "baseline" in out:
         out["ratio_to_baseline"] = ratios(out["run"], out["baseline"])
@@ -942,7 +992,8 @@ def report(out: dict[str, Any]) -> str:
             f"{name}: latency median {lat['median']} ms, p99 {lat['p99']} ms, p99.9 "
             f"{lat['p999']} ms, max {lat['max']} ms "
             f"({lat['count']} actions timed); {x['actions']} actions = {x['actions_per_s']}/s; "
-            f"server CPU {x['server_cpu_s']} s = {x['server_cpu_ms_per_action']} ms per action "
+            f"server CPU {x['server_cpu_s']} s ({x['server_system_cpu_s']} s in the kernel) = "
+            f"{x['server_cpu_ms_per_action']} ms per action "
             f"({x['server_cpu_share']:.0%} of a core); bytes per message median "
             f"{b['all']['median']}, p99 {b['all']['p99']}; errors {x['error_count']}"
         )
@@ -968,6 +1019,13 @@ def report(out: dict[str, Any]) -> str:
         f"client CPU {r['client_cpu_s']} s, client loop lag p99 {r['client_lag_ms']['p99']} ms; "
         f"load average {r['load_average']} on {r['cores']} cores shared with other jobs "
         "(latency includes waiting for a core)"
+    )
+    m = out["machine"]
+    lines.append(
+        "machine: the engine applies a Mil action and builds its four views in "
+        f"{m['reference_us'][0]} us before the run, {m['reference_us'][1]} us after it "
+        f"(this process's CPU); the server's CPU per action is "
+        f"{m['server_cpu_per_action_in_references']} of those"
     )
     for t in out["targets"].values():
         met = {True: "met", False: "NOT met", None: "not measured by this run"}[t["met"]]

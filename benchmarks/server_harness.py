@@ -79,11 +79,16 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process (Linux /proc, no psutil)."""
+def cpu_times(pid: int) -> tuple[float, float]:
+    """User and system CPU time of a process, in seconds (Linux /proc, no psutil)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     ticks = os.sysconf("SC_CLK_TCK")
-    return (int(fields[11]) + int(fields[12])) / ticks
+    return int(fields[11]) / ticks, int(fields[12]) / ticks
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process."""
+    return sum(cpu_times(pid))
 
 
 def rss_bytes(pid: int) -> int:
@@ -146,6 +151,9 @@ class ChildServer:
 
     def cpu(self) -> float:
         return cpu_seconds(self.pid)
+
+    def cpu_times(self) -> tuple[float, float]:
+        return cpu_times(self.pid)
 
     def rss(self) -> int:
         return rss_bytes(self.pid)

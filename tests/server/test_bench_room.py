@@ -58,6 +58,11 @@ def test_bench_room_plays_two_tables_and_reports_every_figure(
     }
     assert out["targets"]["p99_at_1000_tables"]["met"] is None  # 2 tables cannot tell
     assert out["ratio_to_baseline"]["latency_p99"] is not None
+    # the machine's speed, before and after the run, and the server's CPU in its units
+    machine = out["machine"]
+    assert len(machine["reference_us"]) == 2 and min(machine["reference_us"]) > 0
+    assert machine["server_cpu_per_action_in_references"] > 0
+    assert "machine: the engine applies a Mil action" in printed.out
 
 
 def test_view_filter_never_skips_a_message_the_client_must_read(tmp_path: Path) -> None:
