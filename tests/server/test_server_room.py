@@ -17,6 +17,7 @@ import pytest
 from server_helpers import (
     TEST_LIMITS,
     MakeApp,
+    Oracle,
     Session,
     action_count,
     check_no_leak,
@@ -366,6 +367,57 @@ def test_invitations_seats_and_waiting(app: Starlette, client: TestClient) -> No
     info = client.get(f"/api/tables/{tid}?token={bea['token']}").json()
     assert info["seat"] == 0 and info["invite"] == code
     assert client.get(f"/api/tables/{tid}").json()["invite"] is None
+
+
+def _strings(value: Any) -> set[str]:
+    """Every string in a JSON value (keys too)."""
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, dict):
+        return set(value) | {s for v in value.values() for s in _strings(v)}
+    if isinstance(value, list):
+        return {s for v in value for s in _strings(v)}
+    return set()
+
+
+@pytest.mark.parametrize("game", ["mil", "mariage"])
+def test_a_waiting_table_shows_no_card_until_every_seat_is_taken(
+    app: Starlette, client: TestClient, game: str
+) -> None:
+    """The deal is made when the table is created, but while a seat is free its people see
+    what a spectator sees: nobody can look at a hand, leave, and open tables until a deal
+    pleases them. The seat's number is in its view; a hint is refused (it would tell of the
+    hand). When the last seat is taken every connection, a patch-taking one too, gets its
+    whole view with its hand."""
+    seats: list[dict[str, Any]] = [{"kind": "me"}, {"kind": "invited"}]
+    seats += [{"kind": "computer", "level": "rules"}] if game == "mil" else []
+    made = make_table(client, game=game, seats=seats)
+    tid, token = made["table"], made["token"]
+    hidden = Oracle(app, tid, None).forbidden(0)  # (what a spectator may not know)
+    mine = Oracle(app, tid, 0).forbidden(0)
+    assert hidden - mine, "the creator's own hand, which the test must not see shown"
+    with (
+        client.websocket_connect(f"/ws/{tid}?token={token}") as ws,
+        client.websocket_connect(f"/ws/{tid}?token={token}&patches=1") as ws2,
+    ):
+        me, tab = Session(ws), Session(ws2)
+        for s in (me, tab):
+            first = next_of(s, "view")
+            assert first["view"]["seat"] == 0 and first["view"]["hand"] == []
+            assert first["view"]["legal"] == []
+            next_of(s, "presence")
+        ws.send_json({"type": "hint"})
+        assert me.error()["code"] == "not_started"
+        ws.send_json({"type": "sync"})
+        assert next_of(me, "view")["view"]["hand"] == []
+        before = [m.message for s in (me, tab) for m in s.log]
+        assert not any(_strings(m) & hidden for m in before), before
+        sit(client, tid, "Bea", invite=made["invite"])
+        for s in (me, tab):
+            started = next_of(s, "view")
+            assert started["view"]["seat"] == 0 and len(started["view"]["hand"]) >= 6
+            assert set(started["view"]["hand"]) == hidden - mine
+        assert not tab.patches  # (the start's view came whole)
 
 
 def test_seats_and_tokens_survive_a_restart(make_app: MakeApp) -> None:

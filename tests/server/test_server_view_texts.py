@@ -112,3 +112,24 @@ def test_two_encoded_objects_make_one(first: dict[str, Any], second: dict[str, A
     joined = _joined(orjson.dumps(first).decode(), orjson.dumps(second).decode())
     assert json.loads(joined) == {**first, **second}
     assert list(json.loads(joined)) == [*first, *second]
+
+
+@pytest.mark.parametrize("game", ["mil", "mariage"])
+def test_a_waiting_table_sends_every_seat_the_public_view(make_app: MakeApp, game: str) -> None:
+    """While a seat is free (``status`` ``waiting``) a broadcast gives each seat the public
+    view with its number (``Table.seat_view``), as ``view_message`` does, asked for whole or
+    as a patch, and keeps nothing to patch against: no card of a hand leaves the server."""
+    manager: TableManager = make_app().state.manager
+    table = full_table(manager, game, 11)
+    table.view_texts([0, None], [], 0, None)  # (views kept while the table played)
+    assert table.sent is not None
+    table.status = "waiting"
+    seats: list[int | None] = [*range(len(table.game.players)), None]
+    texts, sent, patches = table.view_texts(seats[:-1], [], 0, None, patches=[0, None])
+    assert set(texts) == set(seats) and not patches and table.sent is None
+    public = table.game.view(None)
+    assert sent == len(public["sheet"])
+    for seat, text in texts.items():
+        message = json.loads(text)
+        assert message == json.loads(message_text(table.view_message(seat, [])))
+        assert message["view"] == json.loads(message_text({**public, "seat": seat}))

@@ -493,7 +493,16 @@ class Table:
         game = self.game
         if seat is None and self.delayed:
             game = self.spectator_view_game()
-        return self._view_message(seat, game.view(seat), events, sheet_from, clocks)
+        return self._view_message(seat, self.seat_view(game, seat), events, sheet_from, clocks)
+
+    def seat_view(self, game: Game, seat: int | None) -> JSON:
+        """``game.view(seat)``; at a waiting table, what everyone may see (``view(None)``,
+        the engine's public view) with the seat's number: nobody sees a card of the deal
+        before every seat is taken, so that no one can look at a hand, leave the table and
+        open another until a deal pleases them (docs/server.md, "Seats")."""
+        if self.status == "waiting" and seat is not None:
+            return {**game.view(None), "seat": seat}
+        return game.view(seat)
 
     def view_texts(
         self,
@@ -514,6 +523,14 @@ class Table:
         apart and sent whole. ``keep``: keep these views for the next call's patches.
         ``sheet_from`` must be what every listener holds for the patches to be right
         (``TableManager._broadcast`` gives ``sheet_sent``)."""
+        if self.status == "waiting":  # (the public views: :meth:`seat_view`; none kept)
+            self.sent = None
+            public = {
+                seat: message_text(self.view_message(seat, events, sheet_from, clocks))
+                for seat in (*seats, *patches)
+            }
+            sheet = self.game.view(None).get("sheet")
+            return public, len(sheet[sheet_from:]) if isinstance(sheet, list) else None, {}
         delayed = self.delayed
         same = [
             seat for seat in dict.fromkeys([*seats, *patches]) if seat is not None or not delayed
@@ -1118,6 +1135,8 @@ class TableManager:
         table.status = "playing"
         self.fill_at.pop(table.id, None)
         self._ensure_clocks(table)
+        # (the seats' own views, whole: what they held was the public view)
+        table.sent, table.patched = None, set()
         self._broadcast(table, [])
         self.announce(table)
         with contextlib.suppress(RuntimeError):  # (no loop: a synchronous caller)
