@@ -49,6 +49,11 @@ def test_two_people_play_a_whole_mil_game_through_an_invitation(
         link = create_invited_table(ana, server.url, "mil-casa-500", seats)
         assert ana.locator(tid("copy-invite")).get_attribute("type") == "button"
         shot(ana, artifacts, "room-waiting")
+        # until everyone sits down Ana's own cards lie face down: the page got no card
+        ana.wait_for_selector("section[data-testid='seat-0'] .card.back")
+        assert ana.locator("section[data-testid='seat-0'] .card.back").count() == 7
+        assert ana.locator(tid("hand")).count() == 0
+        assert ana.evaluate("() => window.tapete.view.hand") == []
         # the free seat is named as the Lobby names it, on the board and the sheet (no blank)
         ana.wait_for_selector("section[data-testid='seat-1'] .name")
         assert ana.inner_text("section[data-testid='seat-1'] .name") == "For an invited person"

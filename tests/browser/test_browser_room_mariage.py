@@ -64,6 +64,10 @@ def test_a_rated_mariage_match_of_two_accounts_shows_the_new_ratings(
         link = create_invited_table(
             ana, None, "mariage-mariage", ["me", "invited"], name="Ana", options=("rated",)
         )
+        # until Bea sits down Ana's own cards lie face down: the page got no card
+        ana.wait_for_selector("section[data-testid='seat-0'] .card.back")
+        assert ana.locator("section[data-testid='seat-0'] .card.back").count() == 6
+        assert ana.locator(tid("hand")).count() == 0
         bea = new_page(locale="es-ES")
         sign_up(bea, server.url, "Bea_rated")
         sit_down(bea, link, host="Ana_rated")

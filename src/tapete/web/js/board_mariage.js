@@ -3,7 +3,7 @@
 // picks it from the view's keys.
 
 import { h } from "./dom.js";
-import { S, STORE_POINTS, blocked, myTurn, playerName, screen } from "./state.js";
+import { S, STORE_POINTS, blocked, handHidden, myTurn, playerName, screen } from "./state.js";
 import { t } from "./i18n.js";
 import { SUIT_SYMBOL, backs, shownCard, suitLabel } from "./cards.js";
 import { actionText } from "./history.js";
@@ -43,7 +43,7 @@ export function render(v) {
         onclick: () => { S.ui.showPoints = !S.ui.showPoints; localStorage.setItem(STORE_POINTS, S.ui.showPoints ? "1" : "0"); screen.table(); } },
       S.ui.showPoints ? t("hide_points") : t("show_points")),
       h("span", { class: "chips" }, marriageChips(v, me))),
-    ...(v.seat === null ? [backs(v.hand_counts?.[me] ?? 0, "fan")] : [actions(v), hintBox(), renderHand(v)])));
+    ...(handHidden(v) ? [backs(v.hand_counts?.[me] ?? 0, "fan")] : [actions(v), hintBox(), renderHand(v)])));
   root.append(matchSheet(v));
   return root;
 }

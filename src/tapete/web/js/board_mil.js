@@ -2,7 +2,7 @@
 // that carries a talon (`talon_count`); table.js picks it from the view's keys.
 
 import { fmt, h, isNone } from "./dom.js";
-import { S, STORE_POINTS, blocked, hintIs, legalOf, myTurn, playerName, screen } from "./state.js";
+import { S, STORE_POINTS, blocked, handHidden, hintIs, legalOf, myTurn, playerName, screen } from "./state.js";
 import { t, tMaybe } from "./i18n.js";
 import { SUIT_SYMBOL, backs, cardName, cardShort, shownCard, suitLabel } from "./cards.js";
 import { act } from "./connection.js";
@@ -24,7 +24,7 @@ export function render(v) {
   const base = v.seat ?? 0;
   for (const seat of [1, 2].map((d) => (base + d) % 3)) root.append(opponent(v, seat));
   root.append(center(v, justify));
-  root.append(v.seat === null ? opponent(v, base, "me bottom") : me(v, justify));
+  root.append(handHidden(v) ? opponent(v, base, "me bottom") : me(v, justify));
   root.append(scoreSheet(v));
   return root;
 }
