@@ -5,6 +5,12 @@ from __future__ import annotations
 
 from browser_helpers import start_game, tid, view, wait_turn
 
+WAITING = {
+    "es": "Antes de que todos se sienten",
+    "pt": "Antes de todos se sentarem",
+    "en": "Before everyone sits down",
+}
+
 
 def test_the_commitment_is_shown_and_the_fairness_page_is_reachable(new_page, live_server) -> None:
     page = new_page(locale="en-GB")
@@ -30,6 +36,8 @@ def test_the_commitment_is_shown_and_the_fairness_page_is_reachable(new_page, li
         assert other.locator("h1").inner_text() == title
         words = other.locator("main").inner_text()
         assert "tapete replay game.json" in words
+        # a waiting table shows nobody a card (the deal is made when it is created)
+        assert WAITING[lang] in other.locator("h2").all_inner_texts()
         # the table's padlock, drawn here too (no emoji: a box without an emoji font)
         assert "\U0001f512" not in words
         assert other.locator("main svg.lock[aria-hidden='true']").count() == 1
