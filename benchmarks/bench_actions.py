@@ -208,54 +208,66 @@ def people_table(manager: TableManager, seed: int, max_deals: int) -> Table:
     return table
 
 
+async def act_cost(
+    directory: Path, name: str, actions: int, *, together: bool = True, patches: bool = False
+) -> tuple[float, int, int, int]:
+    """``TableManager.act`` at 30 Mil tables of three people, five listeners each (three
+    seats, two spectators; ``patches``: they take patches), random legal actions, a round of
+    one action a table at a time (``together``: at once, as the server's clients send them)
+    until ``actions``: the CPU time per action in ms (this process's), the messages to the
+    listeners, their bytes, and the actions applied. The server's own work for an action
+    without sockets; ``bench_room.py`` times it beside its runs, as the machine's speed."""
+    app = create_app(f"sqlite:///{directory / name}", 0)
+    manager: TableManager = app.state.manager
+    tables, listeners = [], []
+    for n in range(30):
+        table = people_table(manager, n, max_deals=20)
+        loaded = await manager.load(table.id)
+        assert loaded is not None
+        for seat in (0, 1, 2, None, None):
+            listener = Counter(seat, patches)
+            manager.attach(loaded, listener)
+            listeners.append(listener)
+        tables.append(loaded)
+    rng = random.Random(7)
+    done = 0
+    start = time.process_time()
+    last = start
+    while done < actions:
+        moves = [
+            (t, t.game.turn, t.version, rng.choice(t.game.legal_actions()).to_json())
+            for t in tables
+            if not t.game.over
+        ]
+        if not moves:
+            break
+        if together:
+            await asyncio.gather(*(manager.act(*m) for m in moves))
+        else:
+            for m in moves:
+                await manager.act(*m)
+        done += len(moves)
+        if time.process_time() - last > 2:
+            last = time.process_time()
+            print(f"    {name}: {done}/{actions} actions", flush=True)
+    cpu = time.process_time() - start
+    await manager.close()
+    manager.engine.dispose()
+    sent = sum(x.messages for x in listeners)
+    return 1e3 * cpu / done, sent, sum(x.bytes for x in listeners), done
+
+
 def bench_act(actions: int, directory: Path) -> None:
     print("3. TableManager.act at 30 tables of three people, five listeners each")
 
-    async def run(together: bool, name: str, patches: bool = False) -> tuple[float, int, int, int]:
-        app = create_app(f"sqlite:///{directory / name}", 0)
-        manager: TableManager = app.state.manager
-        tables, listeners = [], []
-        for n in range(30):
-            table = people_table(manager, n, max_deals=20)
-            loaded = await manager.load(table.id)
-            assert loaded is not None
-            for seat in (0, 1, 2, None, None):
-                listener = Counter(seat, patches)
-                manager.attach(loaded, listener)
-                listeners.append(listener)
-            tables.append(loaded)
-        rng = random.Random(7)
-        done = 0
-        start = time.process_time()
-        last = start
-        while done < actions:
-            moves = [
-                (t, t.game.turn, t.version, rng.choice(t.game.legal_actions()).to_json())
-                for t in tables
-                if not t.game.over
-            ]
-            if not moves:
-                break
-            if together:
-                await asyncio.gather(*(manager.act(*m) for m in moves))
-            else:
-                for m in moves:
-                    await manager.act(*m)
-            done += len(moves)
-            if time.process_time() - last > 2:
-                last = time.process_time()
-                print(f"    {name}: {done}/{actions} actions", flush=True)
-        cpu = time.process_time() - start
-        await manager.close()
-        manager.engine.dispose()
-        sent = sum(x.messages for x in listeners)
-        return 1e3 * cpu / done, sent, sum(x.bytes for x in listeners), done
+    def run(together: bool, name: str, patches: bool = False) -> tuple[float, int, int, int]:
+        return asyncio.run(act_cost(directory, name, actions, together=together, patches=patches))
 
-    base, _, _, _ = asyncio.run(run(False, "one-by-one.sqlite3"))
-    now, sent, size, done = asyncio.run(run(True, "together.sqlite3"))
+    base, _, _, _ = run(False, "one-by-one.sqlite3")
+    now, sent, size, done = run(True, "together.sqlite3")
     line("per action: one table at a time -> together", base * 1000, now * 1000, "us")
     print(f"  ({done} actions together, {sent} messages to the listeners)")
-    patched, psent, psize, _ = asyncio.run(run(True, "patches.sqlite3", patches=True))
+    patched, psent, psize, _ = run(True, "patches.sqlite3", patches=True)
     line("per action together: whole views -> patches", now * 1000, patched * 1000, "us")
     line("bytes per message: whole views -> patches", size / sent, psize / psent, "B")
 

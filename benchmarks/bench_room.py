@@ -41,6 +41,7 @@ import random
 import re
 import statistics
 import sys
+import tempfile
 import threading
 import time
 from array import array
@@ -49,6 +50,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import bench_actions
 import httpx
 import orjson
 import ws_client
@@ -868,42 +870,19 @@ def ratios(main: dict[str, Any], base: dict[str, Any]) -> dict[str, float | None
     }
 
 
-def machine_reference(actions: int = 2000, repeats: int = 3, seed: int = 5) -> float:
-    """This machine's speed now, in this process's CPU time (``time.process_time``, the
-    collector off; the best of ``repeats``): microseconds for this tree's engine to apply one
-    action of a seeded random Mil game and build its four views (three seats, a spectator),
-    the engine's share of what the server does per action. Shared machines change speed
-    from one hour to the next (twice as slow on 2026-12-04 as the day before); the server's
-    CPU per action divided by this figure is what a run on another day can be compared by."""
-    from tapete.server.tables import build_game
-
-    seats: list[int | None] = [0, 1, 2, None]
-    best = math.inf
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        for r in range(repeats):
-            rng = random.Random(seed + r)
-            done = 0
-            start = time.process_time()
-            while done < actions:
-                game = build_game(
-                    "mil",
-                    "club",
-                    seed=rng.randrange(2**32),
-                    players=["A", "B", "C"],
-                    max_deals=20,
-                )
-                while not game.over and done < actions:
-                    legal = game.legal_actions()
-                    game.apply(legal[int(rng.random() * len(legal))])
-                    game.views(seats)
-                    done += 1
-            best = min(best, (time.process_time() - start) / actions * 1e6)
-    finally:
-        if enabled:
-            gc.enable()
-    return round(best, 2)
+def machine_reference(actions: int = 4500) -> float:
+    """This machine's speed now: microseconds of this process's CPU time for the server's own
+    work for an action without its sockets (``bench_actions.act_cost``: ``TableManager.act``
+    at 30 tables of three people and two spectators taking patches, the views, the patches,
+    the SQLite writes). Shared machines change speed from one hour to the next, and the
+    server's work slows more than a small loop's (a large working set: the host's other
+    tenants share its caches); the run's CPU per action divided by this figure is what runs
+    of different days can be compared by."""
+    with tempfile.TemporaryDirectory(prefix="tapete-reference-") as directory:
+        ms, _, _, _ = asyncio.run(
+            bench_actions.act_cost(Path(directory), "reference.sqlite3", actions, patches=True)
+        )
+    return round(ms * 1000, 1)
 
 
 def computer_delay_ms(settings: Settings) -> int:
@@ -1022,10 +1001,10 @@ def report(out: dict[str, Any]) -> str:
     )
     m = out["machine"]
     lines.append(
-        "machine: the engine applies a Mil action and builds its four views in "
-        f"{m['reference_us'][0]} us before the run, {m['reference_us'][1]} us after it "
-        f"(this process's CPU); the server's CPU per action is "
-        f"{m['server_cpu_per_action_in_references']} of those"
+        "machine: the server's work for an action without sockets (TableManager.act in this "
+        f"process) {m['reference_us'][0]} us before the run, {m['reference_us'][1]} us after "
+        f"it; the run's server CPU per action is {m['server_cpu_per_action_in_references']} "
+        "times that"
     )
     for t in out["targets"].values():
         met = {True: "met", False: "NOT met", None: "not measured by this run"}[t["met"]]

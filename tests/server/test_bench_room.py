@@ -62,7 +62,7 @@ def test_bench_room_plays_two_tables_and_reports_every_figure(
     machine = out["machine"]
     assert len(machine["reference_us"]) == 2 and min(machine["reference_us"]) > 0
     assert machine["server_cpu_per_action_in_references"] > 0
-    assert "machine: the engine applies a Mil action" in printed.out
+    assert "machine: the server's work for an action without sockets" in printed.out
 
 
 def test_view_filter_never_skips_a_message_the_client_must_read(tmp_path: Path) -> None:
