@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 import jsonschema_rs
+import pytest
 from server_helpers import CARD_RE, MakeApp, Session, check_no_leak
 from sqlalchemy import select
 from starlette.applications import Starlette
@@ -402,6 +403,48 @@ def test_a_rated_mil_game_of_three_users_with_an_abandonment_changes_their_ratin
         assert (entry["place"], entry["games"], entry["provisional"]) == (row.place, 1, True)
         assert entry["abandoned"] == (seat == 2)
     assert client.get("/api/tables/999999/ratings").status_code == 404
+
+
+@pytest.mark.parametrize("seed", [3])
+def test_an_abandoned_seat_that_a_computer_wins_earns_its_person_no_win(
+    app: Starlette, client: TestClient, seed: int
+) -> None:
+    """Bea sits down at Ana's Mariage table and never comes: a computer plays her seat
+    after the grace, she has abandoned after the limit, and the computer wins the match for
+    her. The game counts as one she played and nothing more: no win, no points, no Ranking
+    entry (else leaving games to a strong computer would earn its wins); Ana's loss counts
+    as usual."""
+    from tapete.server.db import RankingRow, StatRow
+
+    clock = FakeClock()
+    app.state.manager.now = clock
+    seats = [{"kind": "me"}, {"kind": "invited"}]
+    made = make_table(client, game="mariage", seats=seats, clock={"grace_s": 5, "abandon_s": 20})
+    tid = made["table"]
+    sit(client, tid, "Bea", invite=made["invite"])
+    with client.websocket_connect(f"/ws/{tid}?token={made['token']}") as wa:
+        ana = Session(wa)
+        clock.t += 6
+        _tick(client, app, tid)
+        clock.t += 21
+        _tick(client, app, tid)
+        assert _until("abandoned", ana)["seat"] == 1
+        play(app, tid, {0: ana}, lambda: False, random.Random(seed))
+        table = _live(app, tid)
+        assert table.game.over and table.ranked
+        assert table.game.winner == 1, "the seed must let Bea's computer win"
+
+    def stored(name: str) -> StatRow | None:
+        with app.state.manager.sessions() as s:
+            return s.get(StatRow, (name, "mariage", "mariage"))
+
+    _wait("the game's statistics", lambda: stored("Bea") is not None)
+    bea, ana_row = stored("Bea"), stored("Ana")
+    assert bea is not None and ana_row is not None
+    assert (bea.games, bea.wins, bea.points_total, bea.contracts_made) == (1, 0, 0.0, 0)
+    assert (ana_row.games, ana_row.wins) == (1, 0)
+    with app.state.manager.sessions() as s:
+        assert not list(s.scalars(select(RankingRow).where(RankingRow.table_id == tid)))
 
 
 def test_an_unrated_table_has_no_rating_changes(client: TestClient) -> None:

@@ -108,8 +108,13 @@ def record_game(
     record: dict[str, Any],
     when: datetime,
     ranked: bool = True,
+    abandoned: bool = False,
 ) -> GameSummary:
-    """Add one finished game of ``name`` (at ``seat``) to the statistics and the Ranking."""
+    """Add one finished game of ``name`` (at ``seat``) to the statistics and the Ranking.
+    ``abandoned``: the person left the seat to a computer for good (the clock's
+    abandonment), so the game counts as played and nothing more: no win, no points, no
+    contract, no Ranking entry, whatever the computer made of the seat (as a rated game
+    counts it last); else leaving a game to a strong computer would earn its wins."""
     game = str(record.get("game"))
     profile = str(record.get("profile"))
     summary = summarize(record, seat)
@@ -131,6 +136,8 @@ def record_game(
         )
         session.add(row)
     row.games += 1
+    if abandoned:
+        return summary
     row.wins += int(summary.won)
     row.points_total += summary.points
     row.contracts_made += summary.contracts_made

@@ -2170,6 +2170,7 @@ class TableManager:
                     record=record,
                     when=now,
                     ranked=table.ranked,
+                    abandoned=seat in table.abandoned,
                 )
 
     def _broadcast(self, table: Table, events: list[Event]) -> None:
