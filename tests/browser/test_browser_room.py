@@ -54,6 +54,9 @@ def test_two_people_play_a_whole_mil_game_through_an_invitation(
         assert ana.locator("section[data-testid='seat-0'] .card.back").count() == 7
         assert ana.locator(tid("hand")).count() == 0
         assert ana.evaluate("() => window.tapete.view.hand") == []
+        # and no seat is marked to play: nobody can
+        assert ana.locator(".badge.turn").count() == 0
+        assert ana.locator("section.seat.active").count() == 0
         # the free seat is named as the Lobby names it, on the board and the sheet (no blank)
         ana.wait_for_selector("section[data-testid='seat-1'] .name")
         assert ana.inner_text("section[data-testid='seat-1'] .name") == "For an invited person"
@@ -71,6 +74,10 @@ def test_two_people_play_a_whole_mil_game_through_an_invitation(
         )
         assert "Bea" in ana.inner_text(tid("seats")) and "Ana" in bea.inner_text(tid("seats"))
         assert ana.locator(tid("waiting")).count() == 0
+        # the start redraws the board and the status line, which said "Waiting for everyone"
+        for page in (ana, bea):
+            page.wait_for_selector("section.seat.active .badge.turn")
+            assert "Waiting for everyone" not in page.inner_text("#status")
         assert ana.evaluate("() => window.tapete.clocks.clock.grace_s") == 4
 
         # the chat: a line rendered as text, and a mute per name

@@ -3,7 +3,7 @@
 // picks it from the view's keys.
 
 import { h } from "./dom.js";
-import { S, STORE_POINTS, blocked, handHidden, myTurn, playerName, screen } from "./state.js";
+import { S, STORE_POINTS, blocked, handHidden, myTurn, playerName, screen, toAct } from "./state.js";
 import { t } from "./i18n.js";
 import { SUIT_SYMBOL, backs, shownCard, suitLabel } from "./cards.js";
 import { actionText } from "./history.js";
@@ -23,17 +23,17 @@ export function render(v) {
   const me = v.seat ?? 0; // a watcher sees the table from seat 0, with no hand
   const opp = 1 - me;
   const root = h("div", { class: `board seats-${v.players.length} profile-${v.profile}` });
-  root.append(h("section", { class: `seat opp top ${v.turn === opp ? "active" : ""}`, testid: `seat-${opp}`, "aria-label": playerName(opp) },
+  root.append(h("section", { class: `seat opp top ${toAct(v, opp) ? "active" : ""}`, testid: `seat-${opp}`, "aria-label": playerName(opp) },
     h("div", { class: "who" }, h("span", { class: "name" }, playerName(opp)),
       h("span", { class: "score", title: t("game_points") }, `${v.match?.[opp] ?? 0}/${v.target}`)),
     h("div", { class: "badges" }, v.dealer === opp ? h("span", { class: "badge dealer" }, t("dealer_short")) : null,
-      v.turn === opp && !v.over ? h("span", { class: "badge turn" }, t("turn_badge")) : null),
+      toAct(v, opp) ? h("span", { class: "badge turn" }, t("turn_badge")) : null),
     backs(v.hand_counts?.[opp] ?? 0, "fan"),
     h("div", { class: "meta" }, t("tricks_count", { n: v.tricks_won?.[opp] ?? 0 }),
       S.ui.showPoints ? ` · ${t("points_n", { n: v.points?.[opp] ?? 0 })}` : ""),
     h("div", { class: "chips" }, marriageChips(v, opp))));
   root.append(center(v));
-  root.append(h("section", { class: `seat me bottom ${v.turn === me ? "active" : ""}`, testid: `seat-${me}`, "aria-label": v.seat === null ? playerName(me) : t("you") },
+  root.append(h("section", { class: `seat me bottom ${toAct(v, me) ? "active" : ""}`, testid: `seat-${me}`, "aria-label": v.seat === null ? playerName(me) : t("you") },
     h("div", { class: "who" }, h("span", { class: "name" }, playerName(me)),
       h("span", { class: "score", title: t("game_points") }, `${v.match?.[me] ?? 0}/${v.target}`),
       v.dealer === me ? h("span", { class: "badge dealer" }, t("dealer_short")) : null,

@@ -2,7 +2,7 @@
 // that carries a talon (`talon_count`); table.js picks it from the view's keys.
 
 import { fmt, h, isNone } from "./dom.js";
-import { S, STORE_POINTS, blocked, handHidden, hintIs, legalOf, myTurn, playerName, screen } from "./state.js";
+import { S, STORE_POINTS, blocked, handHidden, hintIs, legalOf, myTurn, playerName, screen, toAct } from "./state.js";
 import { t, tMaybe } from "./i18n.js";
 import { SUIT_SYMBOL, backs, cardName, cardShort, shownCard, suitLabel } from "./cards.js";
 import { act } from "./connection.js";
@@ -35,7 +35,7 @@ function seatBadges(v, seat) {
   if (v.declarer === seat) b.push(h("span", { class: "badge declarer" }, t("declarer")));
   if (v.in_barrel?.[seat]) b.push(h("span", { class: "badge barrel", title: t("barrel") }, v.barrel_attempts_max ? `${t("barrel")} ${v.barrel_attempts?.[seat] ?? 0}/${v.barrel_attempts_max}` : t("barrel")));
   if (v.has_bolts !== false && v.bolts?.[seat]) b.push(h("span", { class: "badge bolt", title: t("bolts") }, `⚡ ${v.bolts[seat]}`));
-  if (v.turn === seat && !v.over) b.push(h("span", { class: "badge turn" }, t("turn_badge")));
+  if (toAct(v, seat)) b.push(h("span", { class: "badge turn" }, t("turn_badge")));
   return b;
 }
 
@@ -69,7 +69,7 @@ function opponent(v, seat, place = null) {
   const pos = place || relPos(seat);
   const bid = v.phase === "bidding" ? lastBidOf(v, seat) : null;
   const got = (v.given || []).filter((g) => g.to === seat);
-  return h("section", { class: `seat opp ${pos} ${v.turn === seat ? "active" : ""}`, testid: `seat-${seat}`, "aria-label": playerName(seat) },
+  return h("section", { class: `seat opp ${pos} ${toAct(v, seat) ? "active" : ""}`, testid: `seat-${seat}`, "aria-label": playerName(seat) },
     h("div", { class: "who" },
       h("span", { class: "name" }, playerName(seat)),
       h("span", { class: "score", title: t("score") }, fmt(v.scores?.[seat] ?? 0))),
@@ -219,7 +219,7 @@ function runningPoints(v, seat) {
 function me(v, justify) {
   const seat = v.seat;
   const got = (v.given || []).filter((g) => g.to === seat && g.card);
-  return h("section", { class: `seat me bottom ${v.turn === seat ? "active" : ""}`, testid: `seat-${seat}`, "aria-label": t("you") },
+  return h("section", { class: `seat me bottom ${toAct(v, seat) ? "active" : ""}`, testid: `seat-${seat}`, "aria-label": t("you") },
     h("div", { class: "who" },
       h("span", { class: "name" }, playerName(seat)),
       h("span", { class: "score", title: t("score") }, fmt(v.scores?.[seat] ?? 0)),

@@ -4,7 +4,7 @@
 // docs/dev/protocol.md, "The online room".
 
 import { h } from "./dom.js";
-import { S, STORE_MUTED } from "./state.js";
+import { S, STORE_MUTED, screen } from "./state.js";
 import { t, tMaybe } from "./i18n.js";
 import { send } from "./connection.js";
 import { api } from "./session.js";
@@ -25,6 +25,7 @@ function toggleMute(name) {
 }
 
 export function takePresence(msg) {
+  const before = S.presence?.status;
   S.presence = msg;
   takeClocks(msg.clocks);
   // a waiting table opened from "your games" or a second tab: its description has the code
@@ -35,6 +36,8 @@ export function takePresence(msg) {
       .then((res) => { if (res.ok && S.session?.table === sess.table) { S.invite = res.body.invite ?? null; renderRoom(); } })
       .catch(() => {});
   }
+  // the table started (its view came just before): the status line and the turn marks
+  if (before === "waiting" && msg.status !== "waiting" && S.view) screen.table();
   renderRoom();
 }
 let asked = null;

@@ -78,6 +78,8 @@ export const watching = () => Boolean(S.session?.watch);
 // a seat's own cards not shown to it (a table waiting for its people: the view is the
 // spectators', with the seat's number): they are drawn face down, as a spectator sees them
 export const handHidden = (v) => v.seat === null || (!(v.hand || []).length && (v.hand_counts?.[v.seat] ?? 0) > 0);
+// the seat whose turn the board marks: none while the table waits for its people
+export const toAct = (v, seat) => v.turn === seat && !v.over && S.presence?.status !== "waiting";
 export const myTurn = () => Boolean(S.view && !S.view.over && !S.pause && S.view.seat !== null && S.view.turn === S.view.seat);
 // the controls wait: an action is in flight, the connection is lost, or a deal's end is held
 export const blocked = () => Boolean(S.pending || S.offline || S.pause);
