@@ -995,8 +995,8 @@ class Server:
     async def _hint(self, table: Table, conn: Connection) -> None:
         seat = conn.seat
         await self.manager.settled(table)
-        if seat is not None and table.status == "waiting":  # (it would tell of the hand)
-            raise TableError("not_started", "the game starts when every seat of the table is taken")
+        if seat is not None:  # (a hint at a waiting table would tell of the hand)
+            table.check_started()
         if seat is None or table.game.over or table.game.turn != seat:
             raise TableError("not_your_turn", "a hint is for the seat to act, when it is its turn")
         wait = self.hints.take((table.id, seat))

@@ -495,6 +495,12 @@ class Table:
             game = self.spectator_view_game()
         return self._view_message(seat, self.seat_view(game, seat), events, sheet_from, clocks)
 
+    def check_started(self) -> None:
+        """Raise ``not_started`` while a seat is free: nothing is played or hinted before
+        every seat is taken."""
+        if self.status == "waiting":
+            raise TableError("not_started", "the game starts when every seat of the table is taken")
+
     def seat_view(self, game: Game, seat: int | None) -> JSON:
         """``game.view(seat)``; at a waiting table, what everyone may see (``view(None)``,
         the engine's public view) with the seat's number: nobody sees a card of the deal
@@ -1932,10 +1938,7 @@ class TableManager:
                 raise TableError("stale_version", "this table is being reloaded: reconnect")
             if seat is None:
                 raise TableError("not_your_turn", "spectators cannot act at this table")
-            if table.status == "waiting":
-                raise TableError(
-                    "not_started", "the game starts when every seat of the table is taken"
-                )
+            table.check_started()
             if table.game.over:
                 raise TableError("not_your_turn", "the game is over")
             if table.game.turn != seat:
