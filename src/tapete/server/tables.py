@@ -1141,8 +1141,7 @@ class TableManager:
         table.status = "playing"
         self.fill_at.pop(table.id, None)
         self._ensure_clocks(table)
-        # (the seats' own views, whole: what they held was the public view)
-        table.sent, table.patched = None, set()
+        # (whole views: a waiting table kept none to patch against, ``Table.view_texts``)
         self._broadcast(table, [])
         self.announce(table)
         with contextlib.suppress(RuntimeError):  # (no loop: a synchronous caller)
