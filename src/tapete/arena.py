@@ -5,10 +5,13 @@ on the seed, never on who plays; duplicate play replays every game in every seat
 that card luck cancels. Bot decisions use their own ``random.Random`` seeded from the arena
 seed, the game, the rotation and the seat: a run is reproducible.
 
-Per bot name: points per deal with a 95% confidence interval (clustered by game), declarer
-success rate (games with contracts: Mil), match share (games won) with its interval, ms per
-decision (median, p95), and for a game whose deals only win points (``GameKind.point_share``:
-Mariage, where "points" are game points and one "deal" is one hand) the share of all points.
+Per bot name: points per deal with a 95% confidence interval, declarer success rate (games
+with contracts: Mil), match share (games won) with its interval, ms per decision (median,
+p95), and for a game whose deals only win points (``GameKind.point_share``: Mariage, where
+"points" are game points and one "deal" is one hand) the share of all points. The intervals
+are clustered by game: a game's seat rotations (``duplicate``) and a name's several seats
+play the same cards, so their results are one sample, not several (counted apart, one game
+played in three rotations gave an interval, and three games as many as nine).
 Everything is read from the game-level accessors (``finished_deals``, ``scores``, ``winner``)
 and the game's registry entry: the arena knows no game by name.
 """
@@ -52,40 +55,62 @@ def _ratio_ci(
 @dataclass
 class BotStats:
     name: str
-    #: per (game, rotation, seat): (points, deals)
-    units: list[tuple[float, int]] = field(default_factory=list)
-    wins: list[float] = field(default_factory=list)
+    #: per game (its index; every rotation and seat of this name together): (points, deals)
+    units: dict[int, tuple[float, int]] = field(default_factory=dict)
+    #: per game: (wins, plays): a play is one seat rotation (a tie at the cap split), and a
+    #: name in two seats wins the plays either seat wins
+    wins: dict[int, tuple[float, int]] = field(default_factory=dict)
     contracts_made: int = 0
     contracts_failed: int = 0
     rospis: int = 0
     ms: list[float] = field(default_factory=list)
     game_points: float = 0.0
     #: per game, where the kind has ``point_share``: (this bot's points, all seats' points)
-    gp_units: list[tuple[float, float]] = field(default_factory=list)
+    gp_units: dict[int, tuple[float, float]] = field(default_factory=dict)
     faults: int = 0
 
+    def add(self, game: int, points: float, deals: int, all_points: float | None) -> None:
+        """One seat's result in one play of game number ``game``."""
+        a, b = self.units.get(game, (0.0, 0))
+        self.units[game] = (a + points, b + deals)
+        if all_points is not None:
+            ga, gb = self.gp_units.get(game, (0.0, 0.0))
+            self.gp_units[game] = (ga + points, gb + all_points)
+
+    def add_play(self, game: int, won: float) -> None:
+        """One play of game number ``game``: the share of it this name won (0 to 1)."""
+        w, n = self.wins.get(game, (0.0, 0))
+        self.wins[game] = (w + won, n + 1)
+
     def game_point_share(self) -> tuple[float, float, float]:
-        """Share of all game points won, with a 95% interval clustered by game."""
-        r, lo, hi = _ratio_ci(self.gp_units)
+        """Share of all game points won, with a 95% interval clustered by game, never
+        narrower than Wilson's for a share of that many games (all games alike would give
+        the cluster-robust interval no width at all)."""
+        r, lo, hi = _ratio_ci(list(self.gp_units.values()))
         if math.isnan(lo):
             return r, lo, hi
-        return r, max(0.0, lo), min(1.0, hi)
+        _, wlo, whi = _wilson(r, len(self.gp_units))
+        return r, max(0.0, min(lo, wlo)), min(1.0, max(hi, whi))
 
     def points_per_deal(self) -> tuple[float, float, float]:
-        return _ratio_ci(self.units)
+        return _ratio_ci(list(self.units.values()))
 
     def match_share(self) -> tuple[float, float, float]:
-        """Share of games won, with a 95% Wilson score interval (sound for small counts and
-        shares near 0 or 1)."""
-        k = len(self.wins)
-        if not k:
+        """Share of plays won, averaged per game (a game's rotations are one sample), with a
+        95% Wilson score interval on the number of games (sound for small counts and shares
+        near 0 or 1)."""
+        if not self.wins:
             return 0.0, 0.0, 0.0
-        m = sum(self.wins) / k
-        z = 1.96
-        denom = 1 + z * z / k
-        centre = (m + z * z / (2 * k)) / denom
-        half = z * math.sqrt(m * (1 - m) / k + z * z / (4 * k * k)) / denom
-        return m, max(0.0, centre - half), min(1.0, centre + half)
+        shares = [w / n for w, n in self.wins.values()]
+        return _wilson(sum(shares) / len(shares), len(shares))
+
+    def games(self) -> int:
+        """The games this name played (each in one or more seat rotations)."""
+        return len(self.wins)
+
+    def plays(self) -> int:
+        """The games times their seat rotations."""
+        return sum(n for _, n in self.wins.values())
 
     def declarer_success(self) -> float | None:
         n = self.contracts_made + self.contracts_failed
@@ -96,6 +121,15 @@ class BotStats:
             return 0.0, 0.0
         s = sorted(self.ms)
         return s[len(s) // 2], s[min(len(s) - 1, int(0.95 * len(s)))]
+
+
+def _wilson(m: float, k: int) -> tuple[float, float, float]:
+    """A share ``m`` of ``k`` samples with its 95% Wilson score interval."""
+    z = 1.96
+    denom = 1 + z * z / k
+    centre = (m + z * z / (2 * k)) / denom
+    half = z * math.sqrt(m * (1 - m) / k + z * z / (4 * k * k)) / denom
+    return m, max(0.0, centre - half), min(1.0, centre + half)
 
 
 def _rotations(players: list[str], duplicate: bool) -> list[list[str]]:
@@ -113,8 +147,10 @@ def _play_game(
     tag: str,
     stats: dict[str, BotStats],
     deal_cap: int,
+    number: int,
 ) -> int:
-    """Play one game; record everything in ``stats``; return the number of deals played."""
+    """Play one rotation of game ``number``; record everything in ``stats``; return the
+    number of deals played."""
     game_kind = kind(game_name)
     g = game_kind.new(profile, seed=seed, players=names, max_deals=deal_cap)
     bots = [make_bot(game_name, n, profile=profile) for n in names]
@@ -143,13 +179,12 @@ def _play_game(
         shares = [1 / len(leaders) if s in leaders else 0.0 for s in range(len(names))]
     else:
         shares = [1.0 if s == winner else 0.0 for s in range(len(names))]
+    every = sum(seat_pts) if game_kind.point_share else None
     for seat, n in enumerate(names):
-        stats[n].units.append((seat_pts[seat], len(deals)))
-        if game_kind.point_share:
-            stats[n].gp_units.append((seat_pts[seat], sum(seat_pts)))
+        stats[n].add(number, seat_pts[seat], len(deals), every)
         stats[n].faults += getattr(bots[seat], "faults", 0)
     for n in set(names):
-        stats[n].wins.append(sum(shares[s] for s in range(len(names)) if names[s] == n))
+        stats[n].add_play(number, sum(shares[s] for s in range(len(names)) if names[s] == n))
     return len(deals)
 
 
@@ -222,7 +257,7 @@ def run_arena(
             game_seed = seed * 100003 + gi
             for r, names in enumerate(rotations):
                 played += _play_game(
-                    game, profile, names, game_seed, f"{seed}:{gi}:{r}", stats, cap
+                    game, profile, names, game_seed, f"{seed}:{gi}:{r}", stats, cap, gi
                 )
             gi += 1
             elapsed = time.time() - t_start
@@ -270,7 +305,8 @@ def _summary(game: str, profile: str, played: int, stats: dict[str, BotStats]) -
                 "rospis": s.rospis,
             },
             "ms_per_decision": {"p50": round(p50, 2), "p95": round(p95, 2)},
-            "games": len(s.wins),
+            "games": s.games(),
+            "plays": s.plays(),
             "faults": s.faults,
         }
         if kind(game).point_share:
@@ -279,10 +315,13 @@ def _summary(game: str, profile: str, played: int, stats: dict[str, BotStats]) -
             entry["game_point_share"] = round(s.game_points / total_gp, 3) if total_gp else None
             entry["game_point_share_ci95"] = _ci(glo, ghi, 3)
         bots.append(entry)
-    return {"game": game, "profile": profile, "deals": played, "bots": bots}
+    games = max(s.games() for s in stats.values())
+    return {"game": game, "profile": profile, "deals": played, "games": games, "bots": bots}
 
 
 def _table(game: str, summary: dict[str, Any]) -> str:
+    from tapete.cli.common import count
+
     head = (
         f"{'bot':<10} {'pts/deal':>9} {'95% CI':>17} {'share':>6} {'95% CI':>13} "
         f"{'decl ok':>7} {'made/failed':>11} {'ms p50':>7} {'ms p95':>7}"
@@ -290,7 +329,11 @@ def _table(game: str, summary: dict[str, Any]) -> str:
     point_share = kind(game).point_share
     if point_share:
         head += f" {'gp share':>8} {'95% CI':>13}"
-    lines = [f"{summary['game']} / {summary['profile']}: {summary['deals']} deals", head]
+    plays = max(b["plays"] for b in summary["bots"])
+    played = f"{summary['deals']} deals, {count(summary['games'], 'game')}"
+    if plays > summary["games"]:
+        played += f" in {plays // summary['games']} seat rotations"
+    lines = [f"{summary['game']} / {summary['profile']}: {played}", head]
     for b in summary["bots"]:
         p = b["points_per_deal"]
         s = b["match_share"]

@@ -17,9 +17,9 @@ def _run(tmp_path: Path, *args: Any, **options: Any) -> dict[str, Any]:
 
 
 def test_mariage_arena_summary(tmp_path: Path, capsys: Any) -> None:
-    data = _run(tmp_path, "mariage", None, ["rules", "random"], 6, 1, True)
+    data = _run(tmp_path, "mariage", None, ["rules", "random"], 20, 1, True)
     assert data["game"] == "mariage" and data["profile"] == "mariage"
-    assert data["deals"] >= 6
+    assert data["deals"] >= 20 and data["games"] >= 2
     names = [b["name"] for b in data["bots"]]
     assert names == ["rules", "random"]
     for b in data["bots"]:
@@ -56,8 +56,9 @@ def test_paired_single_deals(tmp_path: Path) -> None:
     # one deal per game, each game in the 3 seat rotations: 3 deals a game, 4 games for 10
     players = ["rules", "random", "random"]
     data = _run(tmp_path, "mil", "club", players, 10, 4, True, deals_per_game=1)
-    assert data["deals"] == 12
-    assert sum(b["games"] for b in data["bots"] if b["name"] == "rules") == 4 * 3
+    assert data["deals"] == 12 and data["games"] == 4
+    rules = next(b for b in data["bots"] if b["name"] == "rules")
+    assert (rules["games"], rules["plays"]) == (4, 4 * 3)
 
 
 def test_one_game_gives_no_interval(tmp_path: Path, capsys: Any) -> None:
@@ -70,3 +71,27 @@ def test_one_game_gives_no_interval(tmp_path: Path, capsys: Any) -> None:
         assert b["match_share"]["ci95"] is not None  # (Wilson's interval holds for one game)
     out = capsys.readouterr().out
     assert "n/a" in out and "one game gives no interval" in out
+
+
+def test_rotations_and_seats_of_one_game_are_one_sample(tmp_path: Path, capsys: Any) -> None:
+    """A game's seat rotations, and a name's two seats, play the same cards: one game gives
+    no interval however it is played (counted apart, they gave intervals as if they were
+    independent games)."""
+    dup = _run(tmp_path, "mil", "club", ["rules", "random", "random"], 1, 1, True)
+    two_seats = _run(tmp_path, "mil", "club", ["rules", "random", "random"], 1, 1, False)
+    for data in (dup, two_seats):
+        assert data["games"] == 1
+        for b in data["bots"]:
+            assert b["games"] == 1 and b["points_per_deal"]["ci95"] is None
+    assert [b["plays"] for b in dup["bots"]] == [3, 3]
+    assert "1 game in 3 seat rotations" in capsys.readouterr().out
+
+
+def test_a_share_won_in_every_game_keeps_an_interval(tmp_path: Path) -> None:
+    """A bot that wins every game point of every game still gets an interval of some width
+    for its share (Wilson's for that many games), not the certainty of [1, 1]."""
+    data = _run(tmp_path, "mariage", None, ["rules", "random"], 10, 1, True, deals_per_game=1)
+    rules = next(b for b in data["bots"] if b["name"] == "rules")
+    assert rules["game_point_share"] == 1.0
+    lo, hi = rules["game_point_share_ci95"]
+    assert lo < 0.7 and hi == 1.0
