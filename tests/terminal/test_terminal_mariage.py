@@ -104,6 +104,34 @@ def test_parse_command() -> None:
         parse_command("")
 
 
+def test_half_typed_commands_say_what_they_need() -> None:
+    # (they all said "'marriage' is not a command", though it is one)
+    for text, said in (
+        ("marriage", "marriage needs one suit: for example 'marriage H'"),
+        ("marriage H S", "marriage needs one suit"),
+        ("play", "play needs one card: for example 'play TD'"),
+        ("play td extra", "play needs one card"),
+        ("close now", "'close' takes nothing after it"),
+    ):
+        with pytest.raises(InvalidNotationError, match=said):
+            parse_command(text)
+
+
+def test_the_engines_reasons_are_said_to_the_person() -> None:
+    from tapete.terminal.mariage import _second_person
+
+    assert (
+        _second_person("seat 0 cannot declare the hearts marriage: does not hold both KH and QH", 0)
+        == "you cannot declare the hearts marriage: you do not hold both KH and QH"
+    )
+    assert _second_person("seat 1 cannot play 9S: must follow hearts (holds KH)", 1) == (
+        "you cannot play 9S: must follow hearts (you hold KH)"
+    )
+    assert _second_person(
+        "seat 0 cannot play 9S: has no hearts and must trump with clubs", 0
+    ).startswith("you cannot play 9S: you have no hearts")
+
+
 def test_hidden_points_hide_each_tricks_worth_too() -> None:
     shown, hidden = Script([]), Script([])
     run(shown, seat=1, show_points=True)

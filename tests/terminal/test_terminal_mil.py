@@ -42,7 +42,7 @@ def test_illegal_input_reprompts_with_the_reason() -> None:
     out: list[str] = []
     play_terminal("casa", "random", 2, input_fn=lambda _p: next(script), output_fn=out.append)
     text = "\n".join(out)
-    assert "I did not understand" in text
+    assert "I did not understand 'dance': not a command or a card" in text
     assert "commands:" in text
     assert "not allowed: seat 0 cannot" in text or "not allowed" in text
 
@@ -220,3 +220,43 @@ def test_a_number_that_is_not_plain_digits_gets_the_hint_not_a_traceback() -> No
         assert isinstance(said, str) and "needs" in said, (text, said)
     assert parse_command("bid 120", []) == {"type": "bid", "value": 120}
     assert parse_command("give 9C 1", []) == {"type": "give", "card": "9C", "to": 1}
+
+
+def test_the_computers_first_moves_of_a_deal_come_after_its_header() -> None:
+    # seed 1: Bruno and Carla bid before the person's first turn of deal 1
+    out: list[str] = []
+    play_terminal("club", "rules", 1, input_fn=lambda _p: "quit", output_fn=out.append)
+    header = next(i for i, line in enumerate(out) if "--- deal 1 (club)" in line)
+    first_move = next(i for i, line in enumerate(out) if line.startswith(("Bruno: ", "Carla: ")))
+    assert header < first_move
+
+
+def test_end_of_deal_notes_name_the_seats() -> None:
+    from tapete.terminal.mil import _named
+
+    names = ["You", "Bruno", "Carla"]
+    assert _named("seat 1 enters the barrel", names) == "seat 1 (Bruno) enters the barrel"
+    assert _named("seat 0: third bolt, -120", names) == "seat 0 (You): third bolt, -120"
+
+
+def test_the_person_who_wins_is_told_so_in_the_second_person(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # (it said "You wins with 1075!")
+    import tapete.terminal.mil as terminal
+    from tapete.mil.game import MilGame
+    from tapete.mil.scoring import Standing
+
+    def near_the_end(profile: str, *, seed: int, players: list[str]) -> MilGame:
+        return MilGame(profile, seed=seed, players=players, standing=Standing(scores=(980, 0, 0)))
+
+    monkeypatch.setattr(terminal, "MilGame", near_the_end)
+    endings = set()
+    for seed in range(1, 12):
+        out: list[str] = []
+        answer = _scripted(random.Random(seed), out, 5000)
+        play_terminal("casa-500", "rules", seed, input_fn=answer, output_fn=out.append)
+        if out[-1].startswith("You"):
+            assert out[-1].startswith("You win with ") and out[-1].endswith("!")
+            endings.add("you")
+        elif "wins with" in out[-1]:
+            endings.add("other")
+    assert "you" in endings

@@ -93,12 +93,18 @@ def parse_command(text: str) -> Action | str:
         "claim": CLAIM,
         "decline": DECLINE,
     }
-    if verb in simple and len(words) == 1:
-        return simple[verb]
+    if verb in simple:
+        if len(words) == 1:
+            return simple[verb]
+        raise InvalidNotationError(f"'{verb}' takes nothing after it: type just '{verb}'")
     if verb == "play" and len(words) == 2:
         return PLAYS[parse_card(words[1])]
+    if verb == "play":
+        raise InvalidNotationError("play needs one card: for example 'play TD' (ten of diamonds)")
     if verb == "marriage" and len(words) == 2:
         return MARRIAGES[parse_suit(words[1])]
+    if verb == "marriage":
+        raise InvalidNotationError("marriage needs one suit: for example 'marriage H' (hearts)")
     if len(words) == 1:
         try:
             return PLAYS[parse_card(words[0])]
@@ -314,10 +320,26 @@ def _ask(table: _Table, input_fn: Callable[[str], str], output_fn: Callable[[str
         try:
             st.check(cmd)
         except IllegalActionError as exc:
-            msg = str(exc)
-            output_fn("Not allowed: " + msg.replace(f"seat {table.seat} cannot", "you cannot", 1))
+            output_fn("Not allowed: " + _second_person(str(exc), table.seat))
             continue
         return cmd
+
+
+#: the engine's reasons about the seat to play (``MariageState.why_illegal``), said to it
+_YOU = (
+    (": does not hold", ": you do not hold"),
+    ("(holds ", "(you hold "),
+    (": has no ", ": you have no "),
+)
+
+
+def _second_person(reason: str, seat: int) -> str:
+    """The engine's sentence about ``seat`` (``seat 0 cannot ...: does not hold ...``) said
+    to the person at it (``you cannot ...: you do not hold ...``)."""
+    out = reason.replace(f"seat {seat} cannot", "you cannot", 1)
+    for third, second in _YOU:
+        out = out.replace(third, second)
+    return out
 
 
 def _bot_action(

@@ -7,6 +7,7 @@ through the engine, which explains what is wrong when it is illegal.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -209,13 +210,19 @@ def play_terminal(
                 f"scores {row['scores']}"
             )
             for note in res.notes:
-                output_fn("  " + note)
+                output_fn("  " + _named(note, game.players))
+
+    shown_deal = [0]  # the deal whose header was printed last
 
     while not game.over:
         report_deals()
         seat = game.turn
         if seat is None:
             break
+        if seat != 0 and game.deal_number != shown_deal[0]:
+            # the computers' first moves of a deal come after its header, not before it
+            shown_deal[0] = game.deal_number
+            output_fn("\n" + format_view(game.view(0)).split("\n", 1)[0])
         if seat != 0:
             action = bots[seat].act(game.view(seat), rngs[seat])
             shown = action.to_json()
@@ -228,6 +235,7 @@ def play_terminal(
                 output_fn(f"  {game.players[seat]} shows {_redeal_proof(st, seat, shown)}")
             continue
         view = game.view(0)
+        shown_deal[0] = game.deal_number
         output_fn("\n" + format_view(view))
         output_fn("legal: " + _legal_line(view["legal"]))
         while True:
@@ -243,8 +251,13 @@ def play_terminal(
             if cmd == "help":
                 output_fn(HELP)
                 continue
-            if cmd in ("unknown", "empty"):
+            if cmd == "empty":
                 output_fn("I did not understand that; type 'help'.")
+                continue
+            if cmd == "unknown":
+                output_fn(
+                    f"I did not understand {text.strip()!r}: not a command or a card; type 'help'."
+                )
                 continue
             if isinstance(cmd, str):
                 output_fn(cmd)
@@ -259,11 +272,19 @@ def play_terminal(
                 continue
             break
     report_deals()  # the deal that ended the game
-    if game.winner is not None:
+    if game.winner == 0:
+        output_fn(f"You win with {game.scores[0]:g}!")
+    elif game.winner is not None:
         output_fn(f"{game.players[game.winner]} wins with {game.scores[game.winner]:g}!")
     else:
         output_fn("game over")
     return 0
+
+
+def _named(note: str, names: list[str]) -> str:
+    """An end-of-deal note of the engine with each seat's name beside its number: ``seat 1
+    (Bruno) enters the barrel``."""
+    return re.sub(r"\bseat (\d)\b", lambda m: f"{m[0]} ({names[int(m[1])]})", note)
 
 
 def _deal_outcome(st: State, row: dict[str, Any], names: list[str]) -> str:
