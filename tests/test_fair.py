@@ -305,4 +305,7 @@ def test_tapete_replay_rejects_a_tampered_record_naming_the_deal(
     path.write_text(json.dumps(rec, indent=1))
     assert main(["replay", str(path)]) == 1
     err = capsys.readouterr().err
-    assert "game 0, deal 2: the cards are not the fair deal of the revealed seed: the stock" in err
+    assert (
+        "game 0 (line 1), deal 2: the cards are not the fair deal of the revealed seed: the stock"
+        in err
+    )

@@ -60,7 +60,7 @@ def test_load_dump_and_iter_load_files(tmp_path, read_reference: Lines) -> None:
 
 def test_malformed_json_names_the_game_index(read_reference: Lines) -> None:
     good = read_reference("mil-club.jsonl")[0]
-    with pytest.raises(RecordError, match=r"^game 1: malformed JSON") as info:
+    with pytest.raises(RecordError, match=r"^game 1 \(line 2\): malformed JSON") as info:
         records.loads(good + "\n" + good[:40] + "\n")
     assert info.value.game == 1 and info.value.deal is None
 
@@ -69,15 +69,22 @@ def test_a_cut_string_reads_once_at() -> None:
     """The parser's message ends in "at" ("Unterminated string starting at"): one "at"."""
     with pytest.raises(RecordError) as info:
         records.loads('{"game": "mil", "profile": "clu')
-    assert str(info.value) == "game 0: malformed JSON: Unterminated string starting at column 28"
+    assert (
+        str(info.value)
+        == "game 0 (line 1): malformed JSON: Unterminated string starting at column 28"
+    )
 
 
 def test_not_an_object_unknown_format_and_unknown_game() -> None:
-    with pytest.raises(RecordError, match=r"^game 0: a record must be a JSON object, not list"):
+    with pytest.raises(
+        RecordError, match=r"^game 0 \(line 1\): a record must be a JSON object, not list"
+    ):
         records.loads("[1, 2]")
-    with pytest.raises(RecordError, match=r"^game 0: unknown format None"):
+    with pytest.raises(RecordError, match=r"^game 0 \(line 1\): unknown format None"):
         records.loads('{"game": "mil"}')
-    with pytest.raises(RecordError, match=r"^game 0: the record's 'game' must be a string"):
+    with pytest.raises(
+        RecordError, match=r"^game 0 \(line 1\): the record's 'game' must be a string"
+    ):
         records.loads('{"format": "tapete/1", "game": ["mil"]}')
     # the format knows no game: the replay says which games exist
     (chess,) = records.loads('{"format": "tapete/1", "game": "chess"}')
@@ -97,7 +104,7 @@ def test_iter_load_counts_games_without_blank_lines(read_reference: Lines) -> No
     stream = io.StringIO(good + "\n\n" + "{oops\n")
     it = records.iter_load(stream)
     next(it)
-    with pytest.raises(RecordError, match=r"^game 1: malformed JSON"):
+    with pytest.raises(RecordError, match=r"^game 1 \(line 3\): malformed JSON"):
         next(it)
 
 
@@ -143,3 +150,30 @@ def test_errors_name_json_kinds_and_a_card_twice_in_one_place(read_reference: Li
     record["deals"] = None
     with pytest.raises(RecordError, match=r"deals must be a list, not null"):
         replay(record)
+
+
+def test_errors_name_the_line_a_record_starts_on(read_reference: Lines) -> None:
+    """Blank lines do not count as games: the line says where to look in the file."""
+    good = read_reference("mil-club.jsonl")[0]
+    with pytest.raises(RecordError) as info:
+        records.loads(good + "\n\n\n\n" + good[:300] + "\n")
+    assert str(info.value).startswith("game 1 (line 5): malformed JSON")
+    assert info.value.line == 5
+    assert [n for n, _ in records.loads_numbered("\n" + good + "\n\n" + good + "\n")] == [2, 4]
+
+
+def test_several_pretty_printed_records_are_told_apart_from_a_broken_one(
+    read_reference: Lines,
+) -> None:
+    """Two pretty-printed records are neither JSON Lines nor one record: the error says so
+    (it said only "Expecting property name ... at column 2", of a game that was fine)."""
+    rec = json.loads(read_reference("mil-club.jsonl")[0])
+    text = json.dumps(rec, indent=1) + "\n" + json.dumps(rec, indent=1) + "\n"
+    with pytest.raises(RecordError) as info:
+        records.loads(text)
+    assert str(info.value) == (
+        "game 0 (line 1): the line holds only '{': a record file holds one record a line "
+        "(JSON Lines), or a single pretty-printed record"
+    )
+    # one pretty-printed record alone is read, and starts where its text starts
+    assert records.loads_numbered("\n\n" + json.dumps(rec, indent=1)) == [(3, rec)]

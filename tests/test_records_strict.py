@@ -151,8 +151,10 @@ def test_nesting_100000_deep_is_refused_by_every_reader(tmp_path: Path, read_ref
     line = read_reference("mil-club.jsonl")[0]
     deep = "[" * 100_000 + "]" * 100_000
     bad = text_with(line, '"type": "bid", "value": 100', f'"type": "bid", "value": {deep}')
-    every_reader(bad + "\n", tmp_path, "game 0: the record nests deeper than")
-    every_reader(line + "\n" + deep + "\n", tmp_path, "game 1: the record nests deeper than")
+    every_reader(bad + "\n", tmp_path, "game 0 (line 1): the record nests deeper than")
+    every_reader(
+        line + "\n" + deep + "\n", tmp_path, "game 1 (line 2): the record nests deeper than"
+    )
     every_reader(f'{{"a": {deep}}}\n', tmp_path, "nests deeper")
 
 
@@ -166,16 +168,16 @@ def test_a_record_nested_just_too_deep_is_refused(tmp_path: Path, read_reference
 def test_an_integer_over_4300_digits_is_refused(tmp_path: Path, read_reference) -> None:
     line = read_reference("mil-club.jsonl")[0]
     bad = text_with(line, '"type": "bid", "value": 100', '"type": "bid", "value": 1' + "0" * 5000)
-    every_reader(bad + "\n", tmp_path, "game 0: a number has more than 4300 digits")
+    every_reader(bad + "\n", tmp_path, "game 0 (line 1): a number has more than 4300 digits")
 
 
 @pytest.mark.parametrize("constant", ["Infinity", "-Infinity", "NaN"])
 def test_infinity_and_nan_are_not_json(tmp_path: Path, read_reference, constant: str) -> None:
     line = read_reference("mil-club.jsonl")[0]
     bad = text_with(line, '"type": "bid", "value": 100', f'"type": "bid", "value": {constant}')
-    every_reader(bad + "\n", tmp_path, "game 0:", "is not a JSON number")
+    every_reader(bad + "\n", tmp_path, "game 0 (line 1):", "is not a JSON number")
     start = text_with(line, '"deals": [', f'"start": {{"scores": [{constant}, 0, 0]}}, "deals": [')
-    every_reader(start + "\n", tmp_path, "game 0:", "is not a JSON number")
+    every_reader(start + "\n", tmp_path, "game 0 (line 1):", "is not a JSON number")
 
 
 @pytest.mark.parametrize(
@@ -197,7 +199,7 @@ def test_unhashable_type_or_profile_in_a_file(
 
 def test_a_record_longer_than_the_limit_is_refused_unread(tmp_path: Path) -> None:
     huge = '{"format": "tapete/1", "game": "mil", "x": "' + "a" * records.MAX_RECORD_CHARS + '"}'
-    every_reader(huge + "\n", tmp_path, "game 0: the record is", "characters long")
+    every_reader(huge + "\n", tmp_path, "game 0 (line 1): the record is", "characters long")
 
 
 def test_iter_load_reads_a_long_line_only_up_to_the_limit() -> None:

@@ -22,8 +22,9 @@ class RecordError(ValueError):
     """A tapete/1 record that is malformed, illegal or whose results do not match.
 
     ``game``, ``deal`` and ``action`` are 0-based indexes of where the first problem is
-    (``None`` when the problem is not inside one). The message is always one line of at most
-    :data:`MAX_MESSAGE` characters, whatever the record held.
+    (``None`` when the problem is not inside one); ``line`` is the 1-based line of the file
+    where the game's record starts, when it was read from one. The message is always one
+    line of at most :data:`MAX_MESSAGE` characters, whatever the record held.
     """
 
     def __init__(
@@ -33,6 +34,7 @@ class RecordError(ValueError):
         game: int | None = None,
         deal: int | None = None,
         action: int | None = None,
+        line: int | None = None,
     ) -> None:
         # one line, bounded: a hostile record must not choose what an error prints
         message = " ".join(message.splitlines())
@@ -42,23 +44,32 @@ class RecordError(ValueError):
         self.game = game
         self.deal = deal
         self.action = action
+        self.line = line
         super().__init__(self._render())
 
     def located(
-        self, *, game: int | None = None, deal: int | None = None, action: int | None = None
+        self,
+        *,
+        game: int | None = None,
+        deal: int | None = None,
+        action: int | None = None,
+        line: int | None = None,
     ) -> RecordError:
-        """The same error with the indexes given filled in where it has none yet."""
+        """The same error with the places given filled in where it has none yet."""
         return RecordError(
             self.reason,
             game=self.game if self.game is not None else game,
             deal=self.deal if self.deal is not None else deal,
             action=self.action if self.action is not None else action,
+            line=self.line if self.line is not None else line,
         )
 
     def _render(self) -> str:
         where = []
         if self.game is not None:
-            where.append(f"game {self.game}")
+            where.append(f"game {self.game}" + (f" (line {self.line})" if self.line else ""))
+        elif self.line is not None:
+            where.append(f"line {self.line}")
         if self.deal is not None:
             where.append(f"deal {self.deal}")
         if self.action is not None:

@@ -3,7 +3,8 @@
 A record is one JSON object (one whole Mil game or Mariage match); a file holds one record a
 line (JSON Lines). ``loads``/``dumps``/``load``/``dump`` work like the ``json`` module.
 Readers are strict: the first problem raises :class:`RecordError` naming the game (the
-record's index), and nothing else ever escapes them, whatever the input. They bound what a
+record's index) and the line of the text it starts on, and nothing else ever escapes them,
+whatever the input. They bound what a
 hostile file can cost: a record line holds at most :data:`MAX_RECORD_CHARS` characters and
 nests at most :data:`MAX_DEPTH` levels; numbers must be finite (``NaN`` and ``Infinity``
 are not JSON) and integers at most :data:`MAX_INT_DIGITS` digits long. Lines end at ``"\\n"``
@@ -39,6 +40,7 @@ __all__ = [
     "iter_load",
     "load",
     "loads",
+    "loads_numbered",
 ]
 
 FORMAT: Final = "tapete/1"
@@ -85,81 +87,114 @@ def check_depth(
         depth += 1
 
 
-def _decode(text: str, index: int) -> object:
+def _decode(text: str, index: int, line: int | None = None) -> object:
     try:
         return json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         # (some of the parser's messages end in "at": "Unterminated string starting at")
         what = exc.msg.removesuffix(" at")
-        raise RecordError(f"malformed JSON: {what} at column {exc.colno}", game=index) from None
+        raise RecordError(
+            f"malformed JSON: {what} at column {exc.colno}", game=index, line=line
+        ) from None
     except RecursionError:
-        raise RecordError(f"the record nests deeper than {MAX_DEPTH} levels", game=index) from None
+        raise RecordError(
+            f"the record nests deeper than {MAX_DEPTH} levels", game=index, line=line
+        ) from None
     except ValueError as exc:  # NaN / Infinity, an integer over Python's digit limit
         reason = str(exc)
         if "digits" in reason:
             reason = f"a number has more than {MAX_INT_DIGITS} digits"
-        raise RecordError(reason, game=index) from None
+        raise RecordError(reason, game=index, line=line) from None
 
 
-def _check_record(obj: object, index: int) -> dict[str, Any]:
-    if not isinstance(obj, dict):
-        raise RecordError(f"a record must be a JSON object, not {json_kind(obj)}", game=index)
-    check_depth(obj, game=index)
-    fmt = obj.get("format")
-    if fmt != FORMAT:
-        shown = repr(fmt) if isinstance(fmt, str | None) else json_kind(fmt)
-        raise RecordError(f"unknown format {shown} (expected {FORMAT!r})", game=index)
-    if not isinstance(obj.get("game"), str):
-        raise RecordError("the record's 'game' must be a string such as 'mil'", game=index)
+def _check_record(obj: object, index: int, line: int | None = None) -> dict[str, Any]:
+    try:
+        if not isinstance(obj, dict):
+            raise RecordError(f"a record must be a JSON object, not {json_kind(obj)}")
+        check_depth(obj)
+        fmt = obj.get("format")
+        if fmt != FORMAT:
+            shown = repr(fmt) if isinstance(fmt, str | None) else json_kind(fmt)
+            raise RecordError(f"unknown format {shown} (expected {FORMAT!r})")
+        if not isinstance(obj.get("game"), str):
+            raise RecordError("the record's 'game' must be a string such as 'mil'")
+    except RecordError as exc:
+        raise exc.located(game=index, line=line) from None
     return obj
 
 
-def _parse_line(line: str, index: int) -> dict[str, Any]:
-    if len(line) > MAX_RECORD_CHARS:
+def _parse_line(text: str, index: int, line: int | None = None) -> dict[str, Any]:
+    if len(text) > MAX_RECORD_CHARS:
         raise RecordError(
-            f"the record is {len(line):,} characters long (at most {MAX_RECORD_CHARS:,})",
+            f"the record is {len(text):,} characters long (at most {MAX_RECORD_CHARS:,})",
             game=index,
+            line=line,
         )
-    return _check_record(_decode(line, index), index)
+    return _check_record(_decode(text, index, line), index, line)
 
 
-def _lines(text: str) -> Iterator[str]:
+def _lines(text: str) -> Iterator[tuple[int, str]]:
+    """The lines of ``text`` that are not blank, with their 1-based numbers."""
     # JSON Lines ends a line at "\n" only; str.splitlines() would also split at U+2028 and
     # friends, which may stand raw inside a JSON string.
-    for line in text.split("\n"):
+    for number, line in enumerate(text.split("\n"), 1):
         if line.strip():
-            yield line
+            yield number, line
 
 
 def loads(text: str) -> list[dict[str, Any]]:
     """Parse JSON Lines text (or one pretty-printed JSON object) into a list of records."""
+    return [record for _, record in loads_numbered(text)]
+
+
+def loads_numbered(text: str) -> list[tuple[int, dict[str, Any]]]:
+    """:func:`loads`, each record with the 1-based line of ``text`` it starts on (for the
+    messages of later checks: ``game 3 (line 7)``)."""
     if not isinstance(text, str):
         raise RecordError(f"records are text, not {type(text).__name__}")
     stripped = text.strip()
-    if stripped.startswith("{") and "\n" in stripped and len(stripped) <= MAX_RECORD_CHARS:
+    pretty = stripped.startswith("{") and "\n" in stripped
+    if pretty and len(stripped) <= MAX_RECORD_CHARS:
+        first = 1 + text[: len(text) - len(text.lstrip())].count("\n")
         try:
-            single = _decode(stripped, 0)
+            single = _decode(stripped, 0, first)
         except RecordError:
             single = None  # not one object: read it as JSON Lines
         if isinstance(single, dict):
-            return [_check_record(single, 0)]
-    return [_parse_line(line, i) for i, line in enumerate(_lines(text))]
+            return [(first, _check_record(single, 0, first))]
+    out = []
+    for index, (number, line) in enumerate(_lines(text)):
+        try:
+            out.append((number, _parse_line(line, index, number)))
+        except RecordError:
+            if line.strip() == "{":  # (several pretty-printed records, or one cut short)
+                raise RecordError(
+                    "the line holds only '{': a record file holds one record a line (JSON "
+                    "Lines), or a single pretty-printed record",
+                    game=index,
+                    line=number,
+                ) from None
+            raise
+    return out
 
 
 def iter_load(fp: IO[str]) -> Iterator[dict[str, Any]]:
     """Read records lazily from a text file object, one line at a time."""
-    index = 0
+    index = number = 0
     while True:
         try:
             # one line, but never more than the longest record allows
             line = fp.readline(MAX_RECORD_CHARS + 2)
         except UnicodeDecodeError as exc:
-            raise RecordError(f"the file is not UTF-8 text ({exc.reason})", game=index) from None
+            raise RecordError(
+                f"the file is not UTF-8 text ({exc.reason})", game=index, line=number + 1
+            ) from None
         if not line:
             return
+        number += 1
         body = line.rstrip("\r\n")  # a longer line comes back cut, without its newline
         if body.strip():
-            yield _parse_line(body, index)
+            yield _parse_line(body, index, number)
             index += 1
 
 

@@ -191,9 +191,9 @@ def test_unknown_action_type_is_rejected(altered: Factory) -> None:
 def test_unknown_format_and_malformed_json_via_loads(read_reference) -> None:
     line = read_reference(BASE[0])[0]
     bad_format = line.replace('"format": "tapete/1"', '"format": "tapete/9"')
-    with pytest.raises(RecordError, match=r"^game 1: unknown format 'tapete/9'"):
+    with pytest.raises(RecordError, match=r"^game 1 \(line 2\): unknown format 'tapete/9'"):
         records.loads(line + "\n" + bad_format + "\n")
-    with pytest.raises(RecordError, match=r"^game 2: malformed JSON"):
+    with pytest.raises(RecordError, match=r"^game 2 \(line 3\): malformed JSON"):
         records.loads(line + "\n" + line + "\n" + line[:-1] + "\n")
 
 

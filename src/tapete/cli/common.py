@@ -36,6 +36,7 @@ __all__ = [
     "port_number",
     "positive_int",
     "profile_help",
+    "read_numbered_record_file",
     "read_record_file",
     "seat_rng",
 ]
@@ -142,12 +143,18 @@ class UnreadableFile(ValueError):
 
 
 def read_record_file(path: str | Path) -> list[dict[str, Any]]:
+    """The records of the file ``path``: :func:`read_numbered_record_file` without the line
+    numbers."""
+    return [record for _, record in read_numbered_record_file(path)]
+
+
+def read_numbered_record_file(path: str | Path) -> list[tuple[int, dict[str, Any]]]:
     """The records of the file ``path`` (JSON Lines or one pretty-printed record, UTF-8; a
-    byte-order mark is tolerated), for every command that reads one (``replay``, ``solve``,
-    ``analyse``). Raises :class:`UnreadableFile` when the file cannot be read (Python's own
-    message, ``[Errno 21] Is a directory: '/tmp/x'``, neither said what was expected nor
-    read as a sentence) and :class:`~tapete.errors.RecordError` when its text holds no
-    valid records."""
+    byte-order mark is tolerated), each with the line it starts on, for every command that
+    reads one (``replay``, ``solve``, ``analyse``). Raises :class:`UnreadableFile` when
+    the file cannot be read (Python's own message, ``[Errno 21] Is a directory: '/tmp/x'``,
+    neither said what was expected nor read as a sentence) and
+    :class:`~tapete.errors.RecordError` when its text holds no valid records."""
     from tapete import records
 
     file = Path(path)
@@ -160,7 +167,7 @@ def read_record_file(path: str | Path) -> list[dict[str, Any]]:
         if file.is_dir():  # (IsADirectoryError; PermissionError on Windows)
             raise UnreadableFile(f"{path} is a folder, not a record file") from None
         raise UnreadableFile(f"cannot read {path}: {exc.strerror or exc}") from None
-    return records.loads(text)
+    return records.loads_numbered(text)
 
 
 def seat_rng(seed: int | None, game_index: int, seat: int) -> random.Random:

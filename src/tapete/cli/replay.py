@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from tapete.cli.common import Progress, UnreadableFile, count, fail, read_record_file
+from tapete.cli.common import Progress, UnreadableFile, count, fail, read_numbered_record_file
 from tapete.errors import RecordError
 
 __all__ = ["add_parser", "run"]
@@ -23,11 +23,12 @@ def run(args: argparse.Namespace) -> int:
 
     path = Path(args.file)
     try:
-        recs = read_record_file(path)
+        numbered = read_numbered_record_file(path)
     except UnreadableFile as exc:
         return fail("replay", str(exc))
     except RecordError as exc:
         return fail("replay", f"{path}: {exc}", 1)
+    recs = [record for _, record in numbered]
     if not recs:
         return fail("replay", f"{path}: the file holds no record", 1)
     games = deals = finished = fair = 0
@@ -37,8 +38,8 @@ def run(args: argparse.Namespace) -> int:
             try:
                 game = replay(rec, index=i)
             except RecordError as exc:
-                if exc.game is None:
-                    exc = exc.located(game=i)
+                if exc.game in (None, i):  # (the line of the record it is in)
+                    exc = exc.located(game=i, line=numbered[i][0])
                 progress.close()
                 return fail("replay", f"{path}: {exc}", 1)
             games += 1
