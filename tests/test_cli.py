@@ -74,7 +74,7 @@ def test_replay_rejects_altered_records(
     capsys.readouterr()
     assert main(["replay", str(path)]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("tapete replay: error: ") and "game 0, deal 0" in err
+    assert err.startswith("tapete replay: error: ") and "game 0 (line 1), deal 0" in err
     assert "Traceback" not in err
 
 
@@ -257,8 +257,8 @@ def reference_mil(read_reference):  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize(
     ("change", "expected"),
     [
-        (lambda r: r.pop("winner"), "game 0: the record has no 'winner' field"),
-        (lambda r: r.pop("scores"), "game 0: the record has no 'scores' field"),
+        (lambda r: r.pop("winner"), "game 0 (line 1): the record has no 'winner' field"),
+        (lambda r: r.pop("scores"), "game 0 (line 1): the record has no 'scores' field"),
         (lambda r: r["deals"][0]["actions"][0].update(seat="0"), "seat must be 0, 1 or 2, got '0'"),
         (lambda r: r["deals"][0]["actions"][0].pop("seat"), "action 0: the action has no 'seat'"),
         (lambda r: r["deals"][0].update(result=5), "deal 0: result must be an object, got 5"),
@@ -291,7 +291,7 @@ def test_replay_names_what_is_wrong_in_a_mil_record(
     path.write_text(json.dumps(rec) + "\n")
     assert main(["replay", str(path)]) == 1
     err = capsys.readouterr().err
-    assert err.startswith(f"tapete replay: error: {path}: game 0") and expected in err, err
+    assert err.startswith(f"tapete replay: error: {path}: game 0 (line 1)") and expected in err, err
 
 
 def test_replay_checks_casa_start_positions(
@@ -338,7 +338,7 @@ def test_replay_quotes_a_seat_written_as_text(
     path.write_text(json.dumps(rec) + "\n")
     assert main(["replay", str(path)]) == 1
     err = capsys.readouterr().err
-    assert "game 0, deal 0, action 0: {seat '" in err and "seat must be 0 or 1" in err
+    assert "game 0 (line 1), deal 0, action 0: {seat '" in err and "seat must be 0 or 1" in err
 
 
 def test_a_closed_output_pipe_ends_quietly() -> None:
@@ -795,3 +795,42 @@ def test_serve_on_port_0_names_the_port_the_system_chose(tmp_path: Path) -> None
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.communicate(timeout=10)
+
+
+@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
+def test_a_stopped_simulation_leaves_no_file_behind(tmp_path: Path, stop: str) -> None:
+    """Ctrl-C or a stop (``timeout``) ends ``simulate`` with "interrupted" and takes its
+    temporary file away (it left ``FILE.jsonl.tmp``, megabytes of it)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    cmd = [sys.executable, "-c", "from tapete.cli import main; raise SystemExit(main())"]
+    out = tmp_path / "games.jsonl"
+    proc = subprocess.Popen(
+        [*cmd, "simulate", "--game", "mil", "--games", "100000", "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 60
+    tmp = tmp_path / "games.jsonl.tmp"
+    while not (tmp.exists() and tmp.stat().st_size) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert tmp.exists(), "simulate wrote no game within 60 s"
+    proc.send_signal(getattr(signal, stop))
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and b"interrupted" in err and b"Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_command_imports_its_sub_commands_only_when_it_runs() -> None:
+    """Importing ``tapete.cli`` (what the ``tapete`` script does first) stays light: the
+    sub-commands are imported inside ``main``'s Ctrl-C handling, so a Ctrl-C in the first
+    moments says "interrupted" instead of printing a traceback of the imports."""
+    import subprocess
+    import sys
+
+    code = "import sys, tapete.cli; print('tapete.analysis.command' in sys.modules)"
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert shown.stdout.strip() == "False", shown.stderr

@@ -9,17 +9,38 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from collections.abc import Sequence
-
-from tapete.analysis import command as analyse
-from tapete.cli import arena, play, replay, serve, simulate, solve
-from tapete.cli.common import check_profile, play_game, seat_rng
+from types import ModuleType
+from typing import Any
 
 __all__ = ["build_parser", "main", "play_game", "seat_rng"]
 
-#: the sub-commands, in the order ``tapete --help`` lists them
-COMMANDS = (serve, play, simulate, replay, solve, analyse, arena)
+
+def _commands() -> tuple[ModuleType, ...]:
+    """The sub-commands, in the order ``tapete --help`` lists them. Imported when ``main``
+    runs, inside its Ctrl-C handling: imported with this module, a Ctrl-C in the first
+    moments printed a traceback of the imports instead of "interrupted"."""
+    from tapete.analysis import command as analyse
+    from tapete.cli import arena, play, replay, serve, simulate, solve
+
+    return (serve, play, simulate, replay, solve, analyse, arena)
+
+
+def __getattr__(name: str) -> Any:
+    """``play_game`` and ``seat_rng`` (:mod:`tapete.cli.common`), imported when first used."""
+    if name in ("play_game", "seat_rng"):
+        from tapete.cli import common
+
+        return getattr(common, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _stopped(signum: int, frame: object) -> None:
+    """SIGTERM (``timeout``, ``kill``) ends a command as Ctrl-C does: what it was writing is
+    cleaned up (``simulate`` leaves no ``.tmp`` file)."""
+    raise KeyboardInterrupt
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -36,19 +57,23 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
     engine = "compiled engine" if compiled_modules() else "pure Python engine"
     parser.add_argument("--version", action="version", version=f"tapete {__version__} ({engine})")
     sub = parser.add_subparsers(dest="command", required=True)
-    for command in COMMANDS:
+    for command in _commands():
         command.add_parser(sub)
     return parser, sub.choices
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, commands = _parsers()
-    args = parser.parse_args(argv)
-    # (--profile against the game chosen, which is known only once the whole line is parsed)
-    problem = check_profile(args.game, args.profile) if "profile" in vars(args) else None
-    if problem:
-        commands[args.command].error(problem)  # that command's usage, then its error
     try:
+        parser, commands = _parsers()
+        args = parser.parse_args(argv)
+        from tapete.cli.common import check_profile
+
+        # (--profile against the game chosen, known only once the whole line is parsed)
+        problem = check_profile(args.game, args.profile) if "profile" in vars(args) else None
+        if problem:
+            commands[args.command].error(problem)  # that command's usage, then its error
+        if args.command != "serve":  # (the server stops on SIGTERM its own way)
+            signal.signal(signal.SIGTERM, _stopped)
         code: int = args.func(args)
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)

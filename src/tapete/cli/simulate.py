@@ -64,21 +64,25 @@ def run(args: argparse.Namespace) -> int:
         fp = tmp.open("w", encoding="utf-8")
     except OSError as exc:
         return fail("simulate", f"cannot write {out}: {exc.strerror or exc}")
-    with fp, progress:  # the bar's line ends before the summary
-        for i in range(args.games):
-            game = play_game(
-                args.game,
-                args.profile,
-                args.seed + i,
-                bots,
-                game_index=i,
-                max_deals=args.max_deals,
-            )
-            rec = game.to_record()
-            fp.write(json.dumps(rec, ensure_ascii=False) + "\n")
-            deals += len(rec["deals"])
-            finished += rec["winner"] is not None
-            progress.update(i + 1, f"deals={deals}")
+    try:
+        with fp, progress:  # the bar's line ends before the summary
+            for i in range(args.games):
+                game = play_game(
+                    args.game,
+                    args.profile,
+                    args.seed + i,
+                    bots,
+                    game_index=i,
+                    max_deals=args.max_deals,
+                )
+                rec = game.to_record()
+                fp.write(json.dumps(rec, ensure_ascii=False) + "\n")
+                deals += len(rec["deals"])
+                finished += rec["winner"] is not None
+                progress.update(i + 1, f"deals={deals}")
+    except BaseException:  # (Ctrl-C, a stop): nothing half-written left behind, not even .tmp
+        tmp.unlink(missing_ok=True)
+        raise
     try:
         tmp.replace(out)
     except OSError as exc:
