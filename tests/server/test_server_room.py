@@ -754,6 +754,33 @@ def test_quick_game_joins_or_creates_and_computers_fill_after_the_wait(
     assert r.status_code == 400
 
 
+def test_a_quick_table_that_computers_fill_tells_its_person_it_started(
+    app: Starlette, client: TestClient
+) -> None:
+    """Alone at a quick table, Ana got a ``presence`` of the waiting table; when computers
+    took the free seat, no other came (one person against computers gets none), so her page
+    said "waiting for everyone to sit down" through the whole game. She now gets the
+    presence of the started table."""
+    clock = FakeClock()
+    app.state.manager.now = clock
+    ana = client.post("/api/quick", json={"game": "mariage", "name": "Ana"}).json()
+    with client.websocket_connect(f"/ws/{ana['table']}?token={ana['token']}") as ws:
+        session = Session(ws)
+        assert next_of(session, "presence")["status"] == "waiting"
+        clock.t += 31  # the server's once-a-second fill runs on the same (fake) clock
+        deadline = time.monotonic() + 10
+        while _status(client, ana["table"]) == "waiting" and time.monotonic() < deadline:
+            time.sleep(0.1)
+        # a chat line's answer (the line, or a refusal) comes after what the start sent
+        ws.send_json({"type": "chat", "text": "hola"})
+        got = []
+        while not got or got[-1]["type"] not in ("chat", "error"):
+            got.append(session.receive())
+        presences = [m for m in got if m["type"] == "presence"]
+        assert presences and presences[-1]["status"] == "playing"
+        assert [s["kind"] for s in presences[-1]["seats"]] == ["person", "computer"]
+
+
 def test_the_message_schemas_accept_the_protocol_and_refuse_the_rest() -> None:
     ok = [
         {"type": "act", "version": 3, "action": {"type": "bid", "value": 120}},

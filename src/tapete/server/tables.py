@@ -381,6 +381,9 @@ class Table:
     spectator_version: int = 0
     #: the last chat lines (sent to a seat's new connection; stored: ``table_chat``)
     chat: deque[JSON] = field(default_factory=lambda: deque(maxlen=CHAT_LINES))
+    #: a ``presence`` was sent here: the listeners hold one, and must hear of every change
+    #: even once computers hold every seat but one (a quick table filled after its wait)
+    announced: bool = False
 
     @property
     def user_ids(self) -> list[int | None]:
@@ -1149,9 +1152,10 @@ class TableManager:
 
     def announce(self, table: Table) -> None:
         """Tell everyone at the table who sits where and who is connected (at a table of
-        several people: one person against computers gets no such message, as before the
-        room); and the lobby."""
-        if table.shared:
+        several people, or one that was: one person against computers from the start gets
+        no such message, as before the room); and the lobby."""
+        if table.shared or table.announced:
+            table.announced = True
             presence = table.presence()
             text = message_text(presence)
             if table.sent is not None:  # (the clocks every connection now holds)
