@@ -229,7 +229,9 @@ def parse_room_fields(data: dict[str, Any], game: str, count: int) -> dict[str, 
                 raise BadRequest(f"seat {n}: only a computer seat has a 'level'")
             seats.append((k, level))
         if sum(k == "me" for k, _ in seats) != 1:
-            raise BadRequest('exactly one seat must be yours: {"kind": "me"}')
+            raise BadRequest(
+                'exactly one seat must be yours: {"kind": "me"}', code="one_seat_yours"
+            )
         out["seats"] = seats
     for key, name in (("rated", "rated"), ("spectators", "spectators"), ("public", "listed")):
         if key in data:
@@ -239,7 +241,8 @@ def parse_room_fields(data: dict[str, Any], game: str, count: int) -> dict[str, 
         if isinstance(delay, bool) or not isinstance(delay, int) or not 0 <= delay <= 100:
             raise BadRequest(
                 f"'spectator_delay' must be a whole number of actions from 0 to "
-                f"{MAX_SPECTATOR_DELAY}"
+                f"{MAX_SPECTATOR_DELAY}",
+                code="bad_spectator_delay",
             )
         out["spectator_delay"] = delay
     if data.get("clock") is not None:

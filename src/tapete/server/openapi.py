@@ -45,7 +45,7 @@ _ERROR: JSONDoc = {
             "description": "a refusal met in normal use, for a client to word in its own"
             " language: the WebSocket's error codes (docs/dev/protocol.md: rated_guest,"
             " table_full, name_taken, bad_invite, already_seated, unknown_table, bad_table)"
-            " and public_needs_open",
+            ", public_needs_open, one_seat_yours and bad_spectator_delay",
         },
     },
 }

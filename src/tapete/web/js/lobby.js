@@ -144,7 +144,10 @@ export function renderLobby() {
   nameInput.addEventListener("input", () => { const v = nameInput.value.trim(); if (v) localStorage.setItem(STORE_NAME, v); });
   const check = (key, label) => h("label", { class: "check" },
     h("input", { type: "checkbox", testid: `opt-${key}`, checked: form[key], onchange: (e) => { form[key] = e.target.checked; } }), ` ${label}`);
-  const delay = h("input", { id: "opt-delay", testid: "opt-delay", type: "number", min: "0", max: "100", value: String(form.delay), oninput: (e) => { form.delay = Number(e.target.value) || 0; } });
+  const delay = h("input", { id: "opt-delay", testid: "opt-delay", type: "number", min: "0", max: "100", step: "1", value: String(form.delay),
+    oninput: (e) => { form.delay = Number(e.target.value) || 0; },
+    // (typed past the field's bounds: brought back inside them once the field is left)
+    onchange: (e) => { form.delay = Math.min(100, Math.max(0, Math.trunc(Number(e.target.value) || 0))); e.target.value = String(form.delay); } });
   d.replaceChildren(h("form", { method: "dialog", class: "newgame", onsubmit: (e) => e.preventDefault() },
     h("h2", { id: "lobby-title" }, t("lobby")),
     h("fieldset", {}, h("legend", {}, t("you")), h("label", { for: "lobby-name" }, t("your_name")), nameInput),
