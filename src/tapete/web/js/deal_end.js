@@ -20,13 +20,18 @@ export function holdDealEnd(prev, msg) {
   const events = Array.isArray(msg.events) ? msg.events : [];
   const end = events.find((e) => e.type === "deal_end");
   if (!end || !prev || msg.view?.over || S.pause) return;
-  let trick = null;
-  for (const ev of events) if (ev.type === "trick" && Array.isArray(ev.cards)) trick = ev;
+  // the trick of the card that ended the deal, which `prev` does not count yet
+  let late = null;
+  for (const ev of events) if (ev.type === "trick" && Array.isArray(ev.cards)) late = ev;
+  // a deal ended by an action after its last trick (a Mariage claim, or a decline after the
+  // last trick of a closed hand): that trick came with an earlier message, `prev` shows it
+  const trick = late || (Array.isArray(prev.last_trick?.cards) ? prev.last_trick : null);
   S.pause = {
     view: prev,
     deal: typeof end.deal === "number" ? end.deal : (prev.deal_number ?? 1) - 1,
     row: end.row || {},
     trick: trick ? { cards: trick.cards, winner: trick.winner } : null,
+    late: late ? { cards: late.cards, winner: late.winner, points: late.points } : null,
     talon: S.dealTalon || prev.talon || null,
     // a redeal that ended this deal: its cards belong to the held deal (a redeal asked in the
     // next deal while this one is held is not shown here)
@@ -64,15 +69,26 @@ export function goOn() {
 }
 
 // what the table draws while a deal's end is held: the finished deal as the player last saw
-// it, without the cards of its last trick and with nobody to act, and the newest sheet/totals
+// it, without the cards of its last trick and with nobody to act, and the newest sheet/totals;
+// the seats' tricks and points are the deal's final ones, as its result says them
 export function pausedView() {
   const p = S.pause;
   const v = S.view || p.view;
-  const played = new Set((p.trick?.cards || []).map((x) => x.card));
-  const counts = (p.view.hand_counts || []).map((n, s) => Math.max(0, n - (p.trick?.cards || []).filter((x) => x.seat === s).length));
+  const late = p.late;
+  const lateCards = late?.cards || [];
+  const played = new Set(lateCards.map((x) => x.card));
+  const counts = (p.view.hand_counts || []).map((n, s) => Math.max(0, n - lateCards.filter((x) => x.seat === s).length));
+  // the last trick's taker: one trick more and the trick's card points (the server's numbers)
+  const taken = (list, n) => (Array.isArray(list) && late && typeof n === "number" ? list.map((x, s) => (s === late.winner ? x + n : x)) : list);
+  const r = p.row;
   return {
     ...p.view, legal: [], turn: null, trick: [], last_trick: null, tricks: [],
     hand: (p.view.hand || []).filter((c) => !played.has(c)), hand_counts: counts,
+    // the hand's result has each seat's tricks and points (Mariage); else the held view's
+    // numbers with the last trick added (Mil)
+    tricks_won: Array.isArray(r.tricks) ? r.tricks : taken(p.view.tricks_won, 1),
+    captured_points: taken(p.view.captured_points, late?.points),
+    points: Array.isArray(r.points) ? r.points : p.view.points,
     sheet: v.sheet, scores: v.scores, match: v.match, in_barrel: v.in_barrel,
     barrel_attempts: v.barrel_attempts, bolts: v.bolts, paused: true,
   };
