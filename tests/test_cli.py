@@ -518,7 +518,7 @@ def test_serve_refuses_a_wrong_clock_or_host(
             lambda r: r["deals"][0]["hands"][0].__setitem__(0, 5),
             "deal 0: the hand of seat 0: 5 is",
         ),
-        ("mil-club.jsonl", lambda r: r["deals"][0]["talon"].__setitem__(0, None), "None is"),
+        ("mil-club.jsonl", lambda r: r["deals"][0]["talon"].__setitem__(0, None), "null is"),
         ("mariage.jsonl", lambda r: r["deals"][0]["stock"].__setitem__(0, 7), "7 is"),
         ("mariage.jsonl", lambda r: r["deals"][0]["actions"][0].update(card=5), "action 0"),
     ],

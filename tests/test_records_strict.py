@@ -65,9 +65,9 @@ MIL_CHANGES: list[tuple[str, Callable[[Record], None], str]] = [
     ("bid-nan", set_bid(float("nan")), "'value' is out of range"),  # ValueError
     ("bid-huge", set_bid(10**5000), "'value' is out of range"),  # ValueError (int -> str)
     ("bid-deep", set_bid(nested(100_000)), "nests deeper than 4 levels"),  # RecursionError
-    ("start-infinity", set_start_score(float("inf")), "start.scores must be a number"),
-    ("start-nan", set_start_score(float("nan")), "start.scores must be a number"),
-    ("start-huge", set_start_score(10**5000), "start.scores must be a number"),
+    ("start-infinity", set_start_score(float("inf")), "start.scores must lie within"),
+    ("start-nan", set_start_score(float("nan")), "start.scores must lie within"),
+    ("start-huge", set_start_score(10**5000), "start.scores must lie within"),
     ("start-deep", lambda r: r.update(start={"scores": nested(100_000)}), "start nests deeper"),
     ("type-list", lambda r: first(r, "bid").update(type=["bid"]), "'type' must be a string"),
     ("type-object", lambda r: first(r, "bid").update(type={"a": 1}), "'type' must be a string"),

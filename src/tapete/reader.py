@@ -34,7 +34,19 @@ Steps = Generator[tuple[G, Any], None, G]
 #: no action field needs a number this large (a bid, a seat)
 _LIMIT = 2**63
 
-_REPR = reprlib.Repr()
+
+class _JSONWords(reprlib.Repr):
+    """``reprlib`` with JSON's words for the values that Python spells otherwise: a record's
+    reader knows ``true``, ``false`` and ``null``, not ``True`` and ``None``."""
+
+    def repr_bool(self, x: bool, level: int) -> str:
+        return "true" if x else "false"
+
+    def repr_NoneType(self, x: None, level: int) -> str:
+        return "null"
+
+
+_REPR = _JSONWords()
 _REPR.maxstring = 40
 _REPR.maxother = 40
 _REPR.maxlist = _REPR.maxdict = 6

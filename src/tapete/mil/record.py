@@ -43,12 +43,11 @@ def _seats3(start: dict[str, Any], key: str, kind: type, default: Any) -> tuple[
 
 
 def _half_points(x: Any, where: str) -> int:
-    if (
-        isinstance(x, bool)
-        or not isinstance(x, int | float)
-        or not -_MAX_SCORE < x < _MAX_SCORE  # NaN and the infinities too
-        or (2 * x) != int(2 * x)
-    ):
+    if isinstance(x, bool) or not isinstance(x, int | float):
+        raise RecordError(f"{where} must be a number in half points, got {short(x)}")
+    if not -_MAX_SCORE < x < _MAX_SCORE:  # (NaN and the infinities too)
+        raise RecordError(f"{where} must lie within ±{_MAX_SCORE:,}, got {short(x)}")
+    if (2 * x) != int(2 * x):
         raise RecordError(f"{where} must be a number in half points, got {short(x)}")
     return int(2 * x)
 
@@ -99,8 +98,9 @@ def _check_start(profile: Profile, st: Standing, barrel_given: bool) -> None:
             if any(getattr(st, key)):
                 raise RecordError(f"start.{key} must be 0 in {profile.name}")
         if barrel_given and st.in_barrel != st.barrel_flags(profile):
+            flags = short(list(st.barrel_flags(profile)))
             raise RecordError(
-                f"start.in_barrel must be {list(st.barrel_flags(profile))} in {profile.name} "
+                f"start.in_barrel must be {flags} in {profile.name} "
                 f"(in the barrel means {profile.barrel_from} <= score < {profile.target})"
             )
         return
