@@ -176,12 +176,14 @@ function curve(rep, currentTrick) {
   const values = rep.open_values || [];
   const known = values.filter((x) => typeof x === "number");
   if (!known.length) return h("p", { class: "note", testid: "review-curve-none" }, t("review_no_curve"));
-  const W = 360, H = 150, L = 36, B = 22, T = 10;
+  // P: the points stay that far inside the axes, so that the current one (r 5.5 and its
+  // stroke) never covers the value labels left of the y axis nor the numbers under the x axis
+  const W = 360, H = 150, L = 36, B = 22, T = 10, P = 8;
   let lo = Math.min(...known), hi = Math.max(...known);
   if (typeof rep.contract === "number") { lo = Math.min(lo, rep.contract); hi = Math.max(hi, rep.contract); }
   if (hi === lo) { hi += 1; lo -= 1; }
-  const x = (i) => L + (i * (W - L - 8)) / Math.max(1, values.length - 1);
-  const y = (v) => T + ((hi - v) * (H - T - B)) / (hi - lo);
+  const x = (i) => L + P + (i * (W - L - P - 8)) / Math.max(1, values.length - 1);
+  const y = (v) => T + P + ((hi - v) * (H - T - B - 2 * P)) / (hi - lo);
   const NS = "http://www.w3.org/2000/svg";
   const el = (tag, attrs, ...kids) => {
     const e = document.createElementNS(NS, tag);
