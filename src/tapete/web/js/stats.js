@@ -78,14 +78,42 @@ function renderAny(data) {
 
 const isStatRows = (x) => Array.isArray(x) && x.length > 0 && x.every((r) => r && typeof r === "object" && "game" in r);
 
+// whose statistics: the seat's name at the table on screen, else the account's, else the name
+// this browser last played with, else the one typed in the window (none: it asks for one)
+let typedName = "";
+const statsName = () => [S.view?.players?.[S.view.seat], S.user?.name, localStorage.getItem(STORE_NAME), typedName]
+  .map((x) => (typeof x === "string" ? x.trim() : "")).find(Boolean) || "";
+
 export async function showStats() {
   const d = dialog("stats");
-  const name = S.view?.players?.[S.view.seat] || localStorage.getItem(STORE_NAME) || "";
+  const name = statsName();
   const closeBtn = h("button", { type: "button", testid: "close-stats", onclick: () => hideDialog("stats") }, t("close"));
+  if (!name) { // no game played, not signed in: ask (an empty name is no one's statistics)
+    d.replaceChildren(h("h2", {}, t("stats")), askName(), closeBtn);
+    openDialog("stats");
+    d.querySelector("input")?.focus();
+    return;
+  }
   d.replaceChildren(h("h2", {}, t("stats_of", { name })), h("p", {}, t("loading")), closeBtn);
   openDialog("stats");
   const res = await api(`/api/stats?name=${encodeURIComponent(name)}`);
   d.replaceChildren(h("h2", {}, t("stats_of", { name })), h("div", { testid: "stats-body" }, res.ok ? (isStatRows(res.body) ? statsTables(res.body) : renderAny(res.body)) : h("p", { class: "error" }, res.body?.error || t("unavailable"))), closeBtn);
+}
+
+// the window without a name: a hint and a field for the name to look up
+function askName() {
+  const input = h("input", { id: "stats-name", testid: "stats-name", type: "text", maxlength: "24", autocomplete: "nickname", required: true });
+  const look = (e) => {
+    e.preventDefault();
+    const typed = input.value.trim();
+    if (!typed) { input.focus(); return; }
+    typedName = typed;
+    showStats();
+  };
+  return h("form", { testid: "stats-ask", onsubmit: look },
+    h("p", { testid: "stats-no-name" }, t("stats_no_name")),
+    h("p", {}, h("label", { for: "stats-name" }, t("stats_whose")), input, " ",
+      h("button", { type: "submit", class: "primary", testid: "stats-look" }, t("stats_look"))));
 }
 
 // a leaderboard's rows: the names open the player's page
