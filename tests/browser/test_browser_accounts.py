@@ -143,4 +143,19 @@ def test_a_guest_refused_a_rated_table_reads_why_in_the_language(new_page, live_
         "() => document.querySelector('[data-testid=\"lobby-error\"]').textContent"
         ".startsWith('Una mesa pública')"
     )
+    # no seat "Yo" (it read 'exactly one seat must be yours: {"kind": "me"}')
+    page.uncheck(tid("opt-public"))
+    page.select_option(tid("seat-choice-0"), "invited")
+    page.click(tid("create-table"))
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=\"lobby-error\"]').textContent"
+        ".startsWith('Exactamente un asiento')"
+    )
+    # a delay typed past its bounds comes back inside them when the field is left
+    page.fill(tid("opt-delay"), "999")
+    page.dispatch_event(tid("opt-delay"), "change")
+    assert page.input_value(tid("opt-delay")) == "100"
+    page.fill(tid("opt-delay"), "-5")
+    page.dispatch_event(tid("opt-delay"), "change")
+    assert page.input_value(tid("opt-delay")) == "0"
     assert page.js_errors == []

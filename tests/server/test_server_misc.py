@@ -3,6 +3,7 @@ migrations, and a check that the card oracle of the other tests does catch a lea
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 import time
@@ -385,3 +386,21 @@ def test_times_are_kept_in_utc_and_read_alike(db_url: str) -> None:
         earlier = session.scalars(select(TableRow.id).where(TableRow.created_at < before))
         assert list(earlier) == [table_id]
     engine.dispose()
+
+
+def test_every_refusal_code_of_the_http_api_has_words_in_every_language() -> None:
+    """A ``400`` with a ``code`` is one a person meets in normal use: the page words it in
+    its language (``err_<code>``), or shows the server's English sentence instead, as it did
+    for "exactly one seat must be yours: {"kind": "me"}" on a Spanish page."""
+    import re
+
+    import tapete.server.app as app_module
+
+    source = Path(app_module.__file__).read_text(encoding="utf-8")
+    codes = set(re.findall(r'code="([a-z_]+)"', source))
+    assert {"public_needs_open", "one_seat_yours", "bad_spectator_delay"} <= codes
+    web = Path(app_module.__file__).parent.parent / "web" / "i18n"
+    for language in ("es", "pt", "en"):
+        words = json.loads((web / f"{language}.json").read_text(encoding="utf-8"))
+        missing = sorted(c for c in codes if not words.get(f"err_{c}"))
+        assert not missing, (language, missing)
