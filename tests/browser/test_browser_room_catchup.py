@@ -84,8 +84,13 @@ def act(page: Any) -> None:
     wait_version(page, before + 1)
 
 
+#: What happened in words, as the page shows it (its lines hold the events: history.js)
+LOG_WORDS = """async () => { const { lineText } = await import('/static/js/history.js');
+    window.__lineText = lineText; return window.tapete.log.map(lineText); }"""
+
+
 def log(page: Any) -> list[str]:
-    return list(page.evaluate("() => [...window.tapete.log]"))
+    return list(page.evaluate(LOG_WORDS))
 
 
 def test_a_missed_move_comes_before_a_live_one_at_a_real_table(new_page, live_server) -> None:
@@ -134,8 +139,11 @@ def test_a_missed_move_comes_before_a_live_one_at_a_real_table(new_page, live_se
     assert {"type": "sync", "since": held} in bea.evaluate("() => window.__sent")
     expected = log(ana)[-3:]
     assert len(expected) == 3 and len(set(expected)) == 3, expected
+    log(bea)  # (history.js's lineText is now loaded for the wait)
     bea.wait_for_function(
-        "([line]) => window.tapete.log.includes(line)", arg=[expected[1]], timeout=10_000
+        "([line]) => window.tapete.log.map(window.__lineText).includes(line)",
+        arg=[expected[1]],
+        timeout=10_000,
     )
     lines = log(bea)
     assert lines[-3:] == expected, (lines, expected)

@@ -45,6 +45,9 @@ GAMES = {
 }
 COMPUTER = 2  # Mil's computer seat
 LOG_LINES = 8  # the lines What happened keeps (web/js/history.js)
+#: What happened in words, as the page shows it (its lines hold the events: history.js)
+LOG_WORDS = """async () => { const { lineText } = await import('/static/js/history.js');
+    return window.tapete.log.map(lineText); }"""
 
 
 def watch_frames(page) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
@@ -209,7 +212,7 @@ def test_two_people_go_on_after_a_server_restart(new_page, tmp_path, database, g
         )
         before = {w: view(p) for w, p in pages.items()}
         held = {w: int(state(p)["version"]) for w, p in pages.items()}
-        lines = {w: p.evaluate("() => [...window.tapete.log]") for w, p in pages.items()}
+        lines = {w: p.evaluate(LOG_WORDS) for w, p in pages.items()}
         for p in pages.values():
             p.evaluate("() => { window.__same_page = true; }")  # (a reload would lose it)
 
@@ -240,7 +243,7 @@ def test_two_people_go_on_after_a_server_restart(new_page, tmp_path, database, g
             assert bool(missed) == (game == "mil"), missed
             check_same_table(game, before[who], view(p), missed)
             names = [view(p)["players"][e["seat"]] for e in missed]
-            check_lines(lines[who], p.evaluate("() => [...window.tapete.log]"), names)
+            check_lines(lines[who], p.evaluate(LOG_WORDS), names)
 
         # the game goes on: both people play again, the computer too, to the deal's end
         moved = {w: len(log) for w, log in logs.items()}

@@ -322,6 +322,11 @@ def test_events_hide_a_give_and_show_a_redeal_proof(mil_page) -> None:
             mil_page.click(tid("next-deal"))
 
 
+#: What happened in words, as the page shows it (its lines hold the events: history.js)
+LOG_WORDS = """async () => { const { lineText } = await import('/static/js/history.js');
+    return window.tapete.log.map(lineText); }"""
+
+
 def test_a_reconnection_lists_the_missed_moves_in_their_place(mil_page) -> None:  # type: ignore[no-untyped-def]
     """Back after a lost connection, the connection's first view (sent on connecting) is
     already two versions on, a move arrives live, and only then the catch-up with the
@@ -333,7 +338,7 @@ def test_a_reconnection_lists_the_missed_moves_in_their_place(mil_page) -> None:
     view = g.view(0)
     feed.show(view)
     held = feed.version
-    before = mil_page.evaluate("() => [...window.tapete.log]")
+    before = mil_page.evaluate(LOG_WORDS)
     mil_page.evaluate("() => window.tapete.ws.onopen()")  # (connected again: it asks sync)
     assert mil_page.evaluate("() => window.__sent.at(-1)") == {"type": "sync", "since": held}
 
@@ -360,6 +365,6 @@ def test_a_reconnection_lists_the_missed_moves_in_their_place(mil_page) -> None:
             }
         ],
     )
-    lines = mil_page.evaluate("() => [...window.tapete.log]")
+    lines = mil_page.evaluate(LOG_WORDS)
     assert lines[-3:] == ["Bruno puja 105", "Carla puja 110", "Bruno pasa"], lines
     assert lines[:-3] == before[len(before) + 3 - len(lines) :], (before, lines)

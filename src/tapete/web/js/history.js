@@ -45,27 +45,41 @@ export function dealEndText(row, nameOf = playerName) {
 }
 
 // one event in words, or "" for those the history does not list (tricks, new deals, ...)
-function eventText(ev) {
-  if (ev.type === "action") return actionText(ev.action, ev.seat, "ev");
-  if (ev.type === "deal_end") return dealEndText(ev.row);
+function eventText(ev, nameOf = playerName) {
+  if (ev.type === "action") return actionText(ev.action, ev.seat, "ev", nameOf);
+  if (ev.type === "deal_end") return dealEndText(ev.row, nameOf);
   return "";
 }
 
 // the events of one message in words, as one line ("Bruno plays the 9♠. Deal over. …")
-export function eventsText(events) {
-  const lines = (events || []).map(eventText).filter(Boolean);
+export function eventsText(events, nameOf = playerName) {
+  const lines = (events || []).map((ev) => eventText(ev, nameOf)).filter(Boolean);
   return lines.map((x, i) => (i < lines.length - 1 && !/[.!?]$/.test(x) ? `${x}.` : x)).join(" ");
 }
 
-// the events of one server message: their words join the history as one line (and the status
-// line says them until the next ones); a deal's end keeps its last trick; a redeal keeps the
-// cards that justify it. True if it added a line.
+// a line of the history: the events that say something and the players' names when they were
+// said, put in words when it is drawn (a change of language says it again in the new one)
+function logLine(events) {
+  const said = events.filter((ev) => eventText(ev))
+    .map((ev) => (ev.type === "action" ? { type: ev.type, seat: ev.seat, action: ev.action } : { type: ev.type, row: ev.row }));
+  return { events: said, names: [...(S.view?.players || [])] };
+}
+
+// a line in the page's language (a line kept by an older page is its words, as they were said)
+export function lineText(line) {
+  if (typeof line === "string") return line;
+  return eventsText(line.events, (seat) => line.names?.[seat] || playerName(seat));
+}
+
+// the events of one server message: they join the history as one line (and the status line
+// says them until the next ones); a deal's end keeps its last trick; a redeal keeps the cards
+// that justify it. True if it added a line.
 export function takeEvents(events) {
   if (!Array.isArray(events) || !events.length) return false; // a sync or a first view: nothing new
   const text = eventsText(events);
   S.said = events;
   if (text) {
-    S.log.push(text);
+    S.log.push(logLine(events));
     if (S.log.length > LOG_LINES) S.log.shift();
     saveHistory();
   }
@@ -101,7 +115,7 @@ export function takeMissed(steps, live) {
 }
 
 // What happened survives a reload or a reconnection: this tab keeps it per table
-// (sessionStorage; the lines are in the language they were said in)
+// (sessionStorage; each line's events and names, said in the page's language when drawn)
 const historyKey = () => (S.session?.table === undefined || S.session?.table === null ? null : `${STORE_HISTORY}${S.session.table}`);
 function saveHistory() {
   const key = historyKey();
@@ -113,11 +127,12 @@ export function loadHistory() {
   if (!key) return;
   try {
     const lines = JSON.parse(sessionStorage.getItem(key) || "[]");
-    if (Array.isArray(lines)) S.log = lines.filter((x) => typeof x === "string").slice(-LOG_LINES);
+    const line = (x) => typeof x === "string" || (Array.isArray(x?.events) && x.events.every((e) => e && typeof e === "object"));
+    if (Array.isArray(lines)) S.log = lines.filter(line).slice(-LOG_LINES);
   } catch { /* unreadable: start empty */ }
 }
 
 export function logBox() {
   return h("div", { class: "log" }, h("h2", {}, t("log")),
-    h("ol", { testid: "log" }, S.log.map((x) => h("li", {}, x))));
+    h("ol", { testid: "log" }, S.log.map((x) => h("li", {}, lineText(x)))));
 }

@@ -66,8 +66,21 @@ export function restoreScrolls() {
     const el = main.querySelector(sel);
     if (!el) continue;
     const was = scrolled[sel];
-    el.scrollTop = !was || was.atEnd ? el.scrollHeight : was.top;
+    const atEnd = !was || was.atEnd;
+    if (atEnd && sel === ".log ol") wholeLines(el);
+    el.scrollTop = atEnd ? el.scrollHeight : was.top;
   }
+}
+
+// What happened on its newest line shows whole lines, none cut in half at the top: the list's
+// box gets shorter by what it would show of the line it cuts (it is drawn anew with each change)
+function wholeLines(list) {
+  list.style.maxHeight = "";
+  list.scrollTop = list.scrollHeight;
+  const top = list.getBoundingClientRect().top + list.clientTop;
+  const cut = [...list.children].slice(0, -1).map((li) => li.getBoundingClientRect()) // (never the newest line)
+    .find((r) => r.top < top - 0.5 && r.bottom > top + 0.5);
+  if (cut) list.style.maxHeight = `${list.clientHeight - (cut.bottom - top)}px`;
 }
 
 // the height the board may take: the window below the top bar and the status line (the side
