@@ -108,6 +108,10 @@ def test_mariage_pause_counts_the_last_trick(new_page, live_server) -> None:  # 
     # the seats' points are the result's card points
     assert points == row["points"], (points, row)
     assert "–".join(map(str, row["points"])) in page.inner_text(tid("deal-end-result"))
+    # in English a Mariage deal is a hand, as on the board ("Hand 1"): it said "Deal 1 is over"
+    panel = page.inner_text(tid("deal-end"))
+    assert "Hand 1 is over" in panel and "Deal" not in panel, panel
+    assert page.inner_text(tid("next-deal")) == "Next hand"
 
 
 def _decline_position() -> tuple[Any, dict[str, Any], dict[str, Any], list[dict[str, Any]]]:

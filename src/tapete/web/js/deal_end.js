@@ -103,8 +103,10 @@ export function pausePanel(result) {
   const said = p.proof ? actionText(p.proof.action, p.proof.seat, "ev") : null;
   // the talon only when it is not the very cards that justified the redeal
   const talon = p.talon?.length && !(p.proof && p.talon.every((c) => p.proof.shown.includes(c))) ? p.talon : null;
-  return h("div", { class: "dealend", testid: "deal-end", role: "group", "aria-label": t("deal_end_title", { n }) },
-    h("h2", {}, t("deal_end_title", { n })),
+  // (a Mariage deal is a hand: `_mariage` words where the language has them)
+  const title = tMaybe(`deal_end_title_${p.view.game}`, { n }) ?? t("deal_end_title", { n });
+  return h("div", { class: "dealend", testid: "deal-end", role: "group", "aria-label": title },
+    h("h2", {}, title),
     result,
     p.trick ? h("div", { class: "part" },
       h("div", { class: "label" }, t("deal_end_trick", { name: playerName(p.trick.winner) })),
@@ -116,7 +118,7 @@ export function pausePanel(result) {
       h("div", { class: "label" }, tMaybe(`talon_${p.view.profile}`) ?? t("talon")),
       h("div", { class: "cards", testid: "deal-end-talon" }, talon.map((c) => labelled(c, tMaybe(`talon_${p.view.profile}`) ?? t("talon"))))) : null,
     h("div", { class: "row" },
-      h("button", { type: "button", class: "primary", testid: "next-deal", onclick: goOn }, t("next_deal")),
+      h("button", { type: "button", class: "primary", testid: "next-deal", onclick: goOn }, tMaybe(`next_deal_${p.view.game}`) ?? t("next_deal")),
       // the review of the deal just over; while it is open the moment waits for "Next deal"
       dealEndReview(p.deal, holdOn),
       h("button", { type: "button", class: "small toggle", testid: "auto-next", "aria-pressed": String(S.ui.autoNext),

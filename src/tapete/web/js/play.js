@@ -4,7 +4,7 @@
 
 import { h, isNone, same } from "./dom.js";
 import { S, blocked, hintIs, legalOf, myTurn, playerName, screen } from "./state.js";
-import { t } from "./i18n.js";
+import { t, tMaybe } from "./i18n.js";
 import { cardEl, shownCard } from "./cards.js";
 import { act } from "./connection.js";
 
@@ -92,8 +92,9 @@ export function centerTricks(v) {
     wrap.append(trickArea(last.cards, t("last_trick"), "last faded"));
     foot.append(taken(last) ?? "");
   } else if (S.finalTrick && !v.talon) {
-    wrap.append(trickArea(S.finalTrick, t("final_trick"), "last faded final"));
-    foot.append(h("div", { class: "caption" }, t("final_trick")));
+    const said = tMaybe(`final_trick_${S.view?.game}`) ?? t("final_trick"); // (Mariage: a hand)
+    wrap.append(trickArea(S.finalTrick, said, "last faded final"));
+    foot.append(h("div", { class: "caption" }, said));
   }
   if (last) {
     foot.append(h("button", { type: "button", class: "small", testid: "toggle-last", "aria-pressed": String(S.ui.showLast),
