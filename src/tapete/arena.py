@@ -83,14 +83,15 @@ class BotStats:
         self.wins[game] = (w + won, n + 1)
 
     def game_point_share(self) -> tuple[float, float, float]:
-        """Share of all game points won, with a 95% interval clustered by game, never
-        narrower than Wilson's for a share of that many games (all games alike would give
-        the cluster-robust interval no width at all)."""
+        """Share of all game points won, with a 95% interval clustered by game; when every
+        game gave the same share (all of the points, say), the cluster-robust interval has
+        no width, and Wilson's for a share of that many games stands in for it."""
         r, lo, hi = _ratio_ci(list(self.gp_units.values()))
         if math.isnan(lo):
             return r, lo, hi
-        _, wlo, whi = _wilson(r, len(self.gp_units))
-        return r, max(0.0, min(lo, wlo)), min(1.0, max(hi, whi))
+        if hi - lo < 1e-12:
+            _, lo, hi = _wilson(r, len(self.gp_units))
+        return r, max(0.0, lo), min(1.0, hi)
 
     def points_per_deal(self) -> tuple[float, float, float]:
         return _ratio_ci(list(self.units.values()))
