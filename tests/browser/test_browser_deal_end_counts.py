@@ -112,6 +112,7 @@ def test_mariage_pause_counts_the_last_trick(new_page, live_server) -> None:  # 
     panel = page.inner_text(tid("deal-end"))
     assert "Hand 1 is over" in panel and "Deal" not in panel, panel
     assert page.inner_text(tid("next-deal")) == "Next hand"
+    assert "Hand over: press Next hand to go on." in page.inner_text("body")
 
 
 def _decline_position() -> tuple[Any, dict[str, Any], dict[str, Any], list[dict[str, Any]]]:

@@ -3,7 +3,7 @@
 
 import { h, hideDialog, isNone } from "./dom.js";
 import { S, myTurn, playerName } from "./state.js";
-import { t } from "./i18n.js";
+import { t, tMaybe } from "./i18n.js";
 import { setStatus } from "./connection.js";
 import { renderChrome } from "./chrome.js";
 import { eventsText } from "./history.js";
@@ -19,7 +19,7 @@ const BOARDS = [mariageBoard, milBoard];
 function turnText() {
   const v = S.view;
   if (!v) return "";
-  if (S.pause) return t("deal_over_go_on");
+  if (S.pause) return tMaybe(`deal_over_go_on_${v.game}`) ?? t("deal_over_go_on");
   if (S.offline) return t("offline_wait");
   if (S.presence?.status === "waiting") return t("waiting_players"); // a seat is still free
   if (v.over) return isNone(v.winner) ? t("game_over") : t("game_over_status", { name: playerName(v.winner) });
