@@ -126,7 +126,11 @@ def test_a_guest_refused_a_rated_table_reads_why_in_the_language(new_page, live_
     asking for a rated table, a public table with no open seat."""
     page = new_page(locale="es-ES")
     open_lobby(page, live_server.url, "Invitada")
+    # three seats: the form says who sits left and right of whom; two face each other
+    page.click(tid("lobby-choose-mil-club"))
+    assert page.inner_text(tid("seats-order-note")).startswith("El turno pasa de cada asiento")
     page.click(tid("lobby-choose-mariage-mariage"))
+    assert page.locator(tid("seats-order-note")).count() == 0
     page.check(tid("opt-rated"))
     page.click(tid("create-table"))
     page.wait_for_function(

@@ -40,7 +40,8 @@ function renderSoon() {
 }
 
 Object.assign(screen, { table: renderTable, soon: renderSoon, all: renderAll, newGame: showNewGame, player: showPlayer,
-  freeSeat: (kind) => t(kind === "invited" ? "seat_invited" : "seat_open") });
+  // (short: the name stands in the score sheet's narrow columns too)
+  freeSeat: (kind) => t(kind === "invited" ? "seat_invited_short" : "seat_open_short") });
 
 async function main() {
   await loadLang(initialLang());

@@ -163,6 +163,8 @@ export function renderLobby() {
       } }, t("quick_game")), h("p", { class: "note" }, t("quick_game_note"))),
     h("fieldset", {}, h("legend", {}, t("create_table")),
       Array.from({ length: count }, (_, i) => seatChoice(i)),
+      // (who sits left and right: two seats face each other, three need saying)
+      count > 2 ? h("p", { class: "note", testid: "seats-order-note" }, t("seats_order_note")) : null,
       check("public", t("opt_public")), check("rated", t("opt_rated")), check("spectators", t("opt_spectators")),
       h("div", { class: "levelrow" }, h("label", { for: "opt-delay" }, t("opt_delay")), delay),
       h("fieldset", { testid: "clock-choice" }, h("legend", {}, t("clock_legend")),
