@@ -164,3 +164,10 @@ def test_mariage_decline_pause_shows_the_last_trick(new_page, live_server) -> No
     # (a closed hand has fewer than 16 tricks: the stock's cards are never played)
     tricks, points = _seat_numbers(page, 2)
     assert tricks == row["tricks"] and points == row["points"], (tricks, points, row)
+    # on to the next hand: its table shows that trick, faded, as the previous hand's last
+    # (it showed none: the message that ended the hand held no trick)
+    page.click(tid("next-deal"))
+    assert state(page)["paused"] == "false"
+    final = page.eval_on_selector_all(".final .card", "els => els.map(e => e.dataset.card)")
+    assert final == [c["card"] for c in trick["cards"]]
+    assert "Last trick of the previous hand" in page.inner_text("body")
