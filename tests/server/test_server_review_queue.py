@@ -234,3 +234,54 @@ def test_the_background_loop_analyses_a_finished_game_by_itself(make_app: MakeAp
         assert queue_rows(app) == [(table_id, 1, 1, 0, True)]
         assert stats_row(client)["analysed_deals"] == 1
         assert app.state.reviews.started == 1
+
+
+def test_the_average_loss_counts_every_seat_a_person_sat_at(db_url: str) -> None:
+    """An invited person's analysed deals count for them at their own seat (they counted
+    only for the table's creator, and at the creator's seat); a seat its person abandoned
+    counts for nobody; a table from before the seat rows counts for its creator."""
+    from sqlalchemy.orm import Session as DBSession
+
+    from tapete.server import stats
+    from tapete.server.db import SeatRow, TableRow, make_engine, upgrade, utcnow
+
+    engine = make_engine(db_url)
+    upgrade(engine)
+
+    def table(owner: str, levels: list[str | None], **fields: Any) -> TableRow:
+        return TableRow(
+            game="mil", profile="club", seed=1, players=["Ana", "Bea", "Cid"], levels=levels,
+            token="t" * 32, language="en", status="finished", created_at=utcnow(), owner=owner,
+            **fields,
+        )  # fmt: skip
+
+    with DBSession(engine) as s, s.begin():
+        shared, older = table("Ana", [None, None, "rules"]), table("Bea", ["rules", None, "rules"])
+        left = table("Cid", [None, None, None], abandoned_seats=[1])
+        s.add_all([shared, older, left])
+        s.flush()
+        s.add_all(
+            [SeatRow(table_id=shared.id, seat=0, kind="person", name="Ana"),
+             SeatRow(table_id=shared.id, seat=1, kind="person", name="Bea"),
+             SeatRow(table_id=shared.id, seat=2, kind="computer", level="rules"),
+             SeatRow(table_id=left.id, seat=1, kind="person", name="Bea")]
+        )  # fmt: skip
+        for t, losses in ((shared, [1.0, 2.5, 0.5]), (older, [9.0, 4.0, 9.0]), (left, [0, 7, 0])):
+            s.add(
+                DealReviewRow(
+                    table_id=t.id,
+                    deal=0,
+                    quick=True,
+                    seed=1,
+                    seat_losses=losses,
+                    review={},
+                    created_at=utcnow(),
+                )
+            )
+    with DBSession(engine) as s:
+        assert stats.review_losses(s, "Ana") == {("mil", "club"): (1, 1.0)}
+        assert stats.review_losses(s, "Bea") == {("mil", "club"): (2, 6.5)}
+        # every finished game with a seat of theirs waits (none is in the queue yet)
+        assert stats.games_waiting(s, "Bea") == {("mil", "club"): 3}
+        assert stats.games_waiting(s, "Ana") == {("mil", "club"): 1}
+    engine.dispose()

@@ -162,46 +162,77 @@ def _number(x: float) -> int | float:
     return int(x) if float(x).is_integer() else round(x, 2)
 
 
+def _where_sat(name: str, *columns: Any) -> list[Any]:
+    """Queries of ``columns`` of the tables where ``name`` sat as a person, each row with the
+    seat last: the tables' seat rows; and the tables made before those rows existed, with
+    the seat of their creator (the first without a computer) as ``levels`` (read with
+    :func:`_seat_of`)."""
+    from tapete.server.db import SeatRow, TableRow
+
+    seated = (
+        select(*columns, SeatRow.seat)
+        .select_from(TableRow)
+        .join(
+            SeatRow,
+            (SeatRow.table_id == TableRow.id) & (SeatRow.kind == "person") & (SeatRow.name == name),
+        )
+    )
+    older = (
+        select(*columns, TableRow.levels)
+        .select_from(TableRow)
+        .where(TableRow.owner == name, TableRow.id.not_in(select(SeatRow.table_id)))
+    )
+    return [seated, older]
+
+
+def _seat_of(seat_or_levels: int | list[str | None]) -> int:
+    if isinstance(seat_or_levels, int):
+        return seat_or_levels
+    return seat_or_levels.index(None) if None in seat_or_levels else 0
+
+
 def review_losses(session: Session, name: str) -> dict[tuple[str, str], tuple[int, float]]:
-    """Per (game, profile): the number of analysed deals of ``name``'s tables and the total of
-    their seat's losses (tables begun from a position are left out, as in the statistics)."""
+    """Per (game, profile): the number of analysed deals that ``name`` played (at every table
+    where they sat: the tables of others they were invited to or joined too) and the total
+    of their seat's losses; tables begun from a position are left out, as in the
+    statistics, and so are the seats they abandoned (a computer played them)."""
     from tapete.server.db import DealReviewRow, TableRow
 
     out: dict[tuple[str, str], tuple[int, float]] = {}
-    rows = session.execute(
-        select(
-            TableRow.game,
-            TableRow.profile,
-            TableRow.levels,
-            TableRow.start,
-            DealReviewRow.seat_losses,
-        )
-        .join(DealReviewRow, DealReviewRow.table_id == TableRow.id)
-        .where(TableRow.owner == name)
+    columns = (
+        TableRow.game,
+        TableRow.profile,
+        TableRow.start,
+        TableRow.abandoned_seats,
+        DealReviewRow.seat_losses,
     )
-    for game, profile, levels, start, losses in rows:
-        if start is not None:  # the JSON column holds null as JSON: tested here
-            continue
-        seat = levels.index(None) if None in levels else 0
-        count, total = out.get((game, profile), (0, 0.0))
-        out[(game, profile)] = (count + 1, total + float(losses[seat]))
+    for query in _where_sat(name, *columns):
+        query = query.join(DealReviewRow, DealReviewRow.table_id == TableRow.id)
+        for game, profile, start, abandoned, losses, where in session.execute(query):
+            seat = _seat_of(where)
+            if start is not None or seat in (abandoned or ()):  # (JSON null: tested here)
+                continue
+            count, total = out.get((game, profile), (0, 0.0))
+            out[(game, profile)] = (count + 1, total + float(losses[seat]))
     return out
 
 
 def games_waiting(session: Session, name: str) -> dict[tuple[str, str], int]:
-    """Per (game, profile): ``name``'s finished games whose deals the background has not all
-    analysed yet (in its queue and not done, or not in it yet)."""
+    """Per (game, profile): the finished games where ``name`` sat whose deals the background
+    has not all analysed yet (in its queue and not done, or not in it yet)."""
     from tapete.server.db import ReviewQueueRow, TableRow
 
     out: dict[tuple[str, str], int] = {}
-    rows = session.execute(
-        select(TableRow.game, TableRow.profile, TableRow.start, ReviewQueueRow.done_at)
-        .outerjoin(ReviewQueueRow, ReviewQueueRow.table_id == TableRow.id)
-        .where(TableRow.owner == name, TableRow.status == "finished")
-    )
-    for game, profile, start, done_at in rows:
-        if start is None and done_at is None:
-            out[(game, profile)] = out.get((game, profile), 0) + 1
+    columns = (TableRow.id, TableRow.game, TableRow.profile, TableRow.start, ReviewQueueRow.done_at)
+    counted: set[int] = set()  # (a name in two seats of one table: one game)
+    for query in _where_sat(name, *columns):
+        query = query.outerjoin(ReviewQueueRow, ReviewQueueRow.table_id == TableRow.id).where(
+            TableRow.status == "finished"
+        )
+        for table_id, game, profile, start, done_at, _ in session.execute(query):
+            if start is None and done_at is None and table_id not in counted:
+                counted.add(table_id)
+                out[(game, profile)] = out.get((game, profile), 0) + 1
     return out
 
 
