@@ -35,7 +35,10 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--players",
         default=None,
-        help="comma-separated bot names, one per seat: random, rules, search (default: random)",
+        help=(
+            "comma-separated bot names, one per seat: random, beginner, rules, search "
+            "(default: random)"
+        ),
     )
     p.add_argument("--out", required=True, help="the JSON Lines file to write")
     p.add_argument(
