@@ -48,6 +48,10 @@ def test_two_people_play_a_whole_mil_game_through_an_invitation(
         seats = ["me", "invited", "computer:rules"]
         link = create_invited_table(ana, server.url, "mil-casa-500", seats)
         assert ana.locator(tid("copy-invite")).get_attribute("type") == "button"
+        # the Lobby's window went with the focus: the table takes it, not the page's body
+        # (a keyboard user started again from the top bar)
+        focused = "() => document.activeElement && document.activeElement.id"
+        ana.wait_for_function(f"() => ({focused})() === 'table'")
         shot(ana, artifacts, "room-waiting")
         # until everyone sits down Ana's own cards lie face down: the page got no card
         ana.wait_for_selector("section[data-testid='seat-0'] .card.back")
@@ -67,6 +71,9 @@ def test_two_people_play_a_whole_mil_game_through_an_invitation(
         bea = new_page(locale="en-GB")
         sit_down(bea, link, "Bea", host="Ana")
         wait_playing(ana, bea)
+        # not her turn yet: the table has the focus the "Sit down" button left
+        if not bea.evaluate("() => document.querySelector('#table').dataset.myTurn === 'true'"):
+            bea.wait_for_function(f"() => ({focused})() === 'table'")
         pages = {"ana": ana, "bea": bea}
         # both see who sits where and that both are connected, and the table's clock
         ana.wait_for_function(

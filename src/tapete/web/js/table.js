@@ -122,15 +122,24 @@ export function renderTable() {
     if (el && !el.disabled) el.focus();
     else S.refocus = true; // the focused control went away (we acted): come back on our turn
   }
-  if (S.refocus && myTurn() && !S.pending && (document.activeElement === document.body || !document.activeElement)) {
+  // (nothing focused: the page, or the table itself, where the focus waits between turns)
+  const idle = () => !document.activeElement || document.activeElement === document.body || document.activeElement === main;
+  if (S.refocus && myTurn() && !S.pending && idle()) {
     const el = main.querySelector('[data-testid="hand"] .card:not([disabled])')
       || main.querySelector('[data-testid="actions"] button.primary:not([disabled])')
       || main.querySelector('[data-testid="actions"] button:not([disabled])');
     if (el) { el.focus(); S.refocus = false; }
   }
   // a deal's end held for the player: "Next deal" takes the focus the played card left
-  if (S.pause && (document.activeElement === document.body || !document.activeElement)) {
+  if (S.pause && idle()) {
     main.querySelector('[data-testid="next-deal"]')?.focus();
+  }
+  // nothing to do now (another's turn, a table that waits, a spectator) and the focus left
+  // with the window or the button that brought us here: the table takes it, so that the
+  // keyboard goes on from the board rather than from the top of the page
+  if (idle() && !document.querySelector("dialog[open]")) {
+    main.tabIndex = -1;
+    main.focus({ preventScroll: true });
   }
   setStatus([S.error || eventsText(S.said), turnText()].filter(Boolean).join(" — "));
   fitHeight();
