@@ -134,6 +134,12 @@ def test_rospis_and_giving(mil_page, artifacts) -> None:
     card = gives[0]["card"]
     mil_page.click(f'{tid("hand")} [data-card="{card}"]')
     targets = {a["to"] for a in gives if a["card"] == card}
+    # the card chosen, the focus goes to a seat's Give button (it stayed on the card, and the
+    # buttons come before the hand); their names spell the card out, as the cards' do
+    focused = mil_page.evaluate("() => document.activeElement.dataset.testid")
+    assert focused in {f"give-to-{seat}" for seat in targets}, focused
+    label = mil_page.locator(tid(focused)).get_attribute("aria-label") or ""
+    assert label.startswith("Dar ") and not any(s in label for s in "♠♣♦♥"), label
     for seat in (1, 2):
         button = mil_page.locator(tid(f"give-to-{seat}"))
         assert button.count() == 0 or button.is_enabled() == (seat in targets)

@@ -59,7 +59,9 @@ function giveTarget(v, seat) {
   const ok = card && gives.some((a) => a.card === card && a.to === seat);
   if (!gives.some((a) => a.to === seat)) return null;
   const hinted = hintIs((a) => a.type === "give" && a.card === card && a.to === seat);
-  return h("button", { type: "button", class: `give-to primary ${hinted ? "hinted" : ""}`, testid: `give-to-${seat}`, disabled: !ok,
+  // (its name spells the card out, as the hand's cards do: "Give the ten of hearts to Bruno")
+  const label = card ? t("give_card_to", { card: cardName(card), name: playerName(seat) }) : null;
+  return h("button", { type: "button", class: `give-to primary ${hinted ? "hinted" : ""}`, testid: `give-to-${seat}`, disabled: !ok, "aria-label": label,
     onclick: () => { if (ok) { S.ui.giveCard = null; act({ type: "give", card, to: seat }); } } },
   card ? t("give_card_to", { card: cardShort(card), name: playerName(seat) }) : t("give_to", { name: playerName(seat) }));
 }

@@ -35,7 +35,13 @@ export function renderHand(v, justify = null) {
     } else if (!blocked() && gives.some((a) => a.card === c)) {
       enabled = true;
       pressed = S.ui.giveCard === c;
-      onclick = () => { S.ui.giveCard = S.ui.giveCard === c ? null : c; screen.table(); };
+      onclick = () => {
+        S.ui.giveCard = S.ui.giveCard === c ? null : c;
+        screen.table();
+        // the card chosen, the next step is a seat's Give button (above the hand): the
+        // keyboard goes there instead of leaving it to be found with Shift+Tab
+        if (S.ui.giveCard) document.querySelector(".give-to:not([disabled])")?.focus();
+      };
     }
     let cls = "";
     if (pairs.has(c)) cls += " pair";
