@@ -4,10 +4,10 @@ A record is one JSON object (one whole Mil game or Mariage match); a file holds 
 line (JSON Lines). ``loads``/``dumps``/``load``/``dump`` work like the ``json`` module.
 Readers are strict: the first problem raises :class:`RecordError` naming the game (the
 record's index) and the line of the text it starts on, and nothing else ever escapes them,
-whatever the input. They bound what a
-hostile file can cost: a record line holds at most :data:`MAX_RECORD_CHARS` characters and
-nests at most :data:`MAX_DEPTH` levels; numbers must be finite (``NaN`` and ``Infinity``
-are not JSON) and integers at most :data:`MAX_INT_DIGITS` digits long. Lines end at ``"\\n"``
+whatever the input. They bound what a hostile file can cost: a record line holds at most
+:data:`MAX_RECORD_CHARS` characters and nests at most :data:`MAX_DEPTH` levels; numbers
+must be finite (``NaN`` and ``Infinity`` are not JSON) and integers at most
+:data:`MAX_INT_DIGITS` digits long. Lines end at ``"\\n"``
 only (``\\r\\n`` too), never inside a string: the writer escapes U+0085, U+2028 and U+2029.
 
 This module knows the format only, not the games: :mod:`tapete.replay` rebuilds a game from
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Final, NoReturn
 
@@ -87,50 +88,51 @@ def check_depth(
         depth += 1
 
 
-def _decode(text: str, index: int, line: int | None = None) -> object:
+@contextmanager
+def _at(index: int, line: int | None) -> Iterator[None]:
+    """Locate the :class:`RecordError` raised inside: game ``index``, starting on ``line``."""
+    try:
+        yield
+    except RecordError as exc:
+        raise exc.located(game=index, line=line) from None
+
+
+def _decode(text: str) -> object:
     try:
         return json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         # (some of the parser's messages end in "at": "Unterminated string starting at")
         what = exc.msg.removesuffix(" at")
-        raise RecordError(
-            f"malformed JSON: {what} at column {exc.colno}", game=index, line=line
-        ) from None
+        raise RecordError(f"malformed JSON: {what} at column {exc.colno}") from None
     except RecursionError:
-        raise RecordError(
-            f"the record nests deeper than {MAX_DEPTH} levels", game=index, line=line
-        ) from None
+        raise RecordError(f"the record nests deeper than {MAX_DEPTH} levels") from None
     except ValueError as exc:  # NaN / Infinity, an integer over Python's digit limit
         reason = str(exc)
         if "digits" in reason:
             reason = f"a number has more than {MAX_INT_DIGITS} digits"
-        raise RecordError(reason, game=index, line=line) from None
+        raise RecordError(reason) from None
 
 
-def _check_record(obj: object, index: int, line: int | None = None) -> dict[str, Any]:
-    try:
-        if not isinstance(obj, dict):
-            raise RecordError(f"a record must be a JSON object, not {json_kind(obj)}")
-        check_depth(obj)
-        fmt = obj.get("format")
-        if fmt != FORMAT:
-            shown = repr(fmt) if isinstance(fmt, str | None) else json_kind(fmt)
-            raise RecordError(f"unknown format {shown} (expected {FORMAT!r})")
-        if not isinstance(obj.get("game"), str):
-            raise RecordError("the record's 'game' must be a string such as 'mil'")
-    except RecordError as exc:
-        raise exc.located(game=index, line=line) from None
+def _check_record(obj: object) -> dict[str, Any]:
+    if not isinstance(obj, dict):
+        raise RecordError(f"a record must be a JSON object, not {json_kind(obj)}")
+    check_depth(obj)
+    fmt = obj.get("format")
+    if fmt != FORMAT:
+        shown = repr(fmt) if isinstance(fmt, str | None) else json_kind(fmt)
+        raise RecordError(f"unknown format {shown} (expected {FORMAT!r})")
+    if not isinstance(obj.get("game"), str):
+        raise RecordError("the record's 'game' must be a string such as 'mil'")
     return obj
 
 
 def _parse_line(text: str, index: int, line: int | None = None) -> dict[str, Any]:
-    if len(text) > MAX_RECORD_CHARS:
-        raise RecordError(
-            f"the record is {len(text):,} characters long (at most {MAX_RECORD_CHARS:,})",
-            game=index,
-            line=line,
-        )
-    return _check_record(_decode(text, index, line), index, line)
+    with _at(index, line):
+        if len(text) > MAX_RECORD_CHARS:
+            raise RecordError(
+                f"the record is {len(text):,} characters long (at most {MAX_RECORD_CHARS:,})"
+            )
+        return _check_record(_decode(text))
 
 
 def _lines(text: str) -> Iterator[tuple[int, str]]:
@@ -157,11 +159,12 @@ def loads_numbered(text: str) -> list[tuple[int, dict[str, Any]]]:
     if pretty and len(stripped) <= MAX_RECORD_CHARS:
         first = 1 + text[: len(text) - len(text.lstrip())].count("\n")
         try:
-            single = _decode(stripped, 0, first)
+            single = _decode(stripped)
         except RecordError:
             single = None  # not one object: read it as JSON Lines
         if isinstance(single, dict):
-            return [(first, _check_record(single, 0, first))]
+            with _at(0, first):
+                return [(first, _check_record(single))]
     out = []
     for index, (number, line) in enumerate(_lines(text)):
         try:

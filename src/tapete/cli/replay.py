@@ -28,18 +28,17 @@ def run(args: argparse.Namespace) -> int:
         return fail("replay", str(exc))
     except RecordError as exc:
         return fail("replay", f"{path}: {exc}", 1)
-    recs = [record for _, record in numbered]
-    if not recs:
+    if not numbered:
         return fail("replay", f"{path}: the file holds no record", 1)
     games = deals = finished = fair = 0
     kinds: dict[str, int] = {}
-    with Progress(len(recs), "replay") as progress:  # its line ends before the summary
-        for i, rec in enumerate(recs):
+    with Progress(len(numbered), "replay") as progress:  # its line ends before the summary
+        for i, (line, rec) in enumerate(numbered):
             try:
                 game = replay(rec, index=i)
             except RecordError as exc:
                 if exc.game in (None, i):  # (the line of the record it is in)
-                    exc = exc.located(game=i, line=numbered[i][0])
+                    exc = exc.located(game=i, line=line)
                 progress.close()
                 return fail("replay", f"{path}: {exc}", 1)
             games += 1
