@@ -53,11 +53,16 @@ def pretty(card: str | None) -> str:
     return card[0].replace("T", "10") + SUIT_SYMBOLS[card[1]]
 
 
+def _deal_header(v: dict[str, Any]) -> str:
+    """``--- deal 3 (club), dealer Bruno ---``"""
+    return f"--- deal {v['deal_number']} ({v['profile']}), dealer {v['players'][v['dealer']]} ---"
+
+
 def format_view(v: dict[str, Any]) -> str:
     """A few lines describing the table from one seat's view."""
     names = v["players"]
     lines = [
-        f"--- deal {v['deal_number']} ({v['profile']}), dealer {names[v['dealer']]} ---",
+        _deal_header(v),
         "scores: "
         + ", ".join(
             f"{names[s]} {v['scores'][s]}"
@@ -212,17 +217,17 @@ def play_terminal(
             for note in res.notes:
                 output_fn("  " + _named(note, game.players))
 
-    shown_deal = [0]  # the deal whose header was printed last
+    shown_deal = 0  # the deal whose header was printed last
 
     while not game.over:
         report_deals()
         seat = game.turn
         if seat is None:
             break
-        if seat != 0 and game.deal_number != shown_deal[0]:
+        if seat != 0 and game.deal_number != shown_deal:
             # the computers' first moves of a deal come after its header, not before it
-            shown_deal[0] = game.deal_number
-            output_fn("\n" + format_view(game.view(0)).split("\n", 1)[0])
+            shown_deal = game.deal_number
+            output_fn("\n" + _deal_header(game.view(None)))
         if seat != 0:
             action = bots[seat].act(game.view(seat), rngs[seat])
             shown = action.to_json()
@@ -235,7 +240,7 @@ def play_terminal(
                 output_fn(f"  {game.players[seat]} shows {_redeal_proof(st, seat, shown)}")
             continue
         view = game.view(0)
-        shown_deal[0] = game.deal_number
+        shown_deal = game.deal_number
         output_fn("\n" + format_view(view))
         output_fn("legal: " + _legal_line(view["legal"]))
         while True:
