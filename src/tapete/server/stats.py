@@ -180,7 +180,10 @@ def _where_sat(name: str, *columns: Any) -> list[Any]:
     older = (
         select(*columns, TableRow.levels)
         .select_from(TableRow)
-        .where(TableRow.owner == name, TableRow.id.not_in(select(SeatRow.table_id)))
+        .where(
+            TableRow.owner == name,
+            ~select(SeatRow.table_id).where(SeatRow.table_id == TableRow.id).exists(),
+        )
     )
     return [seated, older]
 
