@@ -3,7 +3,7 @@
 
 import { fmt, h, isNone } from "./dom.js";
 import { S, STORE_POINTS, blocked, handHidden, hintIs, legalOf, myTurn, playerName, screen, toAct } from "./state.js";
-import { t, tMaybe } from "./i18n.js";
+import { t, tOwn } from "./i18n.js";
 import { SUIT_SYMBOL, backs, cardName, cardShort, shownCard, suitLabel } from "./cards.js";
 import { act } from "./connection.js";
 import { actionText } from "./history.js";
@@ -86,7 +86,7 @@ function opponent(v, seat, place = null) {
 }
 
 // the talon's word: a profile may have its own (the house rules' "monte" in Spanish)
-export const talonWord = (v) => tMaybe(`talon_${v.profile}`) ?? t("talon");
+export const talonWord = (v) => tOwn("talon", v.profile);
 
 function named(el, what) {
   el.setAttribute("aria-label", `${what}: ${el.getAttribute("aria-label")}`);

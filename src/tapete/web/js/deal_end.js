@@ -6,7 +6,7 @@
 
 import { h } from "./dom.js";
 import { S, STORE_AUTO_NEXT, playerName, screen } from "./state.js";
-import { t, tMaybe } from "./i18n.js";
+import { t, tOwn } from "./i18n.js";
 import { shownCard } from "./cards.js";
 import { dealEndReview } from "./review.js";
 import { actionText, redealProof } from "./history.js";
@@ -103,8 +103,8 @@ export function pausePanel(result) {
   const said = p.proof ? actionText(p.proof.action, p.proof.seat, "ev") : null;
   // the talon only when it is not the very cards that justified the redeal
   const talon = p.talon?.length && !(p.proof && p.talon.every((c) => p.proof.shown.includes(c))) ? p.talon : null;
-  // (a Mariage deal is a hand: `_mariage` words where the language has them)
-  const title = tMaybe(`deal_end_title_${p.view.game}`, { n }) ?? t("deal_end_title", { n });
+  const talonWord = tOwn("talon", p.view.profile);
+  const title = tOwn("deal_end_title", p.view.game, { n });
   return h("div", { class: "dealend", testid: "deal-end", role: "group", "aria-label": title },
     h("h2", {}, title),
     result,
@@ -115,10 +115,10 @@ export function pausePanel(result) {
       h("div", { class: "label" }, said),
       h("div", { class: "cards proof", testid: "deal-end-redeal" }, p.proof.shown.map((c) => labelled(c, said, "justify")))) : null,
     talon ? h("div", { class: "part" },
-      h("div", { class: "label" }, tMaybe(`talon_${p.view.profile}`) ?? t("talon")),
-      h("div", { class: "cards", testid: "deal-end-talon" }, talon.map((c) => labelled(c, tMaybe(`talon_${p.view.profile}`) ?? t("talon"))))) : null,
+      h("div", { class: "label" }, talonWord),
+      h("div", { class: "cards", testid: "deal-end-talon" }, talon.map((c) => labelled(c, talonWord)))) : null,
     h("div", { class: "row" },
-      h("button", { type: "button", class: "primary", testid: "next-deal", onclick: goOn }, tMaybe(`next_deal_${p.view.game}`) ?? t("next_deal")),
+      h("button", { type: "button", class: "primary", testid: "next-deal", onclick: goOn }, tOwn("next_deal", p.view.game)),
       // the review of the deal just over; while it is open the moment waits for "Next deal"
       dealEndReview(p.deal, holdOn),
       h("button", { type: "button", class: "small toggle", testid: "auto-next", "aria-pressed": String(S.ui.autoNext),

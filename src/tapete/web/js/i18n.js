@@ -26,6 +26,10 @@ export function refusal(res, sitting = false) {
 // t(key) when the key exists, else null (for keys built from data, e.g. profile_<name>)
 export const tMaybe = (key, params = {}) => (key in S.dict || key in S.fallback ? t(key, params) : null);
 
+// a game's or a profile's own words for `key` (`${key}_${which}`: a Mariage deal is a "hand",
+// casa's talon the "monte" in Spanish) where the language has them, else the common ones
+export const tOwn = (key, which, params = {}) => tMaybe(`${key}_${which}`, params) ?? t(key, params);
+
 export async function loadLang(lang) {
   if (!LANGS.includes(lang)) lang = "en";
   const get = async (l) => (await fetch(`/static/i18n/${l}.json`)).json();

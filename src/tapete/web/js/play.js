@@ -4,7 +4,7 @@
 
 import { h, isNone, same } from "./dom.js";
 import { S, blocked, hintIs, legalOf, myTurn, playerName, screen } from "./state.js";
-import { t, tMaybe } from "./i18n.js";
+import { t, tOwn } from "./i18n.js";
 import { cardEl, shownCard } from "./cards.js";
 import { act } from "./connection.js";
 
@@ -98,7 +98,7 @@ export function centerTricks(v) {
     wrap.append(trickArea(last.cards, t("last_trick"), "last faded"));
     foot.append(taken(last) ?? "");
   } else if (S.finalTrick && !v.talon) {
-    const said = tMaybe(`final_trick_${S.view?.game}`) ?? t("final_trick"); // (Mariage: a hand)
+    const said = tOwn("final_trick", v.game);
     wrap.append(trickArea(S.finalTrick, said, "last faded final"));
     foot.append(h("div", { class: "caption" }, said));
   }

@@ -7,7 +7,7 @@
 // the previous and next deal. openReplay(table) opens it; replayButton(table) is its button.
 
 import { fmt, h, hideDialog, isNone, openDialog } from "./dom.js";
-import { t, tMaybe } from "./i18n.js";
+import { t, tOwn } from "./i18n.js";
 import { shownCard, suitLabel } from "./cards.js";
 import { actionText, dealEndText } from "./history.js";
 import { S, screen } from "./state.js";
@@ -145,7 +145,7 @@ const scoreKey = () => P.game?.score_key ?? "scores";
 // the word for the cards in no hand: the view's own keys say which pile the game has
 function pileWord(pos) {
   if ("stock_count" in pos) return t("stock");
-  return tMaybe(`talon_${P.game?.profile}`) ?? t("talon");
+  return tOwn("talon", P.game?.profile);
 }
 
 function group(label, testid, cards, extra = null) {

@@ -3,7 +3,7 @@
 
 import { h, hideDialog, isNone } from "./dom.js";
 import { S, myTurn, playerName } from "./state.js";
-import { t, tMaybe } from "./i18n.js";
+import { t, tOwn } from "./i18n.js";
 import { setStatus } from "./connection.js";
 import { renderChrome } from "./chrome.js";
 import { eventsText } from "./history.js";
@@ -19,7 +19,7 @@ const BOARDS = [mariageBoard, milBoard];
 function turnText() {
   const v = S.view;
   if (!v) return "";
-  if (S.pause) return tMaybe(`deal_over_go_on_${v.game}`) ?? t("deal_over_go_on");
+  if (S.pause) return tOwn("deal_over_go_on", v.game);
   if (S.offline) return t("offline_wait");
   if (S.presence?.status === "waiting") return t("waiting_players"); // a seat is still free
   if (v.over) return isNone(v.winner) ? t("game_over") : t("game_over_status", { name: playerName(v.winner) });
@@ -137,10 +137,7 @@ export function renderTable() {
   // nothing to do now (another's turn, a table that waits, a spectator) and the focus left
   // with the window or the button that brought us here: the table takes it, so that the
   // keyboard goes on from the board rather than from the top of the page
-  if (idle() && !document.querySelector("dialog[open]")) {
-    main.tabIndex = -1;
-    main.focus({ preventScroll: true });
-  }
+  if (idle() && !document.querySelector("dialog[open]")) main.focus({ preventScroll: true });
   setStatus([S.error || eventsText(S.said), turnText()].filter(Boolean).join(" — "));
   fitHeight();
   restoreScrolls();
