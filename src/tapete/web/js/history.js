@@ -85,18 +85,16 @@ export function takeEvents(events) {
   }
   S.proof = redealProof(events);
   for (const ev of events) {
-    if (ev.type === "trick") lastTrick = Array.isArray(ev.cards) && ev.cards.length ? ev.cards : null;
+    if (ev.type === "trick") S.lastTrick = Array.isArray(ev.cards) && ev.cards.length ? ev.cards : null;
     else if (ev.type === "deal_end") {
       // (a deal ended by an action after its last trick, a Mariage claim or decline: that
       // trick came with an earlier message)
-      S.finalTrick = lastTrick;
-      lastTrick = null;
+      S.finalTrick = S.lastTrick;
+      S.lastTrick = null;
     }
   }
   return Boolean(text);
 }
-// the cards of the last trick taken in this deal, from the events seen since it began
-let lastTrick = null;
 
 // a redeal among a message's events, with the cards that justify it: {seat, action, shown}
 export function redealProof(events) {

@@ -28,6 +28,7 @@ export const S = {
   said: [], // the last events that said something (the status line says them in the current language)
   proof: null, // a redeal someone asked for, with the cards that justify it: {seat, action, shown}
   finalTrick: null, // the trick that ended the previous deal (the view already shows the next)
+  lastTrick: null, // the cards of the last trick taken in this deal, from the events seen
   dealTalon: null, // the talon of the deal being played once it is face up (for the pause at its end)
   pause: null, // the end of a deal, held until the player goes on: {view, row, trick, talon}
   hint: null,
@@ -66,7 +67,7 @@ export const screen = {
 
 export function resetTableState() {
   Object.assign(S, {
-    view: null, version: null, said: [], proof: null, finalTrick: null, hint: null, error: null,
+    view: null, version: null, said: [], proof: null, finalTrick: null, lastTrick: null, hint: null, error: null,
     pending: false, log: [], overDismissed: false, pause: null, dealTalon: null, rankingBoard: null,
     presence: null, chat: [], invite: null, clocks: null, clocksAt: 0, seatNews: null, catchUp: null,
     refocus: true, // a new table: its first turn takes the focus
