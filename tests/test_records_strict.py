@@ -275,3 +275,52 @@ def test_tapete_replay_accepts_a_record_with_a_line_separator(
     capsys.readouterr()
     assert main(["replay", str(path)]) == 0
     assert capsys.readouterr().out.startswith(f"OK {path}: 2 games")
+
+
+# ---------------------------------------------------------------- whole numbers in the results
+def _floats(value: Any) -> Any:
+    return [float(v) for v in value] if isinstance(value, list) else float(value)
+
+
+def _whole_fields(result: Record) -> list[str]:
+    return [
+        key
+        for key, value in result.items()
+        if not isinstance(value, bool | str)
+        and value is not None
+        and not (isinstance(value, list) and value and isinstance(value[0], bool))
+    ]
+
+
+@pytest.mark.parametrize("game", ["mil", "mariage"])
+def test_a_seat_or_a_count_written_as_2_0_is_refused(
+    mil: Record, mariage: Record, game: str
+) -> None:
+    """A seat, a bid or a count is a whole number in a result as in an action (``"seat":
+    2.0`` is refused there too); only the fields that may end in .5 (Mil's ``raw`` and
+    ``scores``) may be written as ``-180.0``."""
+    record = mil if game == "mil" else mariage
+    halves = {"raw", "scores"} if game == "mil" else set()
+    fields = _whole_fields(record["deals"][0]["result"])
+    assert len(fields) >= 5
+    for key in fields:
+        changed = copy.deepcopy(record)
+        result = changed["deals"][0]["result"]
+        result[key] = _floats(result[key])
+        if key in halves:
+            replay(changed)  # (a number by its value: -180.0 is -180)
+            continue
+        must = "hold whole numbers" if isinstance(result[key], list) else "be a whole number"
+        refused(lambda r=changed: replay(r), f"deal 0: result {key} must {must}, got")
+    final = "match" if game == "mariage" else "winner"
+    changed = copy.deepcopy(record)
+    if changed[final] is None:  # (a Mil game without a winner: its scores, which may be -180.0)
+        changed["scores"] = _floats(changed["scores"])
+        replay(changed)
+    else:
+        changed[final] = _floats(changed[final])
+        refused(lambda: replay(changed), f"final result {final} must")
+    # a value that differs is still told as a difference, whatever its form
+    changed = copy.deepcopy(record)
+    changed["deals"][0]["result"][fields[0]] = 9.5
+    refused(lambda: replay(changed), "result differs: recorded", "9.5")

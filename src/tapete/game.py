@@ -197,6 +197,9 @@ class RecordReader(Generic[G]):
     deck_note: str
     #: the record's top-level fields that the replay recomputes ("scores", "winner")
     final_fields: tuple[str, ...]
+    #: the result and final fields whose numbers may end in .5 (Mil's scores); every other
+    #: number the replay computes (a seat, a bid, a count) must be written as a whole number
+    fractional: frozenset[str]
     #: whether the last deal may stop before its end (a match in progress, without result)
     in_progress: bool
     #: ``(record, deals, seeds) -> game``: the game before the first action, dealing

@@ -239,7 +239,21 @@ def _apply(game: Game, action: Any, entry: JSON, k: int, j: int | None) -> None:
         raise _at(entry, str(exc), k, j) from None
 
 
-def _compare(recorded: JSON, computed: JSON, what: str, k: int | None) -> None:
+def _whole(value: object) -> bool:
+    """Whether ``value`` holds no number written with a fraction (``2.0``)."""
+    if isinstance(value, list):
+        return all(_whole(v) for v in value)
+    return not isinstance(value, float)
+
+
+def _compare(
+    reader: RecordReader[Any], recorded: JSON, computed: JSON, what: str, k: int | None
+) -> None:
+    for key, value in computed.items():  # (a seat or a count is 2, never 2.0)
+        fraction = key not in reader.fractional and not _whole(recorded[key])
+        if fraction and _whole(value) and same(recorded[key], value):
+            must = "hold whole numbers" if isinstance(value, list) else "be a whole number"
+            raise RecordError(f"{what} {key} must {must}, got {short(recorded[key])}", deal=k)
     diffs = [
         f"recorded {key} {short(recorded[key])}, replay gives {short(value)}"
         for key, value in computed.items()
@@ -312,9 +326,9 @@ def read_record(reader: RecordReader[G], record: object, *, check_results: bool 
             for key in computed:
                 if key not in recorded:
                     raise RecordError(f"result has no {key!r} field", deal=k)
-            _compare(recorded, computed, "result", k)
+            _compare(reader, recorded, computed, "result", k)
     if check_results:
-        _compare(rec, reader.final(game), "final result", None)
+        _compare(reader, rec, reader.final(game), "final result", None)
     return game
 
 

@@ -71,6 +71,7 @@ READER: Final = RecordReader[MariageGame](
     deck=MARIAGE_DECK,
     deck_note="Mariage uses the 32 cards",
     final_fields=("match", "winner"),
+    fractional=frozenset(),
     in_progress=True,
     start=_start,
     dealer=lambda game: game.state.dealer,

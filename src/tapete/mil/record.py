@@ -193,6 +193,7 @@ READER: Final = RecordReader[MilGame](
     deck=MIL_DECK,
     deck_note="Mil uses A T K Q J 9",
     final_fields=("scores", "winner"),
+    fractional=frozenset({"raw", "scores"}),  # (a rospis halves them)
     in_progress=False,
     start=_start,
     dealer=_dealer,
