@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
@@ -40,7 +41,7 @@ from tapete.server.clock import ClockSettings, ClockSettingsError
 from tapete.server.connections import SEND_TEXT
 from tapete.server.db import BUSY_ERRORS, default_db_url, make_engine, upgrade
 from tapete.server.hints import HintPool
-from tapete.server.i18n import LANGUAGES
+from tapete.server.i18n import LANGUAGES, NOT_FOUND, preferred_language
 from tapete.server.limits import (
     Limits,
     RefusalLog,
@@ -1154,7 +1155,11 @@ def create_app(
         routes=routes,
         lifespan=lifespan,
         middleware=middleware,
-        exception_handlers=dict.fromkeys(BUSY_ERRORS, _database_busy),
+        exception_handlers={
+            **dict.fromkeys(BUSY_ERRORS, _database_busy),
+            404: _not_found,
+            405: _not_found,
+        },
     )
     app.state.server = server
     app.state.reviews = reviews
@@ -1165,6 +1170,36 @@ def create_app(
     app.state.limits = limits
     app.state.accounts = accounts
     return app
+
+
+#: the addresses a program asks for: a refusal there is JSON, as every answer of the API
+_PROGRAM_PATHS = ("/api/", "/static/", "/ws/")
+
+
+async def _not_found(request: Request, exc: Exception) -> Response:
+    """An address no route answers (404), or a method a route does not take (405): the
+    API's JSON refusal for a program's address, else a page in the browser's language
+    with a way back to the tables (a mistyped or cut invitation link lands here)."""
+    status = exc.status_code if isinstance(exc, HTTPException) else 404
+    path = request.url.path
+    if status == 405:
+        allowed = getattr(exc, "headers", None) or {}
+        response = _error(405, f"{request.method} is not allowed on {path[:200]}")
+        response.headers.update(allowed)
+        return response
+    if path.startswith(_PROGRAM_PATHS) or request.method != "GET":
+        return _error(404, f"there is nothing at {path[:200]}")
+    lang = preferred_language(request.headers.get("accept-language"))
+    title, sentence, back = NOT_FOUND[lang]
+    page = (
+        f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<title>{title} — Tapete</title><link rel="icon" href="data:,">'
+        '<link rel="stylesheet" href="/static/style.css"></head>'
+        f'<body class="rules-page"><main><h1>{title}</h1><p>{sentence}</p>'
+        f'<p><a href="/" data-testid="not-found-home">{back}</a></p></main></body></html>'
+    )
+    return HTMLResponse(page, status_code=404)
 
 
 async def _database_busy(request: Request, exc: Exception) -> Response:

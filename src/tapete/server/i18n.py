@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["ERRORS", "LANGUAGES", "error_text"]
+__all__ = ["ERRORS", "LANGUAGES", "NOT_FOUND", "error_text", "preferred_language"]
 
 LANGUAGES: Final = ("es", "pt", "en")
 
@@ -91,3 +91,45 @@ def error_text(code: str, language: str, detail: str) -> str:
     if texts is None:
         return detail
     return texts.get(language) or texts["en"]
+
+
+def preferred_language(accept_language: str | None) -> str:
+    """The first language of an ``Accept-Language`` header (by its ``q`` weights) that the
+    web client speaks, else English: the web client's own rule (``initialLang``)."""
+    weighted: list[tuple[float, int, str]] = []
+    for n, part in enumerate((accept_language or "")[:1000].split(",")):
+        tag, _, params = part.strip().partition(";")
+        q = 1.0
+        if params.strip().startswith("q="):
+            try:
+                q = float(params.strip()[2:])
+            except ValueError:
+                q = 0.0
+        weighted.append((-q, n, tag.strip()[:2].lower()))
+    for q, _, lang in sorted(weighted):
+        if q < 0 and lang in LANGUAGES:
+            return lang
+    return "en"
+
+
+#: the page for an address that is no page of Tapete's: (title, sentence, link back)
+NOT_FOUND: Final[dict[str, tuple[str, str, str]]] = {
+    "es": (
+        "Página no encontrada",
+        "No hay nada en esta dirección. Las mesas se abren desde la página principal, "
+        "o con el enlace de invitación completo.",
+        "Ir a Tapete",
+    ),
+    "pt": (
+        "Página não encontrada",
+        "Não há nada neste endereço. As mesas abrem-se a partir da página principal, "
+        "ou com o link de convite completo.",
+        "Ir para o Tapete",
+    ),
+    "en": (
+        "Page not found",
+        "There is nothing at this address. Tables open from the main page, or with the "
+        "whole invitation link.",
+        "Go to Tapete",
+    ),
+}
