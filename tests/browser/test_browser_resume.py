@@ -15,6 +15,10 @@ def test_restart_and_resume(new_page, tmp_path, artifacts) -> None:
     first = LiveServer(db).start()
     try:
         page = new_page(locale=LOCALES["en"])
+        # every address the page asks for, sockets too: the seat's token is in none of them
+        urls: list[str] = []
+        page.on("request", lambda r: urls.append(r.url))
+        page.on("websocket", lambda ws: urls.append(ws.url))
         start_game(page, first.url, "mil-club", seed=1)
         rng = random.Random(5)
         log: list[str] = []
@@ -54,6 +58,10 @@ def test_restart_and_resume(new_page, tmp_path, artifacts) -> None:
         assert int(state(page)["version"]) > int(version)
         assert len(view(page)["hand"]) == len(before["hand"]) - 1 or view(page)["deal_number"] > 1
         assert page.js_errors == []
+        token = page.evaluate("() => window.tapete.session.token")
+        sockets = [u for u in urls if u.startswith("ws")]
+        assert len(token) >= 32 and len(sockets) >= 2  # (before the restart and after it)
+        assert [u for u in urls if token in u] == []
     finally:
         second.stop()
 

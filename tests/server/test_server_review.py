@@ -167,4 +167,4 @@ def test_the_worker_process_reviews_a_mariage_hand(make_app: MakeApp) -> None:
 def test_the_openapi_path_names_every_answer() -> None:
     op = openapi_path()["get"]
     assert set(op["responses"]) == {"200", "202", "400", "403", "404", "409", "500", "503"}
-    assert [p["name"] for p in op["parameters"]] == ["table_id", "deal", "token"]
+    assert [p["name"] for p in op["parameters"]] == ["table_id", "deal", "X-Tapete-Token", "token"]

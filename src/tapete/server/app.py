@@ -54,7 +54,13 @@ from tapete.server.openapi import openapi_document
 from tapete.server.players import PlayerPages
 from tapete.server.replay_view import ReplayService, ReplaySettings
 from tapete.server.rules import rules_page
-from tapete.server.security import LOOPBACK_HOSTS, Guard, TrustedProxies
+from tapete.server.security import (
+    LOOPBACK_HOSTS,
+    SUBPROTOCOL,
+    Guard,
+    TrustedProxies,
+    seat_token,
+)
 from tapete.server.tables import Table, TableError, TableManager, message_text
 
 if TYPE_CHECKING:
@@ -756,7 +762,7 @@ class Server:
 
     async def table_info(self, request: Request) -> Response:
         table_id = self._table_id(request)
-        token = request.query_params.get("token")
+        token = seat_token(request.scope)
         info = None if table_id is None else self.manager.describe(table_id, token)
         if info is None:
             return _error(404, "there is no such table")
@@ -768,7 +774,7 @@ class Server:
         table_id = self._table_id(request)
         if table_id is None:
             return _error(404, "there is no such table")
-        token = request.query_params.get("token")
+        token = seat_token(request.scope)
         # built in a worker thread once no action of the table is being written
         loaded = await self.manager.record_of(table_id)
         if loaded is None:
@@ -911,7 +917,10 @@ class Server:
     # ------------------------------------------------------------------ WebSocket
 
     async def websocket(self, websocket: WebSocket) -> None:
-        await websocket.accept()
+        # (a client that offers the "tapete" subprotocol gets it back: a browser that
+        # offered its token as a subprotocol closes a socket that answers none)
+        offered = websocket.scope.get("subprotocols", ())
+        await websocket.accept(subprotocol=SUBPROTOCOL if SUBPROTOCOL in offered else None)
         table_id = table_id_of(websocket.path_params["table_id"])
         table = None if table_id is None else await self.manager.load(table_id)
         lang = websocket.query_params.get("lang", "en")
@@ -930,7 +939,7 @@ class Server:
             await websocket.close(code=1013)  # try again later
             return
         conn = Connection(websocket, self.manager.max_queue, table.language)
-        token = websocket.query_params.get("token")
+        token = seat_token(websocket.scope)
         conn.seat = table.seat_for_token(token)
         if token and conn.seat is None:
             conn.error("bad_token", "this token does not belong to this table: you are watching")

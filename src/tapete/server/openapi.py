@@ -168,7 +168,16 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
         "schema": {"type": "string"},
         "description": "the table's id (ASCII digits; anything else is no table)",
     }
-    token = _query("token", {"type": "string"}, "a seat's token")
+    token = _query(
+        "token",
+        {"type": "string"},
+        "a seat's token, for clients that cannot send the X-Tapete-Token header "
+        "(a proxy may log an address: prefer the header)",
+    )
+    token_header = {
+        **_query("X-Tapete-Token", {"type": "string"}, "a seat's token (read before ?token=)"),
+        "in": "header",
+    }
     name = _query(
         "name",
         {"type": "string", "minLength": 1, "maxLength": 32},
@@ -411,7 +420,7 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
                 "403": _error("the token is not this table's"),
                 "404": _error("there is no such table"),
             },
-            [table_id, token],
+            [table_id, token_header, token],
         ),
         "/api/tables/{table_id}/record": get(
             "the game's tapete/1 record (an unfinished game's needs the token and shows only "
@@ -421,7 +430,7 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
                 "403": _error("an unfinished game's record needs the token"),
                 "404": _error("there is no such table"),
             },
-            [table_id, token],
+            [table_id, token_header, token],
         ),
         "/api/tables/{table_id}/ratings": get(
             "the rating changes of a rated table's game, per seat (none before its end, none "

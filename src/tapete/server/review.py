@@ -46,6 +46,7 @@ from tapete.replay import iter_replay
 from tapete.server.db import DealReviewRow, ReviewQueueRow, TableRow, utcnow
 from tapete.server.hints import init_worker
 from tapete.server.limits import path_number
+from tapete.server.security import seat_token
 from tapete.server.tables import TableManager
 
 __all__ = [
@@ -273,7 +274,8 @@ class ReviewService:
         return JSONResponse({"table": table_id, "deal": deal, **review})
 
     async def endpoint(self, request: Request) -> Response:
-        """``GET /api/tables/{table_id}/review/{deal}[?token=...]``."""
+        """``GET /api/tables/{table_id}/review/{deal}`` (the seat's token in
+        ``X-Tapete-Token``, or ``?token=``)."""
         raw_id = request.path_params["table_id"]
         raw_deal = request.path_params["deal"]
         table_id, deal = path_number(raw_id, 18), path_number(raw_deal, 6)
@@ -286,7 +288,7 @@ class ReviewService:
             if row is None:
                 return _error(404, "there is no such table")
             status = row.status
-        token = request.query_params.get("token")
+        token = seat_token(request.scope)
         seat = self.manager.token_seat(table_id, token)
         if token and seat is None:
             return _error(403, "this token does not belong to this table")
@@ -609,11 +611,18 @@ def openapi_path() -> JSON:
                     "description": "the deal's index in the game, from 0 (ASCII digits)",
                 },
                 {
+                    "name": "X-Tapete-Token",
+                    "in": "header",
+                    "required": False,
+                    "schema": {"type": "string"},
+                    "description": "a seat's token (read before the token query parameter)",
+                },
+                {
                     "name": "token",
                     "in": "query",
                     "required": False,
                     "schema": {"type": "string"},
-                    "description": "the person's token (seat 0)",
+                    "description": "a seat's token, for clients that cannot send the header",
                 },
             ],
             "responses": {

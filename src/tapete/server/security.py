@@ -22,18 +22,22 @@ import ipaddress
 import json
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 from tapete.server.limits import Limits, RefusalLog, TokenBuckets, retry_after
 
 __all__ = [
     "LOOPBACK_HOSTS",
     "SECURITY_HEADERS",
+    "SUBPROTOCOL",
+    "TOKEN_HEADER",
+    "TOKEN_SUBPROTOCOL",
     "BodyTooLarge",
     "Guard",
     "TrustedProxies",
     "host_name",
     "origin_allowed",
+    "seat_token",
 ]
 
 Scope = MutableMapping[str, Any]
@@ -71,6 +75,30 @@ def _header(scope: Scope, name: bytes) -> str | None:
         if key == name:
             return bytes(value).decode("latin-1")
     return None
+
+
+#: the WebSocket subprotocol a client offers to say it speaks this protocol; a browser, which
+#: cannot set headers on a WebSocket, sends its seat's token as a second one,
+#: ``tapete.token.TOKEN``, so that the token stays out of the address (and of proxies' logs)
+SUBPROTOCOL = "tapete"
+TOKEN_SUBPROTOCOL = "tapete.token."
+#: the HTTP header that carries a seat's token (the ``token`` query parameter is still read)
+TOKEN_HEADER = b"x-tapete-token"
+
+
+def seat_token(scope: Scope) -> str | None:
+    """The seat's token a request or a WebSocket handshake carries: the ``X-Tapete-Token``
+    header, the ``tapete.token.`` subprotocol of a WebSocket, or else (for clients that can
+    do neither; a proxy may log it there) the ``token`` query parameter. None: no token."""
+    token = _header(scope, TOKEN_HEADER)
+    if token:
+        return token.strip()
+    for offered in scope.get("subprotocols", ()):
+        if offered.startswith(TOKEN_SUBPROTOCOL):
+            return str(offered[len(TOKEN_SUBPROTOCOL) :])
+    query = parse_qsl(bytes(scope.get("query_string", b"")).decode("latin-1"))
+    found = [value for key, value in query if key == "token"]
+    return found[-1] if found else None  # (the last one, as Starlette's query_params)
 
 
 def host_name(host: str) -> str:

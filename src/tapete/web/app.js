@@ -7,7 +7,7 @@
 import { dialogOpen } from "./js/dom.js";
 import { S, screen } from "./js/state.js";
 import { initialLang, loadLang, t } from "./js/i18n.js";
-import { api, leaveWatchUrl, loadMe, storeSession, storedSession } from "./js/session.js";
+import { api, leaveWatchUrl, loadMe, seatHeaders, storeSession, storedSession } from "./js/session.js";
 import { connect, onMessage, watchTable } from "./js/connection.js";
 import { renderChrome } from "./js/chrome.js";
 import { fitBoard, renderTable } from "./js/table.js";
@@ -67,7 +67,7 @@ async function main() {
   }
   const stored = storedSession();
   if (stored?.table && stored?.token) {
-    const res = await api(`/api/tables/${encodeURIComponent(stored.table)}?token=${encodeURIComponent(stored.token)}`).catch(() => ({ ok: false, status: 0 }));
+    const res = await api(`/api/tables/${encodeURIComponent(stored.table)}`, { headers: seatHeaders(stored.token) }).catch(() => ({ ok: false, status: 0 }));
     if (res.ok || res.status === 0 || res.status >= 500) {
       S.session = { ...stored, seat: res.body?.seat ?? stored.seat ?? 0, ranked: res.body?.ranked ?? stored.ranked };
       S.invite = res.body?.invite ?? null;

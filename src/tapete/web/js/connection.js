@@ -56,8 +56,9 @@ export function connect() {
   const proto = location.protocol === "https:" ? "wss" : "ws";
   const { table, token } = S.session;
   // (patches=1: after the first view, only what changed in it: docs/dev/protocol.md, "Patches")
-  const query = (token ? `token=${encodeURIComponent(token)}` : `lang=${S.lang}`) + "&patches=1"; // no token: watch
-  const ws = new WebSocket(`${proto}://${location.host}/ws/${encodeURIComponent(table)}?${query}`);
+  // the seat's token is offered as a subprotocol, out of the address (no token: watch)
+  const protocols = token ? ["tapete", `tapete.token.${token}`] : ["tapete"];
+  const ws = new WebSocket(`${proto}://${location.host}/ws/${encodeURIComponent(table)}?lang=${S.lang}&patches=1`, protocols);
   S.ws = ws;
   if (!S.log.length) loadHistory(); // a reload: What happened comes back from this tab's storage
   // back after a lost connection: ask for the events missed since the version we hold

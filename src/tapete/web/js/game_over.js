@@ -55,7 +55,7 @@ export function showOver() {
   const v = S.view;
   const d = dialog("over");
   const scores = standingOf(v);
-  const rec = `/api/tables/${encodeURIComponent(S.session.table)}/record${S.session.token ? `?token=${encodeURIComponent(S.session.token)}` : ""}`;
+  const rec = `/api/tables/${encodeURIComponent(S.session.table)}/record`; // (a finished game's: no token)
   // (replaceChildren would write a null as the text "null": the parts left out are dropped)
   d.replaceChildren(...[
     h("h2", { testid: "winner" }, isNone(v.winner) ? t("game_over") : (v.winner === v.seat ? t("you_won") : t("winner_is", { name: playerName(v.winner) }))),

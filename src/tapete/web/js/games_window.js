@@ -8,7 +8,7 @@ import { S, STORE_NAME, screen, watching } from "./state.js";
 import { langButtons, t, tMaybe } from "./i18n.js";
 import { choiceId, computerSeatLabels, gameChoices, kindOf, kinds, profileLabel } from "./kinds.js";
 import { resumeTable, startTable } from "./connection.js";
-import { api, forgetTable, savedTables, watchUrl } from "./session.js";
+import { api, forgetTable, savedTables, seatHeaders, watchUrl } from "./session.js";
 import { replayButton } from "./replay.js";
 import { showLobby } from "./lobby.js";
 
@@ -36,7 +36,7 @@ function savedGamesBox() {
     const li = h("li", {}, h("button", { type: "button", testid: `resume-${e.table}`, onclick: () => resumeTable(e) },
       `${profileLabel(e.profile, e.game)} · ${e.name || ""} · ${when}`), " ", status);
     list.append(li);
-    api(`/api/tables/${encodeURIComponent(e.table)}?token=${encodeURIComponent(e.token)}`).then((res) => {
+    api(`/api/tables/${encodeURIComponent(e.table)}`, { headers: seatHeaders(e.token) }).then((res) => {
       if (res.status === 404 || res.status === 403) { forgetTable(e.table); li.remove(); return; }
       if (!res.ok) return;
       const finished = res.body.status === "finished";

@@ -10,7 +10,7 @@ import { S, watching } from "./state.js";
 import { t, tCount } from "./i18n.js";
 import { cardName, shownCard } from "./cards.js";
 import { actionText } from "./history.js";
-import { api } from "./session.js";
+import { api, seatHeaders } from "./session.js";
 
 const R = { table: null, token: null, seat: null, deal: 0, deals: 0, step: 0, data: null, error: null, timer: null, ask: 0 };
 
@@ -69,9 +69,9 @@ async function load() {
   const ask = ++R.ask;
   clearTimeout(R.timer);
   const { table, token } = R;
-  const url = `/api/tables/${encodeURIComponent(table)}/review/${R.deal}${token ? `?token=${encodeURIComponent(token)}` : ""}`;
+  const url = `/api/tables/${encodeURIComponent(table)}/review/${R.deal}`;
   let res;
-  try { res = await api(url); } catch { res = { ok: false, status: 0, body: null }; }
+  try { res = await api(url, { headers: seatHeaders(token) }); } catch { res = { ok: false, status: 0, body: null }; }
   if (ask !== R.ask) return; // another deal was asked for meanwhile, or the window closed
   if (res.status === 202 || res.status === 503) { // being prepared, or the queue is full: ask again
     R.timer = setTimeout(load, 1000 * Math.min(10, Number(res.body?.retry_after) || 3));

@@ -7,7 +7,7 @@ import { h } from "./dom.js";
 import { S, STORE_MUTED, screen } from "./state.js";
 import { t, tMaybe } from "./i18n.js";
 import { send } from "./connection.js";
-import { api } from "./session.js";
+import { api, seatHeaders } from "./session.js";
 
 const CHAT_LINES = 30;
 export const CHAT_MAX = 300;
@@ -32,7 +32,7 @@ export function takePresence(msg) {
   const sess = S.session;
   if (msg.status === "waiting" && !S.invite && sess?.token && asked !== sess.table) {
     asked = sess.table;
-    api(`/api/tables/${encodeURIComponent(sess.table)}?token=${encodeURIComponent(sess.token)}`)
+    api(`/api/tables/${encodeURIComponent(sess.table)}`, { headers: seatHeaders(sess.token) })
       .then((res) => { if (res.ok && S.session?.table === sess.table) { S.invite = res.body.invite ?? null; renderRoom(); } })
       .catch(() => {});
   }

@@ -17,6 +17,9 @@ async function call(path, opts) {
   return { ok: res.ok, status: res.status, body };
 }
 
+// a seat's token travels in a header, never in the address (a proxy's log keeps addresses)
+export const seatHeaders = (token) => (token ? { "X-Tapete-Token": token } : {});
+
 export async function api(path, opts = {}) {
   const sent = S.csrf;
   const res = await call(path, opts);
