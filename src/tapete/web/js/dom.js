@@ -45,3 +45,21 @@ export const dialog = (id) => document.getElementById(id);
 export const dialogOpen = (id) => Boolean(dialog(id)?.open);
 export function openDialog(id) { const d = dialog(id); if (!d.open) d.showModal(); }
 export function hideDialog(id) { const d = dialog(id); if (d?.open) d.close(); }
+
+// the controls the Tab key reaches
+const CONTROLS = 'button:not([disabled]), a[href], input:not([disabled]), select:not([disabled]), [tabindex="0"]';
+
+// el.replaceChildren(...children) without losing a keyboard user's place: the focus, when it
+// was inside el, comes back to the control of the same testid (a window drawn again once its
+// data came, a list updated live), else to el's first control, else to el itself. (A focused
+// element taken out of the page leaves the focus on <body>: a screen reader says nothing and
+// the next Tab starts the window over.)
+export function replaceKeepingFocus(el, children) {
+  const active = document.activeElement;
+  const had = el.contains(active) && active !== el;
+  const testid = had ? active.dataset?.testid : null;
+  el.replaceChildren(...children);
+  if (!had || document.activeElement === active) return;
+  const again = testid ? el.querySelector(`[data-testid="${CSS.escape(testid)}"]`) : null;
+  (again?.matches(CONTROLS) ? again : el.querySelector(CONTROLS) ?? el).focus();
+}

@@ -5,7 +5,7 @@
 // "Sit down" button is here too; both it and the list show each table's clock. Games, seats and levels come from
 // /api/config (kinds.js).
 
-import { dialog, h, hideDialog, openDialog } from "./dom.js";
+import { dialog, h, hideDialog, openDialog, replaceKeepingFocus } from "./dom.js";
 import { S, STORE_NAME, resetTableState, screen } from "./state.js";
 import { refusal, t, tCount, tMaybe } from "./i18n.js";
 import { gameChoices, kindOf, profileLabel } from "./kinds.js";
@@ -22,6 +22,7 @@ const GRACES = [15, 30, 60, 120];
 const form = { seats: null, game: null, profile: null, public: false, rated: false, spectators: true, delay: 0, clock: null };
 let lobbyWs = null;
 let tables = [];
+let saidCount = null; // the number of open tables the window last said (its live line)
 
 // signed in, a person plays under the account's name (the server seats them so): the field shows it, read-only
 const typedName = () => S.user?.name || (document.getElementById("lobby-name")?.value || localStorage.getItem(STORE_NAME) || "").trim() || t("default_name");
@@ -60,7 +61,7 @@ function openLobbySocket() {
   lobbyWs = ws;
   ws.onmessage = (m) => {
     let msg; try { msg = JSON.parse(m.data); } catch { return; }
-    if (msg.type === "lobby" && Array.isArray(msg.tables)) { tables = msg.tables; renderTablesList(); }
+    if (msg.type === "lobby" && Array.isArray(msg.tables)) { tables = msg.tables; renderTablesList(); sayCount(); }
   };
   ws.onclose = () => { if (lobbyWs === ws) lobbyWs = null; };
 }
@@ -69,6 +70,7 @@ function closeLobbySocket() {
 }
 
 export function showLobby() {
+  saidCount = null; // (the first list that comes is said)
   renderLobby();
   openDialog("lobby");
   openLobbySocket();
@@ -107,18 +109,34 @@ function clockSelect(key, values, label, disabled) {
   return h("div", { class: "levelrow" }, h("label", { for: `clock-${key}` }, label), sel);
 }
 
+// the number of open tables, for the window's live line
+const countText = (n) => (n ? tCount("lobby_count", n, { n }) : t("lobby_empty"));
+
+// the live line says the number of open tables when it changes, not the list at every seat
+// taken (a busy lobby would talk all the time; the list is read when the person goes to it)
+function sayCount() {
+  const line = document.querySelector('[data-testid="lobby-count"]');
+  if (!line || tables.length === saidCount) return;
+  saidCount = tables.length;
+  line.textContent = countText(saidCount);
+}
+
 function renderTablesList() {
   const list = document.querySelector('[data-testid="lobby-tables"]');
   if (!list) return;
   const err = document.querySelector('[data-testid="lobby-error"]');
-  list.replaceChildren(...(tables.length ? tables.map((r) => h("li", {},
-    h("button", { type: "button", testid: `sit-${r.table}`, "aria-label": `${t("sit_down")}: ${profileLabel(r.profile, r.game)}`, onclick: async () => {
-      const name = typedName();
-      try { enterTable(await post(`/api/tables/${r.table}/seats`, { name }), { game: r.game, profile: r.profile, name }); } catch (e) { err.textContent = e.message; }
-    } }, t("sit_down")), " ",
-    `${profileLabel(r.profile, r.game)} · ${r.seats.filter((s) => s.kind === "person").map((s) => s.name).join(", ")} · ${tCount("free_seats", r.free, { n: r.free })}`,
-    r.rated ? ` · ${t("rated")}` : "",
-    h("span", { testid: `lobby-clock-${r.table}` }, ` · ${clockText(r.clock)}`))) : [h("li", { class: "note" }, t("lobby_empty"))]));
+  // (the list is drawn again at every message: the focus stays on the "Sit down" it was on)
+  replaceKeepingFocus(list, tables.length ? tables.map((r) => {
+    const people = r.seats.filter((s) => s.kind === "person").map((s) => s.name).join(", ");
+    const what = `${profileLabel(r.profile, r.game)} · ${people} · ${tCount("free_seats", r.free, { n: r.free })}${r.rated ? ` · ${t("rated")}` : ""}`;
+    // (each button named by its table: several "Sit down: Mil · club" could not be told apart)
+    return h("li", {},
+      h("button", { type: "button", testid: `sit-${r.table}`, "aria-label": `${t("sit_down")}: ${what} · ${clockText(r.clock)}`, onclick: async () => {
+        const name = typedName();
+        try { enterTable(await post(`/api/tables/${r.table}/seats`, { name }), { game: r.game, profile: r.profile, name }); } catch (e) { err.textContent = e.message; }
+      } }, t("sit_down")), " ", what,
+      h("span", { testid: `lobby-clock-${r.table}` }, ` · ${clockText(r.clock)}`));
+  }) : [h("li", { class: "note" }, t("lobby_empty"))]);
 }
 
 function seatChoice(i, kind) {
@@ -148,10 +166,14 @@ export function renderLobby() {
     oninput: (e) => { form.delay = Number(e.target.value) || 0; },
     // (typed past the field's bounds: brought back inside them once the field is left)
     onchange: (e) => { form.delay = Math.min(100, Math.max(0, Math.trunc(Number(e.target.value) || 0))); e.target.value = String(form.delay); } });
-  d.replaceChildren(h("form", { method: "dialog", class: "newgame", onsubmit: (e) => e.preventDefault() },
+  // (drawn again when a game is chosen: the focus stays on the chosen game's button)
+  replaceKeepingFocus(d, [h("form", { method: "dialog", class: "newgame", onsubmit: (e) => e.preventDefault() },
     h("h2", { id: "lobby-title" }, t("lobby")),
     h("fieldset", {}, h("legend", {}, t("you")), h("label", { for: "lobby-name" }, t("your_name")), nameInput),
-    h("fieldset", {}, h("legend", {}, t("open_tables")), h("ul", { class: "saved", testid: "lobby-tables" }, h("li", { class: "note" }, t("loading")))),
+    h("fieldset", {}, h("legend", {}, t("open_tables")),
+      // (tabindex -1: the focus can wait on the list when the table it was on leaves it)
+      h("ul", { class: "saved", testid: "lobby-tables", tabindex: "-1", "aria-label": t("open_tables") }, h("li", { class: "note" }, t("loading"))),
+      h("p", { class: "sr-only", role: "status", testid: "lobby-count" }, saidCount === null ? "" : countText(saidCount))),
     h("fieldset", {}, h("legend", {}, t("choose_game")),
       h("div", { class: "choices" }, choices.map((o) => h("button", {
         type: "button", testid: `lobby-choose-${o.game}-${o.profile}`, "aria-pressed": String(form.game === o.game && form.profile === o.profile),
@@ -182,7 +204,7 @@ export function renderLobby() {
         try { enterTable(await post("/api/tables", body), { ...form, name }); } catch (e) { err.textContent = e.message; }
       } }, t("create_table"))),
     err,
-    h("div", { class: "dlgbuttons" }, h("button", { type: "button", testid: "lobby-close", onclick: () => hideDialog("lobby") }, t("close")))));
+    h("div", { class: "dlgbuttons" }, h("button", { type: "button", testid: "lobby-close", onclick: () => hideDialog("lobby") }, t("close"))))]);
   d.onclose = closeLobbySocket;
   renderTablesList();
 }

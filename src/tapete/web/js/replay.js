@@ -239,6 +239,8 @@ function draw(d) {
   const frame = P.frames[P.frame];
   const pos = frame.position;
   const lastFrame = P.frame === n - 1;
+  const said = P.frame === 0 ? t("replay_dealt") : actionText(frame.action, frame.seat, "ev", nameOf);
+  const stepText = t("review_step_of", { n: P.frame + 1, total: n });
   const dealNav = h("div", { class: "panel reviewdeals", role: "group", "aria-label": t("review_deals") },
     h("button", { type: "button", testid: "replay-prev-deal", disabled: P.deal <= 0, onclick: () => goDeal(P.deal - 1) }, t("review_prev_deal")),
     h("span", { testid: "replay-deal-no" }, t("review_deal_of", { n: P.deal + 1, total: dealCount() })),
@@ -248,12 +250,14 @@ function draw(d) {
   const stepper = h("div", { class: "panel reviewsteps", role: "group", "aria-label": t("review_steps") },
     h("button", { type: "button", testid: "replay-first", disabled: P.frame <= 0, onclick: () => goFrame(0), "aria-label": t("review_first") }, "«"),
     h("button", { type: "button", testid: "replay-prev", disabled: P.frame <= 0, onclick: () => goFrame(P.frame - 1), "aria-label": t("review_prev") }, "◀"),
-    h("span", { tabindex: "0", testid: "replay-step", role: "status", "aria-live": "polite" }, t("review_step_of", { n: P.frame + 1, total: n })),
+    // the keys bring the focus back here after each step: its name says the move too (a
+    // screen reader said "Step 5 of 33" and never what was played)
+    h("span", { tabindex: "0", testid: "replay-step", role: "status", "aria-live": "polite", "aria-label": `${stepText}: ${said}` }, stepText),
     h("button", { type: "button", testid: "replay-next", disabled: lastFrame, onclick: () => goFrame(P.frame + 1), "aria-label": t("review_next") }, "▶"),
     h("button", { type: "button", testid: "replay-last", disabled: lastFrame, onclick: () => goFrame(n - 1), "aria-label": t("review_last") }, "»"));
   const row = (g.view.sheet || [])[P.deal];
   const what = h("p", { class: "reviewaction", testid: "replay-action" },
-    h("strong", {}, P.frame === 0 ? t("replay_dealt") : actionText(frame.action, frame.seat, "ev", nameOf)),
+    h("strong", {}, said),
     lastFrame && row ? h("span", { testid: "replay-result" }, ` · ${dealEndText(row, nameOf)}`) : null);
   const seats = pos.hands.map((_, seat) => seatRow(pos, frame, seat));
   d.replaceChildren(title, dealNav,

@@ -2,7 +2,7 @@
 // board per game and target, from kinds.js) and beside it the rating leaderboards (one pool
 // per board: GET /api/ratings/{board id}).
 
-import { dialog, fmt, h, hideDialog, isNone, openDialog } from "./dom.js";
+import { dialog, fmt, h, hideDialog, isNone, openDialog, replaceKeepingFocus } from "./dom.js";
 import { S, STORE_NAME, screen } from "./state.js";
 import { t, tMaybe } from "./i18n.js";
 import { kindOf, rankingBoards } from "./kinds.js";
@@ -88,16 +88,18 @@ export async function showStats() {
   const d = dialog("stats");
   const name = statsName();
   const closeBtn = h("button", { type: "button", testid: "close-stats", onclick: () => hideDialog("stats") }, t("close"));
+  // (the window's name: index.html's aria-labelledby)
+  const title = (text) => h("h2", { id: "stats-title" }, text);
   if (!name) { // no game played, not signed in: ask (an empty name is no one's statistics)
-    d.replaceChildren(h("h2", {}, t("stats")), askName(), closeBtn);
+    d.replaceChildren(title(t("stats")), askName(), closeBtn);
     openDialog("stats");
     d.querySelector("input")?.focus();
     return;
   }
-  d.replaceChildren(h("h2", {}, t("stats_of", { name })), h("p", {}, t("loading")), closeBtn);
+  replaceKeepingFocus(d, [title(t("stats_of", { name })), h("p", {}, t("loading")), closeBtn]);
   openDialog("stats");
   const res = await api(`/api/stats?name=${encodeURIComponent(name)}`);
-  d.replaceChildren(h("h2", {}, t("stats_of", { name })), h("div", { testid: "stats-body" }, res.ok ? (isStatRows(res.body) ? statsTables(res.body) : renderAny(res.body)) : h("p", { class: "error" }, res.body?.error || t("unavailable"))), closeBtn);
+  replaceKeepingFocus(d, [title(t("stats_of", { name })), h("div", { testid: "stats-body" }, res.ok ? (isStatRows(res.body) ? statsTables(res.body) : renderAny(res.body)) : h("p", { class: "error" }, res.body?.error || t("unavailable"))), closeBtn]);
 }
 
 // the window without a name: a hint and a field for the name to look up
@@ -149,15 +151,17 @@ export async function showRanking(id) {
     h("h3", { id: "ranking-ratings" }, t("ratings")),
     h("div", { class: "choices tabs", role: "group", "aria-labelledby": "ranking-ratings" }, boards.map((b) => tab(b, true))));
   const closeBtn = h("button", { type: "button", testid: "close-ranking", onclick: () => hideDialog("ranking") }, t("close"));
-  d.replaceChildren(h("h2", {}, t("ranking")), tabs, h("p", {}, t("loading")), closeBtn);
+  const title = () => h("h2", { id: "ranking-title" }, t("ranking")); // (the window's name: index.html)
+  // (a board chosen with the keyboard keeps the focus on its button across both redraws)
+  replaceKeepingFocus(d, [title(), tabs, h("p", {}, t("loading")), closeBtn]);
   openDialog("ranking");
-  if (!board) { d.replaceChildren(h("h2", {}, t("ranking")), h("p", { class: "error" }, t("unavailable")), closeBtn); return; }
+  if (!board) { replaceKeepingFocus(d, [title(), h("p", { class: "error" }, t("unavailable")), closeBtn]); return; }
   const res = await api(rated ? `/api/ratings/${encodeURIComponent(board.id)}` : `/api/ranking?game=${encodeURIComponent(board.game)}&target=${board.target}`);
   const rows = res.ok && Array.isArray(res.body) ? res.body : [];
   let body;
   if (!res.ok) body = h("p", { class: "error" }, res.body?.error || t("unavailable"));
   else if (!rows.length) body = h("p", {}, t(rated ? "ratings_empty" : "nothing_yet"));
   else body = rated ? leaderboardTable(rows) : dataTable(rows.map((r, i) => ({ pos: i + 1, ...r })), ["pos", "name", "score", "profile", "date"]);
-  d.replaceChildren(h("h2", {}, t("ranking")), tabs, h("div", { testid: "ranking-body" }, body,
-    rated ? h("p", { class: "note" }, t("ratings_note")) : null), closeBtn);
+  replaceKeepingFocus(d, [title(), tabs, h("div", { testid: "ranking-body" }, body,
+    rated ? h("p", { class: "note" }, t("ratings_note")) : null), closeBtn]);
 }
