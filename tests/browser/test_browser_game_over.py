@@ -78,6 +78,8 @@ def _fmt(x: float, lang: str = "en") -> str:
 def _check_over_dialog(page: Any, v: dict[str, Any], lang: str) -> None:
     page.wait_for_selector(f"{tid('over')}[open]")
     assert page.inner_text(tid("winner")) == _winner_text(v, lang)
+    # the window is named by its title, as a screen reader announces it
+    assert page.get_by_role("dialog", name=_winner_text(v, lang)).get_attribute("id") == "over"
     scores = v["scores"] if v["game"] == "mil" else v["match"]
     finals = page.locator(f"{tid('over')} ul.final li").all_inner_texts()
     assert finals == [f"{n} {_fmt(s, lang)}" for n, s in zip(v["players"], scores, strict=True)]

@@ -58,7 +58,7 @@ export function showOver() {
   const rec = `/api/tables/${encodeURIComponent(S.session.table)}/record`; // (a finished game's: no token)
   // (replaceChildren would write a null as the text "null": the parts left out are dropped)
   d.replaceChildren(...[
-    h("h2", { testid: "winner" }, isNone(v.winner) ? t("game_over") : (v.winner === v.seat ? t("you_won") : t("winner_is", { name: playerName(v.winner) }))),
+    h("h2", { id: "over-title", testid: "winner" }, isNone(v.winner) ? t("game_over") : (v.winner === v.seat ? t("you_won") : t("winner_is", { name: playerName(v.winner) }))),
     h("ul", { class: "final" }, v.players.map((n, i) => h("li", {}, playerLink(v, n, i), ` ${fmt(scores?.[i] ?? 0)}`))),
     ratingsBox(tableRatings(S.session.table)),
     S.session?.ranked === false ? h("p", { class: "note", testid: "not-ranked" }, t("not_ranked")) : null,
