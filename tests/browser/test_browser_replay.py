@@ -73,7 +73,8 @@ def check_frame(page: Any, frames: list[dict[str, Any]], n: int, lang: str) -> N
     """What the window shows at frame ``n``: every hand face up (cards named in the
     language), the step count, and the frame's move marked in the list."""
     pos = frames[n]["position"]
-    assert page.inner_text(tid("replay-step")) == STEP[lang].format(n=n + 1, total=len(frames))
+    # (the step count to see; its whole text, for a screen reader, also says the move)
+    assert page.inner_text(tid("replay-step-no")) == STEP[lang].format(n=n + 1, total=len(frames))
     for seat, hand in enumerate(pos["hands"]):
         cards = page.locator(f"{REPLAY} {tid(f'replay-hand-{seat}')} .card")
         assert cards.evaluate_all("els => els.map(e => e.dataset.card)") == hand
@@ -81,11 +82,11 @@ def check_frame(page: Any, frames: list[dict[str, Any]], n: int, lang: str) -> N
             assert cards.first.get_attribute("aria-label") == card_label(hand[0], lang)
     hidden = page.locator(f"{REPLAY} {tid('replay-hidden')} .card")
     assert hidden.evaluate_all("els => els.map(e => e.dataset.card)") == pos["hidden"]
-    current = page.locator(f'{REPLAY} {tid("replay-move")}[aria-current="step"]')
+    current = page.locator(f'{REPLAY} {tid("replay-move")}[aria-selected="true"]')
     assert current.count() == 1
     moves = page.locator(f"{REPLAY} {tid('replay-move')}")
     assert moves.count() == len(frames)
-    assert moves.nth(n).get_attribute("aria-current") == "step"
+    assert moves.nth(n).get_attribute("aria-selected") == "true"
 
 
 def test_the_replay_from_the_end_window_steps_with_the_keyboard(

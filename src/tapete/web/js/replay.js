@@ -4,7 +4,8 @@
 // /api/tables/{id}/replay (the deals, the final view: its sheet is the chart's data) and
 // /replay/{deal} (the frames, the engine's open view after each action); the client computes
 // no rule. Keys in the window: ←/→ a step, Home/End the deal's start and end, PageUp/PageDown
-// the previous and next deal. openReplay(table) opens it; replayButton(table) is its button.
+// the previous and next deal; in the list of moves (a listbox, one Tab stop) ↑/↓ and Home/End.
+// openReplay(table) opens it; replayButton(table) is its button (the focus comes back to it).
 
 import { fmt, h, hideDialog, isNone, openDialog } from "./dom.js";
 import { t, tOwn } from "./i18n.js";
@@ -18,7 +19,10 @@ import { profileLabel } from "./kinds.js";
 import { openReview } from "./review.js";
 
 const KEEP_DEALS = 12; // deals kept in the page (going back is instant)
-const P = { table: null, game: null, deal: 0, frame: 0, frames: null, error: null, ask: 0, timer: null, deals: new Map() };
+const P = { table: null, game: null, deal: 0, frame: 0, frames: null, error: null, ask: 0, timer: null, deals: new Map(),
+  opener: null, // the button of another window that opened the replay: {testid, window}
+  refocus: null, // {testid, parked}: the control a deal's loading took the focus from, and where it waits
+  ui: null }; // the parts of the window that stay in the page while it is open (parts())
 
 function replayDialog() {
   let d = document.getElementById("replay");
@@ -39,15 +43,52 @@ function afterClose() {
   if (new URLSearchParams(location.search).has("replay")) leaveWatchUrl();
   if (!S.session) screen.newGame();
   else if (S.view?.over) screen.table(); // the end window the replay kept back
+  giveFocusBack(P.opener);
+  P.opener = null;
+}
+
+// the window that opened the replay was closed first: the focus, left on the page's body (a
+// screen reader says nothing, the next Tab starts the page over), goes back to the button
+// that opened it when its window is shown again, else to the table (as after the other windows)
+function giveFocusBack(opener) {
+  const win = opener?.window ? document.getElementById(opener.window) : null;
+  if (win?.open) {
+    const find = () => win.querySelector(`[data-testid="${CSS.escape(opener.testid)}"]:not([disabled])`);
+    const found = find();
+    if (found) { found.focus(); return; }
+    // (the Games window lists a finished game's Replay button once the server has said so:
+    // the focus goes there when it comes, unless the person has moved it meanwhile)
+    const start = document.activeElement;
+    const watch = new MutationObserver(() => {
+      const el = find();
+      if (!el) return;
+      stop();
+      if (win.open && document.activeElement === start) el.focus();
+    });
+    const timer = setTimeout(() => stop(), 10000);
+    const stop = () => { watch.disconnect(); clearTimeout(timer); };
+    watch.observe(win, { childList: true, subtree: true });
+    return;
+  }
+  // (another window shown meanwhile, the end window of the game, has the focus already)
+  const active = document.activeElement;
+  if (document.querySelector("dialog[open]") || (active && active !== document.body)) return;
+  document.getElementById("table")?.focus({ preventScroll: true });
 }
 
 // "Replay this game": a button for a finished table (the end window, the Games window)
 export function replayButton(table, { label = t("replay_game"), testid = "replay-open", before = null } = {}) {
-  return h("button", { type: "button", testid, onclick: () => { if (before) before(); openReplay(table); } }, label);
+  const button = h("button", { type: "button", testid, onclick: () => {
+    const opener = { testid, window: button.closest("dialog")?.id ?? null };
+    if (before) before();
+    openReplay(table, opener);
+  } }, label);
+  return button;
 }
 
-export async function openReplay(table) {
-  Object.assign(P, { table, game: null, deal: 0, frame: 0, frames: null, error: null });
+// `opener`: the button of another window that opened the replay (the focus goes back there)
+export async function openReplay(table, opener = null) {
+  Object.assign(P, { table, game: null, deal: 0, frame: 0, frames: null, error: null, opener, refocus: null, ui: null });
   P.deals = new Map();
   openDialog(replayDialog().id);
   render();
@@ -110,32 +151,54 @@ function goFrame(frame) {
   render();
 }
 
+const inMoves = (el) => Boolean(el?.closest?.('[data-testid="replay-moves"]'));
+
 function onKey(e) {
   if (!P.game || e.ctrlKey || e.metaKey || e.altKey) return;
   const steps = { ArrowRight: P.frame + 1, ArrowLeft: P.frame - 1, Home: 0, End: Infinity };
-  if (e.key in steps) {
-    e.preventDefault();
-    goFrame(steps[e.key]);
-  } else if (e.key === "PageDown" || e.key === "PageUp") {
-    e.preventDefault();
-    goDeal(P.deal + (e.key === "PageDown" ? 1 : -1));
-  } else {
-    return;
-  }
-  replayDialog().querySelector('[data-testid="replay-step"]')?.focus();
+  if (!(e.key in steps) && e.key !== "PageDown" && e.key !== "PageUp") return;
+  e.preventDefault();
+  // the keys bring the focus to the step count, which then says the step (in the list of
+  // moves it stays there, on the current move); moved first, so that the step is said once
+  const d = replayDialog();
+  if (!inMoves(document.activeElement)) d.querySelector('[data-testid="replay-step"]')?.focus();
+  if (e.key in steps) goFrame(steps[e.key]);
+  else goDeal(P.deal + (e.key === "PageDown" ? 1 : -1));
+}
+
+// the keys of the list of moves (a listbox, one Tab stop): ↑/↓ the previous and next move,
+// Home/End the first and the last, each going to its step; the focus follows the current move
+function onMovesKey(e) {
+  if (e.ctrlKey || e.metaKey || e.altKey || !P.frames) return;
+  const steps = { ArrowDown: P.frame + 1, ArrowUp: P.frame - 1, Home: 0, End: Infinity };
+  if (!(e.key in steps)) return;
+  e.preventDefault();
+  e.stopPropagation();
+  goFrame(steps[e.key]);
 }
 
 // the focus stays in the window across redraws (the keys work on the window): on the same
-// control, the current move, or the step count; the window itself while a deal loads
+// control when it is still there and enabled, else on the control of the same testid (the
+// current move for a move), else the step count; the window itself while a deal loads, and
+// once it has come, back on the control the loading took it from
 function keepFocus(d, render) {
   const active = document.activeElement;
   const had = d.contains(active);
-  const testid = had ? active.dataset?.testid : null;
+  const parked = P.refocus && P.refocus.parked === active;
+  const testid = had ? (parked ? P.refocus.testid : active.dataset?.testid) : null;
   render();
   if (!had) return;
-  const again = testid === "replay-move" ? d.querySelector('[aria-current="step"]')
-    : (testid ? d.querySelector(`[data-testid="${testid}"]:not([disabled])`) : null);
-  (again || d.querySelector('[data-testid="replay-step"]') || d).focus();
+  const now = document.activeElement;
+  const move = d.querySelector('[data-testid="replay-move"][aria-selected="true"]');
+  if (now === active && now !== d && !now.disabled && d.contains(now) && !parked) {
+    if (testid === "replay-move" && move && now !== move) move.focus();
+    return;
+  }
+  const again = testid === "replay-move" ? move
+    : (testid ? d.querySelector(`[data-testid="${CSS.escape(testid)}"]:not([disabled])`) : null);
+  const to = again || d.querySelector('[data-testid="replay-step"]') || d;
+  P.refocus = again || !testid ? null : { testid, parked: to };
+  to.focus();
 }
 
 // ------------------------------------------------------------------ the pieces
@@ -197,17 +260,20 @@ function center(pos) {
   return parts;
 }
 
-function movesList() {
-  const frames = P.frames;
-  const list = h("ol", { class: "replaymoves", testid: "replay-moves", "aria-label": t("replay_moves") });
-  frames.forEach((f, i) => {
-    const text = i === 0 ? t("replay_dealt") : actionText(f.action, f.seat, "ev", nameOf);
+// the moves of the deal: a listbox, one Tab stop (the current move), ↑/↓ from move to move
+// (onMovesKey); the options are made once per deal, the current one marked at each step
+function updateMoves(list) {
+  if (list.frames !== P.frames) {
+    list.frames = P.frames;
+    list.replaceChildren(...P.frames.map((f, i) => h("li", { role: "option", testid: "replay-move",
+      onclick: () => goFrame(i) }, i === 0 ? t("replay_dealt") : actionText(f.action, f.seat, "ev", nameOf))));
+  }
+  [...list.children].forEach((li, i) => {
     const current = i === P.frame;
-    list.append(h("li", { class: current ? "current" : "" },
-      h("button", { type: "button", class: "small", testid: "replay-move", "aria-current": current ? "step" : null,
-        onclick: () => goFrame(i) }, text)));
+    li.className = current ? "current" : "";
+    li.setAttribute("aria-selected", String(current));
+    li.tabIndex = current ? 0 : -1;
   });
-  return list;
 }
 
 function sheetUpTo(lastFrame) {
@@ -224,15 +290,95 @@ function render() {
   keepFocus(d, () => draw(d));
 }
 
+// parent's children become `kids`, in order, without taking out of the page the ones it keeps
+// (the step count, a live region, would be dropped by a screen reader; a focused button would
+// lose the focus and be said again)
+function place(parent, kids) {
+  const keep = new Set(kids);
+  for (const c of [...parent.childNodes]) if (!keep.has(c)) c.remove();
+  let at = parent.firstChild;
+  for (const k of kids) {
+    if (k === at) at = at.nextSibling;
+    else parent.insertBefore(k, at);
+  }
+}
+
+// the parts that stay while the window is open: the stepper and its step count (the window's
+// one status: it says each step, "Step 5 of 33: Bruno bids 100"), the list of moves, the frame
+// of the body and the window's buttons; drawn again in place
+function parts() {
+  if (P.ui) return P.ui;
+  const btn = (testid, label, text, go) => h("button", { type: "button", testid, "aria-label": t(label), onclick: () => go() }, text);
+  const step = h("span", { tabindex: "0", testid: "replay-step", role: "status", "aria-live": "polite", "aria-atomic": "true" });
+  const moves = h("ol", { class: "replaymoves", testid: "replay-moves", role: "listbox", onkeydown: onMovesKey });
+  const ui = {
+    first: btn("replay-first", "review_first", "«", () => goFrame(0)),
+    prev: btn("replay-prev", "review_prev", "◀", () => goFrame(P.frame - 1)),
+    step,
+    next: btn("replay-next", "review_next", "▶", () => goFrame(P.frame + 1)),
+    last: btn("replay-last", "review_last", "»", () => goFrame(Infinity)),
+    moves,
+    said: null, // the deal the step count last named
+  };
+  ui.stepper = h("div", { class: "panel reviewsteps", role: "group" }, ui.first, ui.prev, step, ui.next, ui.last);
+  ui.movesTitle = h("h3", {});
+  ui.side = h("section", { class: "replayside" });
+  ui.pos = h("section", { class: "replaypos" }); // ("replay-position" while a frame is shown)
+  ui.body = h("div", { class: "replaybody" }, ui.pos, ui.side);
+  ui.link = h("a", { testid: "replay-link", class: "btnlink" });
+  ui.close = h("button", { type: "button", testid: "replay-close", onclick: () => hideDialog("replay") });
+  ui.buttons = h("div", { class: "dlgbuttons" }, ui.link, ui.close);
+  P.ui = ui;
+  return ui;
+}
+
+// the step count: "Step 5 of 33" to see, the move (and a new deal's number) for a screen
+// reader too, as its text (a name changing with it would be said a second time). In the list of
+// moves the focused move says itself: the status then changes without a word (aria-live off)
+function updateStep(ui, said, quiet) {
+  const n = P.frames?.length || 0;
+  const stepText = n ? t("review_step_of", { n: P.frame + 1, total: n }) : t("loading");
+  const newDeal = n && ui.said !== P.deal ? `${t("review_deal_of", { n: P.deal + 1, total: dealCount() })} · ` : "";
+  if (n) ui.said = P.deal;
+  const words = [newDeal ? h("span", { class: "sr-only" }, newDeal) : null,
+    h("span", { testid: "replay-step-no" }, stepText), n ? h("span", { class: "sr-only" }, `: ${said}`) : null].filter(Boolean);
+  const text = words.map((w) => w.textContent).join("");
+  ui.step.setAttribute("aria-live", quiet ? "off" : "polite");
+  if (ui.step.textContent !== text) ui.step.replaceChildren(...words);
+  const last = P.frame >= n - 1;
+  ui.first.disabled = ui.prev.disabled = !n || P.frame <= 0;
+  ui.next.disabled = ui.last.disabled = !n || last;
+}
+
 function draw(d) {
-  const closeBtn = h("button", { type: "button", testid: "replay-close", onclick: () => hideDialog("replay") }, t("close"));
   const g = P.game;
+  // (asked before the list is drawn again: its move had the focus, or will have it back)
+  const quiet = inMoves(document.activeElement) || P.refocus?.testid === "replay-move";
+  const ui = parts();
+  ui.close.textContent = t("close");
+  ui.link.href = replayUrl(P.table);
+  ui.link.textContent = t("replay_link");
   const title = h("h2", { id: "replay-title" }, t("replay_title", { table: P.table }),
     g ? h("small", {}, ` · ${profileLabel(g.profile, g.game)} · ${(g.players || []).join(", ")}`) : null);
-  if (!g || !P.frames) {
-    const body = P.error ? h("p", { class: "error", role: "alert", testid: "replay-error" }, P.error)
-      : h("p", { role: "status", testid: "replay-loading" }, t("loading"));
-    d.replaceChildren(title, body, h("div", { class: "dlgbuttons" }, closeBtn));
+  const message = P.error ? h("p", { class: "error", role: "alert", testid: "replay-error" }, P.error)
+    : h("p", { role: g ? null : "status", testid: "replay-loading" }, t("loading"));
+  if (!g) { place(d, [title, message, ui.buttons]); return; }
+  const dealNav = h("div", { class: "panel reviewdeals", role: "group", "aria-label": t("review_deals") },
+    h("button", { type: "button", testid: "replay-prev-deal", disabled: P.deal <= 0, onclick: () => goDeal(P.deal - 1) }, t("review_prev_deal")),
+    h("span", { testid: "replay-deal-no" }, t("review_deal_of", { n: P.deal + 1, total: dealCount() })),
+    h("button", { type: "button", testid: "replay-next-deal", disabled: P.deal >= dealCount() - 1, onclick: () => goDeal(P.deal + 1) }, t("review_next_deal")),
+    // the deal review (review.js) of the deal on screen: a finished game's reviews are anyone's
+    h("button", { type: "button", testid: "replay-review", onclick: () => openReview(P.deal, { table: P.table, token: null, deals: dealCount() }) }, t("review_this_deal")));
+  ui.stepper.setAttribute("aria-label", t("review_steps"));
+  ui.moves.setAttribute("aria-label", t("replay_moves"));
+  ui.movesTitle.textContent = t("replay_moves");
+  const chart = h("section", { class: "replaychart" }, h("h3", {}, t("replay_chart")), scoreChart(g.view, scoreKey()) ?? "");
+  if (!P.frames) { // the deal is loading (or could not be loaded)
+    updateStep(ui, "", quiet);
+    for (const k of ["testid", "frame", "deal"]) delete ui.pos.dataset[k];
+    place(ui.pos, [ui.stepper, P.error ? message : null].filter(Boolean));
+    place(ui.side, []);
+    place(d, [title, dealNav, ui.body, chart, ui.buttons]);
     return;
   }
   const n = P.frames.length;
@@ -240,33 +386,17 @@ function draw(d) {
   const pos = frame.position;
   const lastFrame = P.frame === n - 1;
   const said = P.frame === 0 ? t("replay_dealt") : actionText(frame.action, frame.seat, "ev", nameOf);
-  const stepText = t("review_step_of", { n: P.frame + 1, total: n });
-  const dealNav = h("div", { class: "panel reviewdeals", role: "group", "aria-label": t("review_deals") },
-    h("button", { type: "button", testid: "replay-prev-deal", disabled: P.deal <= 0, onclick: () => goDeal(P.deal - 1) }, t("review_prev_deal")),
-    h("span", { testid: "replay-deal-no" }, t("review_deal_of", { n: P.deal + 1, total: dealCount() })),
-    h("button", { type: "button", testid: "replay-next-deal", disabled: P.deal >= dealCount() - 1, onclick: () => goDeal(P.deal + 1) }, t("review_next_deal")),
-    // the deal review (review.js) of the deal on screen: a finished game's reviews are anyone's
-    h("button", { type: "button", testid: "replay-review", onclick: () => openReview(P.deal, { table: P.table, token: null, deals: dealCount() }) }, t("review_this_deal")));
-  const stepper = h("div", { class: "panel reviewsteps", role: "group", "aria-label": t("review_steps") },
-    h("button", { type: "button", testid: "replay-first", disabled: P.frame <= 0, onclick: () => goFrame(0), "aria-label": t("review_first") }, "«"),
-    h("button", { type: "button", testid: "replay-prev", disabled: P.frame <= 0, onclick: () => goFrame(P.frame - 1), "aria-label": t("review_prev") }, "◀"),
-    // the keys bring the focus back here after each step: its name says the move too (a
-    // screen reader said "Step 5 of 33" and never what was played)
-    h("span", { tabindex: "0", testid: "replay-step", role: "status", "aria-live": "polite", "aria-label": `${stepText}: ${said}` }, stepText),
-    h("button", { type: "button", testid: "replay-next", disabled: lastFrame, onclick: () => goFrame(P.frame + 1), "aria-label": t("review_next") }, "▶"),
-    h("button", { type: "button", testid: "replay-last", disabled: lastFrame, onclick: () => goFrame(n - 1), "aria-label": t("review_last") }, "»"));
   const row = (g.view.sheet || [])[P.deal];
   const what = h("p", { class: "reviewaction", testid: "replay-action" },
     h("strong", {}, said),
     lastFrame && row ? h("span", { testid: "replay-result" }, ` · ${dealEndText(row, nameOf)}`) : null);
   const seats = pos.hands.map((_, seat) => seatRow(pos, frame, seat));
-  d.replaceChildren(title, dealNav,
-    h("div", { class: "replaybody" },
-      h("section", { class: "replaypos", testid: "replay-position", "data-frame": String(P.frame), "data-deal": String(P.deal) },
-        stepper, what, seats, center(pos), h("p", { class: "note" }, t("replay_keys"))),
-      h("section", { class: "replayside" }, h("h3", {}, t("replay_moves")), movesList(), sheetUpTo(lastFrame))),
-    h("section", { class: "replaychart" }, h("h3", {}, t("replay_chart")), scoreChart(g.view, scoreKey()) ?? ""),
-    h("div", { class: "dlgbuttons" },
-      h("a", { href: replayUrl(P.table), testid: "replay-link", class: "btnlink" }, t("replay_link")), closeBtn));
-  d.querySelector(".replaymoves li.current")?.scrollIntoView?.({ block: "nearest" });
+  updateMoves(ui.moves);
+  Object.assign(ui.pos.dataset, { testid: "replay-position", frame: String(P.frame), deal: String(P.deal) });
+  place(ui.pos, [ui.stepper, what, ...seats, ...center(pos).filter(Boolean),
+    h("p", { class: "note" }, `${t("replay_keys")} ${t("replay_moves_keys")}`)]);
+  place(ui.side, [ui.movesTitle, ui.moves, sheetUpTo(lastFrame)]);
+  place(d, [title, dealNav, ui.body, chart, ui.buttons]);
+  updateStep(ui, said, quiet);
+  ui.moves.querySelector("li.current")?.scrollIntoView?.({ block: "nearest" });
 }
