@@ -59,10 +59,10 @@ export function eventsText(events, nameOf = playerName) {
 
 // a line of the history: the events that say something and the players' names when they were
 // said, put in words when it is drawn (a change of language says it again in the new one)
-function logLine(events) {
-  const said = events.filter((ev) => eventText(ev))
-    .map((ev) => (ev.type === "action" ? { type: ev.type, seat: ev.seat, action: ev.action } : { type: ev.type, row: ev.row }));
-  return { events: said, names: [...(S.view?.players || [])] };
+// (``said``: the events that say something, already found by takeEvents)
+function logLine(said) {
+  const kept = said.map((ev) => (ev.type === "action" ? { type: ev.type, seat: ev.seat, action: ev.action } : { type: ev.type, row: ev.row }));
+  return { events: kept, names: [...(S.view?.players || [])] };
 }
 
 // a line in the page's language (a line kept by an older page is its words, as they were said)
@@ -76,10 +76,10 @@ export function lineText(line) {
 // that justify it. True if it added a line.
 export function takeEvents(events) {
   if (!Array.isArray(events) || !events.length) return false; // a sync or a first view: nothing new
-  const text = eventsText(events);
+  const said = events.filter((ev) => eventText(ev)); // (each event put in words once)
   S.said = events;
-  if (text) {
-    S.log.push(logLine(events));
+  if (said.length) {
+    S.log.push(logLine(said));
     if (S.log.length > LOG_LINES) S.log.shift();
     saveHistory();
   }
@@ -93,7 +93,7 @@ export function takeEvents(events) {
       S.lastTrick = null;
     }
   }
-  return Boolean(text);
+  return said.length > 0;
 }
 
 // a redeal among a message's events, with the cards that justify it: {seat, action, shown}
