@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from server_helpers import MakeApp, Session, action_count, new_table
+from starlette.requests import HTTPConnection
 from starlette.testclient import TestClient
 
 from tapete.server.security import seat_token
@@ -85,8 +86,13 @@ def test_http_reads_the_token_from_its_header(make_app: MakeApp) -> None:
 def test_where_a_token_is_read(
     headers: list[tuple[bytes, bytes]], subprotocols: list[str], query: bytes, expected: str | None
 ) -> None:
-    scope = {"headers": headers, "subprotocols": subprotocols, "query_string": query}
-    assert seat_token(scope) == expected
+    scope = {
+        "type": "http",
+        "headers": headers,
+        "subprotocols": subprotocols,
+        "query_string": query,
+    }
+    assert seat_token(HTTPConnection(scope)) == expected
 
 
 def test_the_web_client_never_puts_a_token_in_an_address() -> None:

@@ -762,7 +762,7 @@ class Server:
 
     async def table_info(self, request: Request) -> Response:
         table_id = self._table_id(request)
-        token = seat_token(request.scope)
+        token = seat_token(request)
         info = None if table_id is None else self.manager.describe(table_id, token)
         if info is None:
             return _error(404, "there is no such table")
@@ -774,7 +774,7 @@ class Server:
         table_id = self._table_id(request)
         if table_id is None:
             return _error(404, "there is no such table")
-        token = seat_token(request.scope)
+        token = seat_token(request)
         # built in a worker thread once no action of the table is being written
         loaded = await self.manager.record_of(table_id)
         if loaded is None:
@@ -939,7 +939,7 @@ class Server:
             await websocket.close(code=1013)  # try again later
             return
         conn = Connection(websocket, self.manager.max_queue, table.language)
-        token = seat_token(websocket.scope)
+        token = seat_token(websocket)
         conn.seat = table.seat_for_token(token)
         if token and conn.seat is None:
             conn.error("bad_token", "this token does not belong to this table: you are watching")

@@ -15,6 +15,7 @@ from tapete.server import accounts, players, replay_view, review
 from tapete.server.i18n import LANGUAGES
 from tapete.server.limits import Limits
 from tapete.server.messages import LOBBY_TABLE, SEAT_INFO
+from tapete.server.security import TOKEN_PARAMETERS
 
 __all__ = ["openapi_document"]
 
@@ -167,16 +168,6 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
         "required": True,
         "schema": {"type": "string"},
         "description": "the table's id (ASCII digits; anything else is no table)",
-    }
-    token = _query(
-        "token",
-        {"type": "string"},
-        "a seat's token, for clients that cannot send the X-Tapete-Token header "
-        "(a proxy may log an address: prefer the header)",
-    )
-    token_header = {
-        **_query("X-Tapete-Token", {"type": "string"}, "a seat's token (read before ?token=)"),
-        "in": "header",
     }
     name = _query(
         "name",
@@ -420,7 +411,7 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
                 "403": _error("the token is not this table's"),
                 "404": _error("there is no such table"),
             },
-            [table_id, token_header, token],
+            [table_id, *TOKEN_PARAMETERS],
         ),
         "/api/tables/{table_id}/record": get(
             "the game's tapete/1 record (an unfinished game's needs the token and shows only "
@@ -430,7 +421,7 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
                 "403": _error("an unfinished game's record needs the token"),
                 "404": _error("there is no such table"),
             },
-            [table_id, token_header, token],
+            [table_id, *TOKEN_PARAMETERS],
         ),
         "/api/tables/{table_id}/ratings": get(
             "the rating changes of a rated table's game, per seat (none before its end, none "

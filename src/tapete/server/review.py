@@ -46,7 +46,7 @@ from tapete.replay import iter_replay
 from tapete.server.db import DealReviewRow, ReviewQueueRow, TableRow, utcnow
 from tapete.server.hints import init_worker
 from tapete.server.limits import path_number
-from tapete.server.security import seat_token
+from tapete.server.security import TOKEN_PARAMETERS, seat_token
 from tapete.server.tables import TableManager
 
 __all__ = [
@@ -288,7 +288,7 @@ class ReviewService:
             if row is None:
                 return _error(404, "there is no such table")
             status = row.status
-        token = seat_token(request.scope)
+        token = seat_token(request)
         seat = self.manager.token_seat(table_id, token)
         if token and seat is None:
             return _error(403, "this token does not belong to this table")
@@ -610,20 +610,7 @@ def openapi_path() -> JSON:
                     "schema": {"type": "string"},
                     "description": "the deal's index in the game, from 0 (ASCII digits)",
                 },
-                {
-                    "name": "X-Tapete-Token",
-                    "in": "header",
-                    "required": False,
-                    "schema": {"type": "string"},
-                    "description": "a seat's token (read before the token query parameter)",
-                },
-                {
-                    "name": "token",
-                    "in": "query",
-                    "required": False,
-                    "schema": {"type": "string"},
-                    "description": "a seat's token, for clients that cannot send the header",
-                },
+                *TOKEN_PARAMETERS,
             ],
             "responses": {
                 "200": {"description": "the review", "content": json_of(review)},

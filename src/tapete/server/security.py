@@ -22,7 +22,9 @@ import ipaddress
 import json
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import urlsplit
+
+from starlette.requests import HTTPConnection
 
 from tapete.server.limits import Limits, RefusalLog, TokenBuckets, retry_after
 
@@ -31,6 +33,7 @@ __all__ = [
     "SECURITY_HEADERS",
     "SUBPROTOCOL",
     "TOKEN_HEADER",
+    "TOKEN_PARAMETERS",
     "TOKEN_SUBPROTOCOL",
     "BodyTooLarge",
     "Guard",
@@ -83,22 +86,38 @@ def _header(scope: Scope, name: bytes) -> str | None:
 SUBPROTOCOL = "tapete"
 TOKEN_SUBPROTOCOL = "tapete.token."
 #: the HTTP header that carries a seat's token (the ``token`` query parameter is still read)
-TOKEN_HEADER = b"x-tapete-token"
+TOKEN_HEADER = "x-tapete-token"
+#: the two places :func:`seat_token` reads on HTTP, as OpenAPI parameters (header first)
+TOKEN_PARAMETERS: tuple[dict[str, Any], ...] = (
+    {
+        "name": "X-Tapete-Token",
+        "in": "header",
+        "required": False,
+        "schema": {"type": "string"},
+        "description": "a seat's token (read before the token query parameter)",
+    },
+    {
+        "name": "token",
+        "in": "query",
+        "required": False,
+        "schema": {"type": "string"},
+        "description": "a seat's token, for clients that cannot send the X-Tapete-Token "
+        "header (a proxy may log an address: prefer the header)",
+    },
+)
 
 
-def seat_token(scope: Scope) -> str | None:
+def seat_token(conn: HTTPConnection) -> str | None:
     """The seat's token a request or a WebSocket handshake carries: the ``X-Tapete-Token``
     header, the ``tapete.token.`` subprotocol of a WebSocket, or else (for clients that can
     do neither; a proxy may log it there) the ``token`` query parameter. None: no token."""
-    token = _header(scope, TOKEN_HEADER)
+    token = conn.headers.get(TOKEN_HEADER)
     if token:
         return token.strip()
-    for offered in scope.get("subprotocols", ()):
+    for offered in conn.scope.get("subprotocols", ()):
         if offered.startswith(TOKEN_SUBPROTOCOL):
             return str(offered[len(TOKEN_SUBPROTOCOL) :])
-    query = parse_qsl(bytes(scope.get("query_string", b"")).decode("latin-1"))
-    found = [value for key, value in query if key == "token"]
-    return found[-1] if found else None  # (the last one, as Starlette's query_params)
+    return conn.query_params.get("token") or None  # (an empty ?token= is no token)
 
 
 def host_name(host: str) -> str:
