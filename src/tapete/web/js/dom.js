@@ -46,6 +46,18 @@ export const dialogOpen = (id) => Boolean(dialog(id)?.open);
 export function openDialog(id) { const d = dialog(id); if (!d.open) d.showModal(); }
 export function hideDialog(id) { const d = dialog(id); if (d?.open) d.close(); }
 
+// nothing has the focus: the page's body, or the table itself, where the focus waits between turns
+export function focusIdle() {
+  const active = document.activeElement;
+  return !active || active === document.body || active === document.getElementById("table");
+}
+
+// nothing has the focus and no window is open: the table takes it, so that the keyboard goes on
+// from the board rather than from the top of the page
+export function focusTableWhenIdle() {
+  if (focusIdle() && !document.querySelector("dialog[open]")) document.getElementById("table")?.focus({ preventScroll: true });
+}
+
 // the controls the Tab key reaches
 const CONTROLS = 'button:not([disabled]), a[href], input:not([disabled]), select:not([disabled]), [tabindex="0"]';
 

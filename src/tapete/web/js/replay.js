@@ -7,7 +7,7 @@
 // the previous and next deal; in the list of moves (a listbox, one Tab stop) ↑/↓ and Home/End.
 // openReplay(table) opens it; replayButton(table) is its button (the focus comes back to it).
 
-import { fmt, h, hideDialog, isNone, openDialog } from "./dom.js";
+import { fmt, focusTableWhenIdle, h, hideDialog, isNone, openDialog } from "./dom.js";
 import { t, tOwn } from "./i18n.js";
 import { shownCard, suitLabel } from "./cards.js";
 import { actionText, dealEndText } from "./history.js";
@@ -71,9 +71,7 @@ function giveFocusBack(opener) {
     return;
   }
   // (another window shown meanwhile, the end window of the game, has the focus already)
-  const active = document.activeElement;
-  if (document.querySelector("dialog[open]") || (active && active !== document.body)) return;
-  document.getElementById("table")?.focus({ preventScroll: true });
+  focusTableWhenIdle();
 }
 
 // "Replay this game": a button for a finished table (the end window, the Games window)

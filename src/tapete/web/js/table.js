@@ -1,7 +1,7 @@
 // The table: picks the board that draws the view (from the view's own keys, never the game's
 // name), keeps keyboard focus across redraws, and writes the status line.
 
-import { h, hideDialog, isNone } from "./dom.js";
+import { focusIdle, focusTableWhenIdle, h, hideDialog, isNone } from "./dom.js";
 import { S, myTurn, playerName } from "./state.js";
 import { t, tOwn } from "./i18n.js";
 import { setStatus } from "./connection.js";
@@ -123,21 +123,19 @@ export function renderTable() {
     else S.refocus = true; // the focused control went away (we acted): come back on our turn
   }
   // (nothing focused: the page, or the table itself, where the focus waits between turns)
-  const idle = () => !document.activeElement || document.activeElement === document.body || document.activeElement === main;
-  if (S.refocus && myTurn() && !S.pending && idle()) {
+  if (S.refocus && myTurn() && !S.pending && focusIdle()) {
     const el = main.querySelector('[data-testid="hand"] .card:not([disabled])')
       || main.querySelector('[data-testid="actions"] button.primary:not([disabled])')
       || main.querySelector('[data-testid="actions"] button:not([disabled])');
     if (el) { el.focus(); S.refocus = false; }
   }
   // a deal's end held for the player: "Next deal" takes the focus the played card left
-  if (S.pause && idle()) {
+  if (S.pause && focusIdle()) {
     main.querySelector('[data-testid="next-deal"]')?.focus();
   }
   // nothing to do now (another's turn, a table that waits, a spectator) and the focus left
-  // with the window or the button that brought us here: the table takes it, so that the
-  // keyboard goes on from the board rather than from the top of the page
-  if (idle() && !document.querySelector("dialog[open]")) main.focus({ preventScroll: true });
+  // with the window or the button that brought us here: the table takes it
+  focusTableWhenIdle();
   setStatus([S.error || eventsText(S.said), turnText()].filter(Boolean).join(" — "));
   fitHeight();
   restoreScrolls();
