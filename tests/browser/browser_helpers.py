@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from playwright.sync_api import Page
 
@@ -85,6 +85,31 @@ def start_game(
         page.fill(tid("seed"), str(seed))
     page.click(tid("start"))
     page.wait_for_selector(f"{TABLE}[data-version]")
+
+
+def keep_seat(page: Page, table: int, token: str, seat: int = 0) -> None:
+    """Make the page's origin hold ``seat`` of ``table`` as its own (as after creating or
+    joining it): the next load of the page resumes it."""
+    page.evaluate(
+        "(b) => localStorage.setItem('tapete.table', JSON.stringify(b))",
+        {"table": table, "token": token, "seat": seat},
+    )
+
+
+def open_seat(
+    page: Page,
+    url: str,
+    table: int,
+    token: str,
+    ready: str = "#table[data-version]",
+    state: Literal["attached", "visible"] = "visible",
+) -> None:
+    """Open the page at ``url`` as the browser holding seat 0 of ``table``; wait for ``ready``
+    in ``state``."""
+    page.goto(url)
+    keep_seat(page, table, token)
+    page.reload()
+    page.wait_for_selector(ready, state=state)
 
 
 def wait_turn(page: Page, deals_before: int | None = None, timeout: float = 20_000) -> str:

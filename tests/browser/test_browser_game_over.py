@@ -9,7 +9,7 @@ import random
 from typing import Any
 
 import pytest
-from browser_helpers import LOCALES, play_until_deal_ends, shot, state, tid, view
+from browser_helpers import LOCALES, open_seat, play_until_deal_ends, shot, state, tid, view
 
 from tapete.replay import replay
 from tapete.server.db import make_engine
@@ -54,13 +54,7 @@ def _table(live_server: Any, game: str, start: dict[str, Any], seed: int) -> tup
 
 
 def _open(page: Any, url: str, table_id: int, token: str) -> None:
-    page.goto(url)
-    page.evaluate(
-        "(b) => localStorage.setItem('tapete.table', JSON.stringify(b))",
-        {"table": table_id, "token": token, "seat": 0},
-    )
-    page.reload()
-    page.wait_for_selector("#table[data-version]")
+    open_seat(page, url, table_id, token)
 
 
 def _winner_text(v: dict[str, Any], lang: str) -> str:

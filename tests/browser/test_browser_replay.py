@@ -12,7 +12,17 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from browser_helpers import LOCALES, card_label, play_until_deal_ends, shot, state, tid, view
+from browser_helpers import (
+    LOCALES,
+    card_label,
+    keep_seat,
+    open_seat,
+    play_until_deal_ends,
+    shot,
+    state,
+    tid,
+    view,
+)
 
 from tapete.games import kind
 from tapete.server.db import make_engine
@@ -107,13 +117,7 @@ def test_the_replay_from_the_end_window_steps_with_the_keyboard(
     finally:
         engine.dispose()
     page = new_page(locale=LOCALES["en"])
-    page.goto(live_server.url)
-    page.evaluate(
-        "(b) => localStorage.setItem('tapete.table', JSON.stringify(b))",
-        {"table": table.id, "token": table.token, "seat": 0},
-    )
-    page.reload()
-    page.wait_for_selector("#table[data-version]")
+    open_seat(page, live_server.url, table.id, table.token)
     log: list[str] = []
     rng = random.Random(8)
     for _ in range(4):
@@ -225,10 +229,7 @@ def test_a_replay_link_stays_over_the_end_of_this_browsers_game(new_page, live_s
     table_id, token = finished_table(live_server.db_path, "mil", seed=23, max_deals=2)
     page = new_page(locale=LOCALES["en"])
     page.goto(live_server.url)
-    page.evaluate(
-        "(b) => localStorage.setItem('tapete.table', JSON.stringify(b))",
-        {"table": table_id, "token": token, "seat": 0},
-    )
+    keep_seat(page, table_id, token)
     page.goto(f"{live_server.url}/?replay={table_id}")
     page.wait_for_selector(f"{REPLAY}[open] {tid('replay-position')}")
     page.wait_for_selector("#table[data-over='true']", state="attached")  # the game is drawn
@@ -294,10 +295,7 @@ def test_the_review_over_a_replay_is_of_that_games_players(new_page, live_server
     # a browser holding its own finished game at seat 0: the other game's marks are not its
     page = new_page(locale=LOCALES["en"])
     page.goto(live_server.url)
-    page.evaluate(
-        "(b) => localStorage.setItem('tapete.table', JSON.stringify(b))",
-        {"table": own_id, "token": own_token, "seat": 0},
-    )
+    keep_seat(page, own_id, own_token)
     open_review(page, own_table=True)
     assert page.inner_text(tid("review-marks-title")) == "Inaccuracies, mistakes and blunders"
     assert page.js_errors == []

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from browser_helpers import LOCALES, tid
+from browser_helpers import LOCALES, open_seat, tid
 from playwright.sync_api import Page, expect
 from test_browser_replay import finished_table
 from test_browser_windows_keyboard import FOCUSED, LANGS, check_ring, say, tab_to
@@ -180,13 +180,7 @@ def test_a_step_with_the_buttons_is_said_by_one_status(  # type: ignore[no-untyp
 
 
 def own_finished_game(page: Page, url: str, table: int, token: str) -> None:
-    page.goto(url)
-    page.evaluate(
-        "(b) => localStorage.setItem('tapete.table', JSON.stringify(b))",
-        {"table": table, "token": token, "seat": 0},
-    )
-    page.reload()
-    page.wait_for_selector("#table[data-over='true']", state="attached")
+    open_seat(page, url, table, token, ready="#table[data-over='true']", state="attached")
 
 
 def escape_replay(page: Page) -> None:

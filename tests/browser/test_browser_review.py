@@ -19,6 +19,7 @@ import pytest
 from browser_helpers import (
     LOCALES,
     TABLE,
+    open_seat,
     play_until_deal_ends,
     shot,
     start_game,
@@ -61,13 +62,7 @@ def review_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServ
 
 
 def _open_table(page: Any, url: str, table_id: int, token: str) -> None:
-    page.goto(url)
-    page.evaluate(
-        "(b) => localStorage.setItem('tapete.table', JSON.stringify(b))",
-        {"table": table_id, "token": token, "seat": 0},
-    )
-    page.reload()
-    page.wait_for_selector("#table[data-version]")
+    open_seat(page, url, table_id, token)
 
 
 def _open_review(page: Any, button: str = "review-deal") -> dict[str, Any]:

@@ -11,6 +11,7 @@ import random
 from typing import Any
 
 from browser_helpers import (
+    keep_seat,
     play_until_deal_ends,
     start_game,
     state,
@@ -478,10 +479,7 @@ def test_end_screen_chart_stats_without_empty_columns_and_ranking(new_page, live
         headers={"Content-Type": "application/json"},
     )
     body = res.json()
-    page.evaluate(
-        "(b) => localStorage.setItem('tapete.table', JSON.stringify(b))",
-        {"table": body["table"], "token": body["token"], "seat": body["seat"]},
-    )
+    keep_seat(page, body["table"], body["token"], body["seat"])
     page.reload()
     page.wait_for_selector(f"{tid('hand')} .card")
     play_until_deal_ends(page, random.Random(3), [])

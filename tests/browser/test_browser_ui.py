@@ -9,6 +9,7 @@ from typing import Any
 from browser_helpers import (
     card_label,
     enabled_cards,
+    keep_seat,
     play_until_deal_ends,
     shot,
     start_game,
@@ -224,10 +225,7 @@ def test_end_screen_record_stats_and_ranking(new_page, live_server, artifacts) -
     )
     assert res.status == 201
     body = res.json()
-    page.evaluate(
-        "(b) => localStorage.setItem('tapete.table', JSON.stringify(b))",
-        {"table": body["table"], "token": body["token"], "seat": body["seat"]},
-    )
+    keep_seat(page, body["table"], body["token"], body["seat"])
     page.reload()
     page.wait_for_selector(f"{HAND_CARDS}")
     play_until_deal_ends(page, random.Random(9), [])
