@@ -211,18 +211,30 @@ def test_closing_a_replay_gives_the_focus_back(new_page, live_server) -> None:  
     check_ring(page)
     assert page.js_errors == []
 
-    # from the end window of this browser's game: the end window stays closed (it was left
-    # for the replay), the table has the focus
+    # from the end window of this browser's game: the end window comes back (the replay only
+    # took its place), the focus on its Replay button; the same after the game's review
     page = new_page(locale=LOCALES["pt"])
     own_finished_game(page, live_server.url, table_id, token)
     page.wait_for_selector(f"{tid('over')}[open]")
-    tab_to(page, "over-replay")
-    page.keyboard.press("Enter")
-    page.wait_for_selector(f"{REPLAY}[open] {tid('replay-position')}")
-    escape_replay(page)
+    for opener, window in (("over-replay", REPLAY), ("over-review", tid("review"))):
+        tab_to(page, opener)
+        page.keyboard.press("Enter")
+        page.wait_for_selector(f"{window}[open]")
+        assert not page.is_visible(f"{tid('over')}[open]")
+        if window == REPLAY:
+            page.wait_for_selector(f"{REPLAY} {tid('replay-position')}")
+            escape_replay(page)
+        else:
+            page.keyboard.press("Escape")
+            page.wait_for_selector(f"{window}:not([open])", state="attached")
+        page.wait_for_selector(f"{tid('over')}[open]")
+        page.wait_for_function("(t) => document.activeElement?.dataset.testid === t", arg=opener)
+        check_ring(page)
+    # closed by its own button, it stays closed: the table has the focus, and Tab goes on
+    # from the table (the page's top bar), not from an empty page
+    page.keyboard.press("Escape")
+    page.wait_for_selector(f"{tid('over')}:not([open])", state="attached")
     page.wait_for_function("() => document.activeElement?.id === 'table'")
-    assert not page.is_visible(f"{tid('over')}[open]")
-    # and Tab goes on from the table (the page's top bar), not from an empty page
     page.keyboard.press("Tab")
     assert page.evaluate(FOCUSED) not in ("BODY", None)
 

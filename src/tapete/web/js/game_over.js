@@ -51,6 +51,11 @@ function playerLink(v, name, seat) {
     "aria-label": t("my_page", { name }), onclick: () => screen.player(name) }, strong) : strong;
 }
 
+// the review and the replay open in the end window's place: it comes back when they close,
+// the focus on the button that opened them (`S.overAside`: that button's testid meanwhile)
+const aside = (testid) => () => { S.overAside = testid; hideDialog("over"); };
+const covered = () => ["replay", "review"].some((id) => document.getElementById(id)?.open);
+
 export function showOver() {
   const v = S.view;
   const d = dialog("over");
@@ -64,12 +69,16 @@ export function showOver() {
     S.session?.ranked === false ? h("p", { class: "note", testid: "not-ranked" }, t("not_ranked")) : null,
     scoreChart(v, kindOf(v.game)?.score_key ?? "scores"),
     h("div", { class: "dlgbuttons" },
-      (v.sheet || []).length ? reviewButton(0, { label: t("review_game"), testid: "over-review", before: () => hideDialog("over") }) : null,
-      (v.sheet || []).length ? replayButton(S.session.table, { testid: "over-replay", before: () => hideDialog("over") }) : null,
+      (v.sheet || []).length ? reviewButton(0, { label: t("review_game"), testid: "over-review", before: aside("over-review") }) : null,
+      (v.sheet || []).length ? replayButton(S.session.table, { testid: "over-replay", before: aside("over-replay") }) : null,
       h("a", { class: "btnlink", testid: "download-record", href: rec, download: `tapete-${S.session.table}.json` }, t("download_record")),
       h("button", { type: "button", testid: "over-close", onclick: () => hideDialog("over") }, t("see_table")),
       h("button", { type: "button", class: "primary", testid: "over-newgame", onclick: () => { hideDialog("over"); screen.newGame(); } }, t("new_game")))].filter(Boolean));
   // (a replay opened by its link stays on top: the end window waits until it is closed)
-  if (!d.open && !S.overDismissed && !document.getElementById("replay")?.open) d.showModal();
-  d.onclose = () => { S.overDismissed = true; };
+  if (!d.open && !S.overDismissed && !covered()) {
+    d.showModal();
+    if (S.overAside) d.querySelector(`[data-testid="${S.overAside}"]`)?.focus();
+    S.overAside = null;
+  }
+  d.onclose = () => { if (!S.overAside) S.overDismissed = true; };
 }

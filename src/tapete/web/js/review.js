@@ -6,7 +6,7 @@
 // dealEndReview(deal) the end-of-deal moment's, reviewButton(...) any other; ←/→ (Home/End) step through the deal inside the window.
 
 import { fmt, h, hideDialog, isNone, openDialog } from "./dom.js";
-import { S, watching } from "./state.js";
+import { S, screen, watching } from "./state.js";
 import { t, tCount } from "./i18n.js";
 import { cardName, shownCard } from "./cards.js";
 import { actionText } from "./history.js";
@@ -22,7 +22,10 @@ function reviewDialog() {
   if (!d) {
     d = h("dialog", { id: "review", testid: "review", class: "review", "aria-labelledby": "review-title" });
     d.addEventListener("keydown", onKey);
-    d.addEventListener("close", () => { clearTimeout(R.timer); R.ask += 1; });
+    d.addEventListener("close", () => {
+      clearTimeout(R.timer); R.ask += 1;
+      if (S.overAside) screen.table(); // (the end window it was opened from comes back)
+    });
     document.body.append(d);
   }
   return d;

@@ -37,6 +37,7 @@ export const S = {
   pending: false,
   log: [], // "Lo que ha pasado": the latest lines
   overDismissed: false,
+  overAside: null, // the end window's button whose window (review, replay) took its place
   refocus: true, // (the page's first turn too: keyboard play starts on the first control)
   rankingBoard: null,
   user: null, // the signed-in person ({id, name}; null: a guest), from GET /api/me
@@ -68,7 +69,7 @@ export const screen = {
 export function resetTableState() {
   Object.assign(S, {
     view: null, version: null, said: [], proof: null, finalTrick: null, lastTrick: null, hint: null, error: null,
-    pending: false, log: [], overDismissed: false, pause: null, dealTalon: null, rankingBoard: null,
+    pending: false, log: [], overDismissed: false, overAside: null, pause: null, dealTalon: null, rankingBoard: null,
     presence: null, chat: [], invite: null, clocks: null, clocksAt: 0, seatNews: null, catchUp: null,
     refocus: true, // a new table: its first turn takes the focus
   });
