@@ -211,7 +211,10 @@ def flood_hints(port: int, tables: list[tuple[int, str]]) -> Callable[[int, floa
         sock = socket.create_connection(
             ("127.0.0.1", port), timeout=10, source_address=(source(i), 0)
         )
-        with connect(f"ws://127.0.0.1:{port}/ws/{table_id}?token={token}", sock=sock) as ws:
+        seat = {"X-Tapete-Token": token}  # (docs/dev/protocol.md: not in the address)
+        with connect(
+            f"ws://127.0.0.1:{port}/ws/{table_id}", sock=sock, additional_headers=seat
+        ) as ws:
             ws.recv(timeout=10)
             while time.monotonic() < deadline:
                 ws.send('{"type": "hint"}')

@@ -56,6 +56,8 @@ import orjson
 import ws_client
 from server_harness import ChildServer, percentile
 
+from tapete.server.security import TOKEN_HEADER
+
 #: the issue's targets for one process on a 2-core machine
 TARGET_TABLES = 1000
 TARGET_P99_MS = 50.0
@@ -291,8 +293,11 @@ async def seat_table(run: Run, index: int, round_: int) -> Table:
 # ---------------------------------------------------------------------------- clients
 
 
-def _connect(url: str) -> Any:
-    return ws_client.connect(url, max_size=2**22, open_timeout=120)
+def _connect(url: str, token: str | None = None) -> Any:
+    """A socket to ``url``; with a seat's ``token`` in its header, as a client should carry it
+    (docs/dev/protocol.md, "Where the token travels")."""
+    headers = {TOKEN_HEADER: token} if token else None
+    return ws_client.connect(url, max_size=2**22, open_timeout=120, headers=headers)
 
 
 class Person:
@@ -320,14 +325,14 @@ async def player(
     """One person's seat: play until the game is over or the run stops, dropping the socket
     when ``person`` is due to."""
     st = run.stats
-    url = f"{run.ws_base}/ws/{table.id}?token={token}&patches={int(run.s.patches)}"
+    url = f"{run.ws_base}/ws/{table.id}?patches={int(run.s.patches)}"
     client = Client(seat, rng)
     if person.drop_at <= time.monotonic():  # (fell due between two games: from now on)
         person.dropped()
     while not table.over and run.active():
         dropped = False
         try:
-            async with _connect(url) as ws:
+            async with _connect(url, token) as ws:
                 st.connections += 1
                 st.open_sockets += 1
                 try:

@@ -57,10 +57,11 @@ async def drive(
     }
     created = await asyncio.to_thread(http_json, f"{base}/api/tables", body)
     rng = random.Random(args.seed * 1000 + index)
-    url = f"{ws_base}/ws/{created['table']}?token={created['token']}"
+    url = f"{ws_base}/ws/{created['table']}"
     version = 0
     try:
-        async with websockets.connect(url, max_size=2**22) as ws:
+        seat = {"X-Tapete-Token": created["token"]}  # (docs/dev/protocol.md: not in the address)
+        async with websockets.connect(url, max_size=2**22, additional_headers=seat) as ws:
             sent_at: float | None = None
             sent_version = -1
             while time.monotonic() < deadline:

@@ -179,10 +179,19 @@ class _Protocol(asyncio.Protocol):
 
 
 class Connection:
-    """One WebSocket: ``await recv()`` the next text, ``await send(text)``, ``close()``."""
+    """One WebSocket: ``await recv()`` the next text, ``await send(text)``, ``close()``.
+    ``headers``: more headers of the opening handshake (a seat's ``X-Tapete-Token``)."""
 
-    def __init__(self, url: str, *, max_size: int = 2**22, open_timeout: float = 120.0) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        max_size: int = 2**22,
+        open_timeout: float = 120.0,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         self.url = url
+        self.headers = headers or {}
         self.max_size = max_size
         self.open_timeout = open_timeout
         self.protocol: _Protocol | None = None
@@ -201,10 +210,11 @@ class Connection:
             )
             self.protocol = protocol
             assert protocol.transport is not None
+            extra = "".join(f"{name}: {value}\r\n" for name, value in self.headers.items())
             protocol.transport.write(
                 f"GET {path} HTTP/1.1\r\nHost: {parts.netloc}\r\nUpgrade: websocket\r\n"
                 f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-                "Sec-WebSocket-Version: 13\r\n\r\n".encode("latin-1")
+                f"Sec-WebSocket-Version: 13\r\n{extra}\r\n".encode("latin-1")
             )
             try:
                 await protocol.opened
