@@ -219,12 +219,6 @@ def test_bad_arguments_give_one_clear_line(
         (["play", "mil", "--profile", "nope"], "unknown Mil profile 'nope' (choose from club, "),
         (["simulate", "--profile", "casa500"], "unknown Mil profile 'casa500' (choose from "),
         (["arena", "--players", "rules,rules,rules", "--profile", "x"], "unknown Mil profile 'x'"),
-        (
-            ["play", "mariage", "--profile", "casa"],
-            "unknown Mariage profile 'casa' (choose from mariage: Mariage has one rule set, "
-            "Mil has several)",
-        ),
-        (["simulate", "--profile", "club", "--game", "mariage"], "unknown Mariage profile"),
     ],
 )
 def test_an_unknown_profile_shows_the_command_usage_and_the_games_profiles(
@@ -233,6 +227,58 @@ def test_an_unknown_profile_shows_the_command_usage_and_the_games_profiles(
     # (simulate and arena printed the usage of `tapete` itself, as if the command were wrong)
     err = _usage_error(tmp_path, capsys, args)
     assert f"tapete {args[0]}: error: argument --profile: {expected}" in err, err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["play", "mariage", "--profile", "casa"],
+        ["simulate", "--profile", "club", "--game", "mariage"],
+        ["arena", "--game", "mariage", "--players", "rules,rules", "--profile", "club"],
+    ],
+)
+def test_a_profile_for_a_game_with_one_rule_set_says_which_games_have_profiles(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str]
+) -> None:
+    # (it said "(choose from mariage: Mariage has one rule set, Mil has several)")
+    err = _usage_error(tmp_path, capsys, args)
+    expected = f"tapete {args[0]}: error: --profile is for mil (Mariage has one rule set)\n"
+    assert err.endswith(expected), err
+
+
+@pytest.mark.parametrize(
+    ("args", "extra"),
+    [
+        (["replay", "a.jsonl", "b.jsonl"], "b.jsonl"),
+        (["play", "mil", "extra"], "extra"),
+        (["solve", "a.jsonl", "--deal", "1", "more", "words"], "more words"),
+        (["simulate", "--games", "2", "--nope"], "--nope"),
+    ],
+)
+def test_arguments_left_over_are_the_commands_error_with_its_usage(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], extra: str
+) -> None:
+    # (they were `tapete: error: unrecognized arguments: ...` after the usage of `tapete`)
+    err = _usage_error(tmp_path, capsys, args)
+    assert err.endswith(f"tapete {args[0]}: error: unrecognized arguments: {extra}\n"), err
+
+
+def test_every_command_describes_itself_and_every_option_has_a_help(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # (`tapete replay --help` showed only its usage; serve's --host and --port had no help)
+    from tapete.cli import _parsers
+
+    _, commands = _parsers()
+    for name, parser in commands.items():
+        assert parser.description, name
+        for action in parser._actions:
+            if action.option_strings:
+                assert action.help, (name, action.option_strings)
+        with pytest.raises(SystemExit):
+            main([name, "--help"])
+        shown = capsys.readouterr().out
+        assert parser.description.split()[0] in shown, name
 
 
 def test_the_one_profile_of_a_game_without_a_choice_may_be_named(
@@ -339,6 +385,30 @@ def test_replay_quotes_a_seat_written_as_text(
     assert main(["replay", str(path)]) == 1
     err = capsys.readouterr().err
     assert "game 0 (line 1), deal 0, action 0: {seat '" in err and "seat must be 0 or 1" in err
+
+
+@pytest.mark.parametrize("game", ["mil", "mariage"])
+def test_play_on_an_output_that_cannot_show_the_suits_writes_letters(game: str) -> None:
+    # (a Latin-1 locale or a legacy code page: the first ♥ ended in a UnicodeEncodeError)
+    import os
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, "-c", "from tapete.cli import main; raise SystemExit(main())"]
+    env = {**os.environ, "PYTHONIOENCODING": "latin-1"}
+    done = subprocess.run(
+        [*cmd, "play", game, "--seed", "1", "--level", "random"],
+        input=b"pass\nhelp\nquit\n",
+        capture_output=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr
+    out = done.stdout.decode("latin-1")
+    assert "your hand: " in out and "quit" in out
+    assert not set("♠♣♦♥→") & set(out)
+    hand = next(line for line in out.splitlines() if "your hand: " in line)
+    assert all(card[-1] in "SCDH" for card in hand.split("your hand: ")[1].split()), hand
 
 
 def test_a_closed_output_pipe_ends_quietly() -> None:

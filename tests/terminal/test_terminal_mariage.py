@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import random
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -118,18 +120,25 @@ def test_half_typed_commands_say_what_they_need() -> None:
 
 
 def test_the_engines_reasons_are_said_to_the_person() -> None:
-    from tapete.terminal.mariage import _second_person
+    from tapete.terminal.common import to_person
+    from tapete.terminal.mariage import YOURS
+
+    def said(reason: str, seat: int) -> str:
+        return to_person(reason, seat, YOURS)
 
     assert (
-        _second_person("seat 0 cannot declare the hearts marriage: does not hold both KH and QH", 0)
+        said("seat 0 cannot declare the hearts marriage: does not hold both KH and QH", 0)
         == "you cannot declare the hearts marriage: you do not hold both KH and QH"
     )
-    assert _second_person("seat 1 cannot play 9S: must follow hearts (holds KH)", 1) == (
+    assert said("seat 1 cannot play 9S: must follow hearts (holds KH)", 1) == (
         "you cannot play 9S: must follow hearts (you hold KH)"
     )
-    assert _second_person(
-        "seat 0 cannot play 9S: has no hearts and must trump with clubs", 0
-    ).startswith("you cannot play 9S: you have no hearts")
+    assert said("seat 0 cannot play 9S: has no hearts and must trump with clubs", 0).startswith(
+        "you cannot play 9S: you have no hearts"
+    )
+    assert said("nobody can claim 66: the hand is over", 0) == (
+        "nobody can claim 66: the hand is over"
+    )
 
 
 def test_hidden_points_hide_each_tricks_worth_too() -> None:
@@ -139,3 +148,47 @@ def test_hidden_points_hide_each_tricks_worth_too() -> None:
     tricks = [ln for ln in hidden.lines if ln.startswith("trick: ")]
     assert tricks and not any("points)" in ln for ln in tricks)
     assert any(ln.startswith("trick: ") and ln.endswith(" points)") for ln in shown.lines)
+
+
+def test_a_bare_word_that_is_not_a_card_is_told_the_ranks() -> None:
+    # (docs/cli.md promised it, but 'ZZ' alone got "'ZZ' is not a command")
+    script = Script(["ZZ", "1H", "dance", "quit"])
+    run(script, seat=0, seed=4000)
+    ranks = "(expected rank A T K Q J 9 8 7 then suit S C D H, e.g. 'KH'), nor a command"
+    assert f"'ZZ' is not a card {ranks} (help lists them)" in script.lines
+    assert f"'1H' is not a card {ranks} (help lists them)" in script.lines
+    assert "'dance' is not a command (help lists them)" in script.lines
+
+
+def test_the_computers_moves_are_said_as_sentences() -> None:
+    # (they were command syntax: "The computer: play 9S")
+    script = Script([])
+    run(script)
+    moves = [ln for ln in script.lines if ln.startswith("The computer")]
+    assert moves and all(not ln.startswith("The computer:") for ln in moves)
+    assert any(re.fullmatch(r"The computer plays [AKQJT987][SCDH]", ln) for ln in moves)
+    from tapete.mariage.actions import CLOSE, EXCHANGE, MARRIAGES
+    from tapete.terminal.mariage import _move
+
+    assert _move(MARRIAGES[3]) == "shows the marriage in hearts ♥"
+    assert _move(CLOSE) == "closes the stock"
+    assert _move(EXCHANGE) == "exchanges the trump 7 for the indicator"
+
+
+def test_an_output_that_cannot_show_the_symbols_gets_letters() -> None:
+    # (PYTHONIOENCODING=latin-1: a UnicodeEncodeError at "trump spades ♠ · ...")
+    from tapete.terminal.common import printer
+
+    raw = io.BytesIO()
+    stream = io.TextIOWrapper(raw, encoding="ascii", newline="\n")
+    script = Script([], limit=40)
+    write = printer(stream)
+
+    def output(text: str = "") -> None:
+        write(text)
+        script.output(text)  # (what the script answers from)
+
+    play_match(0, FirstLegalBot, 3, True, input_fn=script.input, output_fn=output)
+    stream.flush()
+    text = raw.getvalue().decode("ascii")
+    assert "trump " in text and " - indicator " in text and " -> " in text

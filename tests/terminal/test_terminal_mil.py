@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import random
+import re
 
+from tapete.terminal.common import printer
 from tapete.terminal.mil import parse_command, play_terminal
 
 
@@ -42,9 +45,9 @@ def test_illegal_input_reprompts_with_the_reason() -> None:
     out: list[str] = []
     play_terminal("casa", "random", 2, input_fn=lambda _p: next(script), output_fn=out.append)
     text = "\n".join(out)
-    assert "I did not understand 'dance': not a command or a card" in text
+    assert "'dance' is not a command (help lists them)" in text
     assert "commands:" in text
-    assert "not allowed: seat 0 cannot" in text or "not allowed" in text
+    assert "Not allowed: you cannot bid 500: " in text
 
 
 def test_a_word_that_is_not_a_card_is_told_with_the_ranks_of_mils_deck() -> None:
@@ -61,11 +64,15 @@ def test_given_cards_of_the_opponents_stay_hidden() -> None:
     out: list[str] = []
     answer = _scripted(random.Random(7), out, 3000)
     play_terminal("club", "random", 9, input_fn=answer, output_fn=out.append)
-    gives = [ln for ln in out if ": give " in ln and not ln.startswith("legal")]
-    assert gives
+    gives = [ln for ln in out if re.match(r"(Bruno|Carla) gives ", ln)]
+    assert any(" gives you " in ln for ln in gives)
+    assert any(ln.endswith(" a card") for ln in gives)
     for line in gives:
-        to = line.rsplit(" ", 1)[1]
-        assert ("??" in line) == (to != "0"), line
+        # the card only when it comes to the person, in the table's notation
+        if " gives you " in line:
+            assert re.fullmatch(r"\w+ gives you (10|[AKQJ9])[♠♣♦♥]", line), line
+        else:
+            assert re.fullmatch(r"(Bruno gives Carla|Carla gives Bruno) a card", line), line
 
 
 def test_parse_command_announces_automatically_when_the_only_choice() -> None:
@@ -103,7 +110,7 @@ def test_half_typed_commands_get_a_hint() -> None:
     assert parse_command("give 9C", []).startswith("give needs a card and a seat")
     assert parse_command("play", []).startswith("play needs a card")
     assert parse_command("play KH please", []).startswith("after the card only 'marriage'")
-    assert parse_command("dance", []) == "unknown"
+    assert parse_command("dance", []) == "'dance' is not a command (help lists them)"
 
 
 def test_a_card_alone_plays_it_in_any_notation() -> None:
@@ -128,39 +135,29 @@ def test_another_command_while_the_cards_are_played_is_refused_clearly() -> None
 
     play_terminal("club", "random", 6, input_fn=answer, output_fn=out.append)
     assert typed == ["rospis"]
-    assert "not now: the cards are being played; type 'play' and a card" in out
+    assert "Not now: the cards are being played; type 'play' and a card" in out
 
 
 def test_a_computer_player_asking_for_a_redeal_shows_why() -> None:
-    # the seeds: "show the cards that justify it"
-    from tapete.cards import parse_card
-    from tapete.mil import CLUB, State
+    # the seeds: "show the cards that justify it" (the cards the engine's event shows)
     from tapete.terminal.mil import _redeal_proof
 
-    def cards(text: str) -> list[int]:
-        return [parse_card(c) for c in text.split()]
+    def event(reason: str, shown: str) -> dict[str, object]:
+        action = {"type": "redeal", "reason": reason}
+        return {"type": "action", "seat": 1, "action": action, "shown": shown.split()}
 
-    st = State(
-        CLUB,
-        2,
-        [
-            cards("9S 9C 9D 9H AS AC AD"),
-            cards("JS JC QS QC QD KS KC"),
-            cards("TS TC TD KD JD AH TH"),
-        ],
-        cards("KH QH JH"),
-    )
-    assert _redeal_proof(st, 0, {"reason": "four_nines"}) == "9♠ 9♣ 9♦ 9♥"
-    assert _redeal_proof(st, 1, {"reason": "low_points"}) == "J♠ J♣ Q♠ Q♣ Q♦ K♠ K♣ (21 points)"
-    assert _redeal_proof(st, 2, {"reason": "low_talon"}) == "K♥ Q♥ J♥ (9 points)"
+    assert _redeal_proof(event("four_nines", "9S 9C 9D 9H")) == "9♠ 9♣ 9♦ 9♥"
+    low = event("low_points", "JS JC QS QC QD KS KC")
+    assert _redeal_proof(low) == "J♠ J♣ Q♠ Q♣ Q♦ K♠ K♣ (21 points)"
+    assert _redeal_proof(event("low_talon", "KH QH JH")) == "K♥ Q♥ J♥ (9 points)"
     # and in a game: every computer redeal is followed by what justifies it
     for seed in range(1, 40):
         out: list[str] = []
         answer = _scripted(random.Random(seed), out, 60)
         play_terminal("club", "random", seed, input_fn=answer, output_fn=out.append)
-        asks = [i for i, ln in enumerate(out) if ": redeal (" in ln and not ln.startswith("legal")]
+        asks = [i for i, ln in enumerate(out) if " asks for a redeal (" in ln]
         for i in asks:
-            assert out[i + 1].startswith(f"  {out[i].split(':')[0]} shows "), out[i + 1]
+            assert out[i + 1].startswith(f"  {out[i].split()[0]} shows "), out[i + 1]
         if asks:
             break
     assert asks
@@ -215,9 +212,11 @@ def test_long_lists_of_bids_and_contracts_are_one_range() -> None:
 def test_a_number_that_is_not_plain_digits_gets_the_hint_not_a_traceback() -> None:
     """``str.isdigit`` takes "²" and "٣", which ``int`` refuses ("bid ²" ended the game
     with a ValueError); a number of more than 9 digits is no bid either."""
-    for text in ("bid ²", "contract ٣", "bid 99999999999999999999", "give 9C ²", "bid -5"):
+    for text in ("bid ²", "contract ٣", "give 9C ²", "bid -5"):
         said = parse_command(text, [])
         assert isinstance(said, str) and "needs" in said, (text, said)
+    said = parse_command("bid 99999999999999999999", [])
+    assert said == "99999999999999999999 is too large for a bid ('legal:' says what you may do)"
     assert parse_command("bid 120", []) == {"type": "bid", "value": 120}
     assert parse_command("give 9C 1", []) == {"type": "give", "card": "9C", "to": 1}
 
@@ -227,16 +226,32 @@ def test_the_computers_first_moves_of_a_deal_come_after_its_header() -> None:
     out: list[str] = []
     play_terminal("club", "rules", 1, input_fn=lambda _p: "quit", output_fn=out.append)
     header = next(i for i, line in enumerate(out) if "--- deal 1 (club)" in line)
-    first_move = next(i for i, line in enumerate(out) if line.startswith(("Bruno: ", "Carla: ")))
+    first_move = next(i for i, line in enumerate(out) if line.startswith(("Bruno ", "Carla ")))
     assert header < first_move
 
 
-def test_end_of_deal_notes_name_the_seats() -> None:
-    from tapete.terminal.mil import _named
+def test_end_of_deal_notes_name_the_seats_and_say_you_to_the_person() -> None:
+    # (they said "seat 2 (Carla) fails its contract in the barrel": people are not "it")
+    from tapete.terminal.mil import _note
 
-    names = ["You", "Bruno", "Carla"]
-    assert _named("seat 1 enters the barrel", names) == "seat 1 (Bruno) enters the barrel"
-    assert _named("seat 0: third bolt, -120", names) == "seat 0 (You): third bolt, -120"
+    names = ["Ana", "Bruno", "Carla"]
+    for note, said in (
+        ("seat 1 enters the barrel", "Bruno enters the barrel"),
+        ("seat 0 enters the barrel", "You enter the barrel"),
+        ("seat 0: third bolt, -120", "You: third bolt, -120"),
+        ("seat 2 fails its contract in the barrel", "Carla fails the contract in the barrel"),
+        ("seat 0 fails its contract in the barrel", "You fail your contract in the barrel"),
+        ("seat 0 makes 120 from the barrel and wins", "You make 120 from the barrel and win"),
+        ("seat 1 makes 120 from the barrel and wins", "Bruno makes 120 from the barrel and wins"),
+        ("seat 0 is pushed out of the barrel, -120", "You are pushed out of the barrel, -120"),
+        (
+            "seat 0 arrives third at the barrel and scores 760",
+            "You arrive third at the barrel and score 760",
+        ),
+        ("seat 2: three attempts used, -120", "Carla: three attempts used, -120"),
+        ("seat 0: third failed visit, back to 0", "You: third failed visit, back to 0"),
+    ):
+        assert _note(note, names) == said
 
 
 def test_the_person_who_wins_is_told_so_in_the_second_person(monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -260,3 +275,110 @@ def test_the_person_who_wins_is_told_so_in_the_second_person(monkeypatch) -> Non
         elif "wins with" in out[-1]:
             endings.add("other")
     assert "you" in endings
+
+
+def _typed(lines: list[str], profile: str = "club", seed: int = 1) -> list[str]:
+    """What the terminal writes for ``lines`` typed in turn (then the end of input)."""
+    script = iter(lines)
+
+    def answer(_prompt: str) -> str:
+        line = next(script, None)
+        if line is None:
+            raise EOFError
+        return line
+
+    out: list[str] = []
+    play_terminal(profile, "rules", seed, input_fn=answer, output_fn=out.append)
+    return out
+
+
+def test_the_engines_reasons_are_said_to_the_person() -> None:
+    # (Mil showed them raw: "seat 0 cannot play JD: JD is not in its hand")
+    out = _typed(["bid 120", "give JD 1", "give 9H 0", "give 9H 1", "give QS 1", "give QS 2",
+                  "contract 120", "play JD"])  # fmt: skip
+    refused = [line.removeprefix("> ") for line in out if "llowed" in line]
+    assert refused == [
+        "Not allowed: you cannot give JD 1: JD is not in your hand",
+        "Not allowed: you cannot give 9H 0: you give to the opponents, not to yourself",
+        "Not allowed: you cannot give QS 1: Bruno already got a card",
+        "Not allowed: you cannot play JD: JD is not in your hand "
+        "(you hold AH, TH, KH, QH, TC, QC, AS, TS)",
+    ]
+    # seed 18: a hand of too few points, offered a redeal before the auction
+    (said,) = [line for line in _typed(["bid 100"], seed=18) if "llowed" in line]
+    assert said == (
+        "Not allowed: you cannot bid 100: you must first say whether you ask for a redeal "
+        "(not bid 100)"
+    )
+
+
+def test_a_bare_word_that_is_not_a_card_is_told_mils_ranks() -> None:
+    # (docs/cli.md promised it, but 'ZZ' alone got "I did not understand 'ZZ'")
+    out = _typed(["ZZ", "1H", "dance"])
+    ranks = "(expected rank A T K Q J 9 then suit S C D H, e.g. 'KH'), nor a command"
+    assert f"'ZZ' is not a card {ranks} (help lists them)" in out
+    assert f"'1H' is not a card {ranks} (help lists them)" in out
+    assert "'dance' is not a command (help lists them)" in out
+
+
+def test_numbers_too_large_and_seats_that_are_none_are_told_plainly() -> None:
+    # (bid 9999999999 got "bid needs a number"; give 9H 3 "give needs a whole number 'to'
+    # from 0 to 2", the record's field name, offering the person's own seat)
+    too_large = "is too large for a bid ('legal:' says what you may do)"
+    out = _typed(["bid 9999999999", "bid 20000", "bid 120", "give 9H 3", "give 9H 1",
+                  "give QS 3"])  # fmt: skip
+    assert f"9999999999 {too_large}" in out and f"20000 {too_large}" in out
+    assert "give goes to seat 1 or 2, not 3" in out
+    assert "give goes to seat 2, not 3" in out  # (the one left)
+    assert not any("'to'" in line or "'value'" in line for line in out)
+
+
+def test_the_computers_moves_are_in_the_tables_notation_with_names() -> None:
+    # (they were "Bruno: give ?? 2", "Bruno: give 9S 0", "Bruno: play AD")
+    out = _typed(["pass"])
+    moves = [line.removeprefix("> ") for line in out]
+    moves = [m for m in moves if m.startswith(("Bruno ", "Carla "))]
+    assert moves == [
+        "Bruno bids 100",
+        "Carla passes",
+        "Bruno gives Carla a card",
+        "Bruno gives you 9♠",
+        "Bruno fixes the contract at 105",
+        "Bruno plays A♦",
+        "Carla plays 9♦",
+    ]
+
+
+def test_a_computers_marriage_is_said_with_its_play() -> None:
+    from tapete.terminal.mil import _move
+
+    names = ["You", "Bruno", "Carla"]
+    seen = [
+        {"type": "action", "seat": 2, "action": {"type": "play", "card": "KH", "marriage": True}},
+        {"type": "marriage", "seat": 2, "suit": "H", "value": 100},
+    ]
+    assert _move(seen, names) == "Carla plays K♥ and announces the marriage ♥ +100"
+    redeal = {"type": "redeal", "reason": "low_points"}
+    assert _move([{"seat": 1, "action": redeal}], names) == "Bruno asks for a redeal (low_points)"
+    keep = {"type": "keep"}
+    assert _move([{"seat": 1, "action": keep}], names) == "Bruno keeps the cards"
+
+
+def test_an_output_that_cannot_show_the_suits_gets_letters() -> None:
+    # (PYTHONIOENCODING=latin-1: a UnicodeEncodeError at the first hand shown)
+    raw = io.BytesIO()
+    stream = io.TextIOWrapper(raw, encoding="latin-1", newline="\n")
+    script = iter(["pass", "help"])
+
+    def answer(_prompt: str) -> str:
+        line = next(script, None)
+        if line is None:
+            raise EOFError
+        return line
+
+    assert play_terminal("club", "rules", 1, input_fn=answer, output_fn=printer(stream)) == 0
+    stream.flush()
+    text = raw.getvalue().decode("latin-1")
+    assert "your hand: AH 10H KH QH AS 10S 10C" in text
+    assert "Bruno gives you 9S" in text and "pairs held: H" in text
+    assert "cards: rank A T K Q J 9 (T is the ten; 10 works too) then suit S C D H" in text

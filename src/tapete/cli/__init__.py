@@ -59,13 +59,21 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
     sub = parser.add_subparsers(dest="command", required=True)
     for command in _commands():
         command.add_parser(sub)
+    for choice in sub._choices_actions:  # (argparse keeps each command's help here)
+        own = sub.choices[choice.dest]
+        if own.description is None:  # `tapete COMMAND --help` says what it does
+            own.description = choice.help
     return parser, sub.choices
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         parser, commands = _parsers()
-        args = parser.parse_args(argv)
+        # (parse_args would report arguments left over by a command as `tapete`'s own, with
+        # the usage of `tapete`: they are the command's, and so is the error)
+        args, extra = parser.parse_known_args(argv)
+        if extra:
+            commands[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
         from tapete.cli.common import check_profile
 
         # (--profile against the game chosen, known only once the whole line is parsed)

@@ -7,28 +7,36 @@ from pathlib import Path
 from typing import Any
 
 from tapete.cli.common import (
+    add_game_options,
     check_output,
     check_players,
-    default_game,
     fail,
-    game_names,
     positive_int,
-    profile_help,
 )
 
 __all__ = ["add_parser", "run"]
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser("arena", help="duplicate matches between bots")
-    p.add_argument("--game", choices=game_names(), default=default_game())
-    # (checked against the game by tapete.cli.main: check_profile)
-    p.add_argument("--profile", default=None, help=profile_help())
+    p = sub.add_parser(
+        "arena",
+        help="duplicate matches between bots",
+        description="Duplicate matches between bots: whole games until at least --deals "
+        "deals are played, then a table per bot with the points per deal and the share of "
+        "game points and matches, with their intervals (see docs/bots.md).",
+    )
+    add_game_options(p)
     p.add_argument("--players", required=True, help="comma-separated bot names, one per seat")
     p.add_argument(
         "--deals", type=positive_int, default=100, help="at least this many deals (whole games)"
     )
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="the seed of the deals and of the bots' choices: the same seed, the same run "
+        "(default: 0)",
+    )
     p.add_argument("--duplicate", action="store_true", help="play each game in every seat rotation")
     p.add_argument(
         "--deals-per-game",

@@ -62,21 +62,34 @@ def profile_help() -> str:
     return "; ".join(parts)
 
 
+def add_game_options(p: argparse.ArgumentParser) -> None:
+    """``--game`` and ``--profile``, as the commands that play whole games take them (the
+    profile is checked against the game once the line is parsed: :func:`check_profile`)."""
+    p.add_argument(
+        "--game",
+        choices=game_names(),
+        default=default_game(),
+        help=f"the game (default: {default_game()})",
+    )
+    p.add_argument("--profile", default=None, help=profile_help())
+
+
 def check_profile(game: str, profile: str | None) -> str | None:
     """Why ``--profile`` cannot go with ``game`` (None: it can, or it is left out), in
-    argparse's words for a wrong choice. Checked once the whole line is parsed (``--game`` may
-    come after ``--profile``) and raised through the sub-command's own parser, so the error
-    shows that command's usage and names the profiles of the game chosen."""
+    argparse's words for a wrong choice; for a game with one rule set (whose name is
+    accepted), the games ``--profile`` is for, as ``--name is for mil`` says. Checked once
+    the whole line is parsed (``--game`` may come after ``--profile``) and raised through the
+    sub-command's own parser, so the error shows that command's usage and names the profiles
+    of the game chosen."""
     if profile is None:
         return None
     k = kind(game)
     if profile in k.profiles:
         return None
-    choose = f"choose from {', '.join(k.profiles)}"
     if len(k.profiles) == 1:  # (a profile of another game, most likely)
-        several = [other.title for other in kinds() if len(other.profiles) > 1]
-        verb = "has" if len(several) == 1 else "have"
-        choose += f": {k.title} has one rule set, {' and '.join(several)} {verb} several"
+        several = [other.name for other in kinds() if len(other.profiles) > 1]
+        return f"--profile is for {' and '.join(several)} ({k.title} has one rule set)"
+    choose = f"choose from {', '.join(k.profiles)}"
     return f"argument --profile: unknown {k.title} profile {profile!r} ({choose})"
 
 

@@ -23,8 +23,14 @@ __all__ = ["add_parser", "run", "terminal_of"]
 def add_parser(sub: Any) -> None:
     from tapete.bots import BOT_NAMES
 
-    p = sub.add_parser("play", help="play in the terminal against computer players")
-    p.add_argument("game", choices=game_names())
+    p = sub.add_parser(
+        "play",
+        help="play in the terminal against computer players",
+        description="Play a game in the terminal: you at seat 0 against computer players. "
+        "Type 'help' at the prompt for the commands, 'quit' (or Ctrl-D) to leave. Nothing is "
+        "recorded (simulate writes records).",
+    )
+    p.add_argument("game", choices=game_names(), help="the game to play")
     # (checked against the game by tapete.cli.main: check_profile)
     p.add_argument("--profile", default=None, help=profile_help())
     p.add_argument(

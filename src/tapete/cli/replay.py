@@ -13,8 +13,15 @@ __all__ = ["add_parser", "run"]
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser("replay", help="check a file of tapete/1 records")
-    p.add_argument("file")
+    p = sub.add_parser(
+        "replay",
+        help="check a file of tapete/1 records",
+        description="Replay every record of a file through the engine: each action must be "
+        "legal for the seat whose turn it is, and every deal's result, the final scores and "
+        "the winner must come out as recorded. Prints a summary, or the first problem "
+        "(status 1). See docs/records.md for the format.",
+    )
+    p.add_argument("file", help="a JSON Lines file of records (or one pretty-printed record)")
     p.set_defaults(func=run)
 
 

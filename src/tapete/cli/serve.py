@@ -22,9 +22,24 @@ delay_ms = bounded_int(0, 60_000, "a whole number of ms", "must be 0 to 60000 ms
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser("serve", help="start the web server (play in the browser)")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=port_number, default=8000)
+    p = sub.add_parser(
+        "serve",
+        help="start the web server (play in the browser)",
+        description="Start the web server: play in the browser, at tables of people and "
+        "computer players. Prints the address to open (see docs/server.md).",
+    )
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="the address to listen on (default: 127.0.0.1, this machine only; 0.0.0.0 for "
+        "the network)",
+    )
+    p.add_argument(
+        "--port",
+        type=port_number,
+        default=8000,
+        help="the port to listen on, 0 to 65535 (default: 8000; 0: a free one, printed)",
+    )
     p.add_argument(
         "--db", default=None, help="SQLAlchemy URL (default: SQLite in your data folder)"
     )

@@ -10,15 +10,13 @@ from typing import Any
 
 from tapete.cli.common import (
     Progress,
+    add_game_options,
     check_output,
     check_players,
     count,
-    default_game,
     fail,
-    game_names,
     play_game,
     positive_int,
-    profile_help,
 )
 from tapete.games import kind
 
@@ -26,11 +24,16 @@ __all__ = ["add_parser", "run"]
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser("simulate", help="play many games between bots and write their records")
-    p.add_argument("--game", choices=game_names(), default=default_game())
-    # (checked against the game by tapete.cli.main: check_profile)
-    p.add_argument("--profile", default=None, help=profile_help())
-    p.add_argument("--games", type=positive_int, default=10)
+    p = sub.add_parser(
+        "simulate",
+        help="play many games between bots and write their records",
+        description="Play many games between bots and write their tapete/1 records, one a "
+        "line, to a JSON Lines file (check them with 'tapete replay').",
+    )
+    add_game_options(p)
+    p.add_argument(
+        "--games", type=positive_int, default=10, help="how many games to play (default: 10)"
+    )
     p.add_argument("--seed", type=int, default=0, help="game i is dealt from seed S + i")
     p.add_argument(
         "--players",

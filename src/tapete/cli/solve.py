@@ -10,8 +10,14 @@ __all__ = ["add_parser", "run"]
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser("solve", help="open-hand value of a Mil deal in a record")
-    p.add_argument("file")
+    p = sub.add_parser(
+        "solve",
+        help="open-hand value of a Mil deal in a record",
+        description="The open-hand value of a Mil deal of a record: the declarer's final raw "
+        "points with every card seen and best play by all, before the first lead or after "
+        "some tricks as played.",
+    )
+    p.add_argument("file", help="a JSON Lines file of records (as simulate writes)")
     p.add_argument(
         "--game", dest="game_index", type=int, default=0, help="which game of the file (from 0)"
     )

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from tapete.bots import make_bot
 from tapete.cards import (
     CARD_NAMES,
+    MARIAGE_DECK,
     SUIT_LETTERS,
     SUIT_NAMES,
     SUITS,
@@ -47,6 +48,7 @@ from tapete.mariage.actions import (
 from tapete.mariage.game import TARGET, MariageGame
 from tapete.mariage.kind import KIND
 from tapete.mariage.state import Reason, State
+from tapete.terminal.common import not_understood, say, to_person
 
 __all__ = ["HELP", "OPTIONS", "TerminalBot", "parse_command", "play_match", "play_terminal"]
 
@@ -110,7 +112,22 @@ def parse_command(text: str) -> Action | str:
             return PLAYS[parse_card(words[0])]
         except InvalidNotationError:
             pass
-    raise InvalidNotationError(f"{text.strip()!r} is not a command (help lists them)")
+    raise InvalidNotationError(not_understood(text, MARIAGE_DECK))
+
+
+def _move(a: Action) -> str:
+    """What the computer did, said at the table: ``plays 9S``, ``closes the stock``."""
+    if isinstance(a, Play):
+        return f"plays {CARD_NAMES[a.card]}"
+    if isinstance(a, Marriage):
+        return f"shows the marriage in {SUIT_WORDS[a.suit]}"
+    if isinstance(a, Exchange):
+        return "exchanges the trump 7 for the indicator"
+    if isinstance(a, Close):
+        return "closes the stock"
+    if isinstance(a, Claim):
+        return "claims 66"
+    return "does not claim"  # (Decline)
 
 
 def _command(a: Action) -> str:
@@ -174,10 +191,14 @@ class _Table:
 
     def after(self, st: State, trick_before: object, actor: int, action: Action) -> None:
         """Report what ``action`` (already applied to ``st``) did."""
-        if actor != self.seat:
-            self.out(f"The computer: {_command(action)}")
-        elif isinstance(action, Exchange):
-            self.out(f"You exchange: the indicator is now {CARD_NAMES[st.stock[-1]]}")
+        if isinstance(action, Exchange):  # either player: the indicator changed
+            who = self.who(actor).capitalize()
+            self.out(
+                f"{who} {self.verb(actor, 'exchange')}: the indicator is now "
+                f"{CARD_NAMES[st.stock[-1]]}"
+            )
+        elif actor != self.seat:
+            self.out(f"The computer {_move(action)}")
         if st.last_trick is not trick_before and st.last_trick is not None:
             leader, lead, follow, winner = st.last_trick
             pts = card_points(lead) + card_points(follow)
@@ -230,7 +251,7 @@ def play_terminal(
     name: str = "You",
     show_points: bool = True,
     input_fn: Callable[[str], str] = input,
-    output_fn: Callable[[str], None] = print,
+    output_fn: Callable[[str], None] = say,
 ) -> int:
     """Play a Mariage match at seat 0 against the ``level`` computer player; returns the exit
     code. ``profile`` is Mariage's one rule set; ``name`` is not an option here (the table
@@ -257,7 +278,7 @@ def play_match(
     seed: int | None,
     show_points: bool,
     input_fn: Callable[[str], str] = input,
-    output_fn: Callable[[str], Any] = print,
+    output_fn: Callable[[str], Any] = say,
 ) -> None:
     """Play a Mariage match in the terminal: you are ``seat`` (0 or 1), the computer the other.
 
@@ -320,26 +341,18 @@ def _ask(table: _Table, input_fn: Callable[[str], str], output_fn: Callable[[str
         try:
             st.check(cmd)
         except IllegalActionError as exc:
-            output_fn("Not allowed: " + _second_person(str(exc), table.seat))
+            output_fn("Not allowed: " + to_person(str(exc), table.seat, YOURS))
             continue
         return cmd
 
 
-#: the engine's reasons about the seat to play (``MariageState.why_illegal``), said to it
-_YOU = (
+#: the Mariage engine's phrases about the seat to play (``MariageState.why_illegal``),
+#: said to the person at it (:func:`~tapete.terminal.common.to_person`)
+YOURS = (
     (": does not hold", ": you do not hold"),
     ("(holds ", "(you hold "),
     (": has no ", ": you have no "),
 )
-
-
-def _second_person(reason: str, seat: int) -> str:
-    """The engine's sentence about ``seat`` (``seat 0 cannot ...: does not hold ...``) said
-    to the person at it (``you cannot ...: you do not hold ...``)."""
-    out = reason.replace(f"seat {seat} cannot", "you cannot", 1)
-    for third, second in _YOU:
-        out = out.replace(third, second)
-    return out
 
 
 def _bot_action(

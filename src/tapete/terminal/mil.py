@@ -7,17 +7,15 @@ through the engine, which explains what is wrong when it is illegal.
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Callable
 from typing import Any
 
 from tapete.bots import make_bot
 from tapete.cards import (
-    NINE,
+    MIL_DECK,
     SUITS,
     InvalidNotationError,
     Suit,
-    bits,
     card_name,
     card_points,
     parse_card,
@@ -26,6 +24,7 @@ from tapete.errors import IllegalActionError
 from tapete.mil.game import MilGame
 from tapete.mil.kind import KIND
 from tapete.mil.state import State, contract_made
+from tapete.terminal.common import not_understood, say, to_person
 
 __all__ = ["OPTIONS", "format_view", "parse_command", "play_terminal"]
 
@@ -45,6 +44,31 @@ HELP = """commands:
   help | quit
 cards: rank A T K Q J 9 (T is the ten; 10 works too) then suit S C D H (♠ ♣ ♦ ♥)
 seats: 0 is you, 1 sits on your left (plays after you), 2 on your right"""
+
+
+#: the Mil engine's phrases about the seat a sentence is about (the reasons of
+#: ``State.why_illegal``, the notes of ``settle``), said to the person at it: after
+#: :func:`~tapete.terminal.common.to_person` made the subject ``you``
+YOURS = (
+    (" is not in its hand", " is not in your hand"),
+    ("(holds ", "(you hold "),
+    ("its hand does not allow", "your hand does not allow"),
+    ("it must first say whether it asks", "you must first say whether you ask"),
+    (
+        "the declarer gives to the opponents, not to itself",
+        "you give to the opponents, not to yourself",
+    ),
+    ("already got its card", "already got a card"),
+    ("you makes ", "you make "),
+    (" and wins", " and win"),
+    ("you fails its contract", "you fail your contract"),
+    ("you is ", "you are "),
+    ("you arrives ", "you arrive "),
+    (" and scores ", " and score "),
+    ("you enters ", "you enter "),
+)
+#: and about the other seats, who are people too
+THEIRS = ((" fails its contract", " fails the contract"),)
 
 
 def pretty(card: str | None) -> str:
@@ -137,13 +161,30 @@ def _is_card(word: str) -> bool:
 
 def _is_number(word: str) -> bool:
     """A number as typed: ASCII digits only (``str.isdigit`` takes "²" too, which ``int``
-    refuses), and short (a thousand digits would only slow ``int`` down to refuse it later)."""
+    refuses), and short (a thousand digits would only slow ``int`` down to refuse it later;
+    :func:`_is_long_number` tells the longer ones)."""
     return word.isascii() and word.isdigit() and len(word) <= 9
 
 
+def _is_long_number(word: str) -> bool:
+    return word.isascii() and word.isdigit() and len(word) > 9
+
+
+def _too_large(kind: str, number: object) -> str:
+    """What a bid or contract far beyond any the engine reads is told."""
+    return f"{number} is too large for a {kind} ('legal:' says what you may do)"
+
+
+def _give_seats(legal: list[dict[str, Any]]) -> str:
+    """``1 or 2``: the seats a card may be given to now (those of the opponents when no give
+    is legal now)."""
+    seats = sorted({a["to"] for a in legal if a["type"] == "give"}) or [1, 2]
+    return " or ".join(map(str, seats))
+
+
 def parse_command(text: str, legal: list[dict[str, Any]]) -> dict[str, Any] | str:
-    """A typed command as an action dict; else "help", "quit", "empty", "unknown" or a hint
-    saying how to complete a half-typed command."""
+    """A typed command as an action dict; else "help", "quit", "empty", or what to tell the
+    person: how to complete a half-typed command, or that the text is no command."""
     words = text.strip().split()
     if not words:
         return "empty"
@@ -154,6 +195,8 @@ def parse_command(text: str, legal: list[dict[str, Any]]) -> dict[str, Any] | st
         return "quit"
     if head in ("bid", "contract") and len(words) == 2 and _is_number(words[1]):
         return {"type": head, "value": int(words[1])}
+    if head in ("bid", "contract") and len(words) == 2 and _is_long_number(words[1]):
+        return _too_large(head, words[1])
     if head in ("pass", "rospis", "keep"):
         return {"type": head}
     if head == "redeal":
@@ -161,7 +204,10 @@ def parse_command(text: str, legal: list[dict[str, Any]]) -> dict[str, Any] | st
         reason = words[1] if len(words) > 1 else (reasons[0] if reasons else "low_points")
         return {"type": "redeal", "reason": reason}
     if head == "give" and len(words) == 3 and _is_number(words[2]):
-        return {"type": "give", "card": _card_text(words[1]), "to": int(words[2])}
+        to = int(words[2])
+        if to > 2:  # (no such seat; 0, the person's own, is the engine's to refuse)
+            return f"give goes to seat {_give_seats(legal)}, not {to}"
+        return {"type": "give", "card": _card_text(words[1]), "to": to}
     if len(words) == 1 and _is_card(head):
         words = ["play", head]  # a card alone plays it, as in the Mariage terminal
     if head == "play" and len(words) == 3 and words[2].lower() not in _MARRIAGE_WORDS:
@@ -179,7 +225,7 @@ def parse_command(text: str, legal: list[dict[str, Any]]) -> dict[str, Any] | st
         return f"{head} needs a number: for example '{head} 120'"
     if head == "give":
         return "give needs a card and a seat: for example 'give 9C 1'"
-    return "unknown"
+    return not_understood(text, MIL_DECK)  # ('ZZ' is told the ranks of Mil's deck)
 
 
 def play_terminal(
@@ -190,7 +236,7 @@ def play_terminal(
     name: str = "You",
     show_points: bool = True,
     input_fn: Callable[[str], str] = input,
-    output_fn: Callable[[str], None] = print,
+    output_fn: Callable[[str], None] = say,
 ) -> int:
     """Play one game of Mil at seat 0 against two ``level`` computer players; returns the exit
     code. ``show_points`` is not an option here (this front-end shows no card points)."""
@@ -215,7 +261,7 @@ def play_terminal(
                 f"scores {row['scores']}"
             )
             for note in res.notes:
-                output_fn("  " + _named(note, game.players))
+                output_fn("  " + _note(note, game.players))
 
     shown_deal = 0  # the deal whose header was printed last
 
@@ -230,14 +276,12 @@ def play_terminal(
             output_fn("\n" + _deal_header(game.view(None)))
         if seat != 0:
             action = bots[seat].act(game.view(seat), rngs[seat])
-            shown = action.to_json()
-            if shown["type"] == "give" and shown["to"] != 0:
-                shown["card"] = None  # a card given to the other opponent stays hidden
-            output_fn(f"{game.players[seat]}: {_describe(shown)}")
-            st = game.state
-            game.apply(action)
-            if shown["type"] == "redeal" and st is not None:
-                output_fn(f"  {game.players[seat]} shows {_redeal_proof(st, seat, shown)}")
+            # what the person may see of it: the engine's events as seat 0 receives them (a
+            # card given to the other opponent stays hidden)
+            seen = [e.for_viewer(0) for e in game.apply(action)]
+            output_fn(_move(seen, game.players))
+            if "shown" in seen[0]:
+                output_fn(f"  {game.players[seat]} shows {_redeal_proof(seen[0])}")
             continue
         view = game.view(0)
         shown_deal = game.deal_number
@@ -259,21 +303,25 @@ def play_terminal(
             if cmd == "empty":
                 output_fn("I did not understand that; type 'help'.")
                 continue
-            if cmd == "unknown":
-                output_fn(
-                    f"I did not understand {text.strip()!r}: not a command or a card; type 'help'."
-                )
-                continue
             if isinstance(cmd, str):
                 output_fn(cmd)
                 continue
             if view["phase"] == "play" and cmd["type"] != "play":
-                output_fn("not now: the cards are being played; type 'play' and a card")
+                output_fn("Not now: the cards are being played; type 'play' and a card")
                 continue
             try:
-                game.apply(game.parse_action(cmd))
-            except (IllegalActionError, InvalidNotationError) as exc:
-                output_fn(f"not allowed: {exc}")
+                action = game.parse_action(cmd)
+            except InvalidNotationError as exc:
+                # (a card that is none; a bid beyond any number the engine reads)
+                kind = cmd["type"]
+                output_fn(
+                    _too_large(kind, cmd["value"]) if kind in ("bid", "contract") else str(exc)
+                )
+                continue
+            try:
+                game.apply(action)
+            except IllegalActionError as exc:
+                output_fn("Not allowed: " + to_person(str(exc), 0, YOURS, names=game.players))
                 continue
             break
     report_deals()  # the deal that ended the game
@@ -286,10 +334,11 @@ def play_terminal(
     return 0
 
 
-def _named(note: str, names: list[str]) -> str:
-    """An end-of-deal note of the engine with each seat's name beside its number: ``seat 1
-    (Bruno) enters the barrel``."""
-    return re.sub(r"\bseat (\d)\b", lambda m: f"{m[0]} ({names[int(m[1])]})", note)
+def _note(note: str, names: list[str]) -> str:
+    """An end-of-deal note of the engine said at the table: ``Bruno enters the barrel``,
+    ``You fail your contract in the barrel``."""
+    said = to_person(note, 0, YOURS, names=names, theirs=THEIRS)
+    return said[:1].upper() + said[1:]
 
 
 def _deal_outcome(st: State, row: dict[str, Any], names: list[str]) -> str:
@@ -303,19 +352,44 @@ def _deal_outcome(st: State, row: dict[str, Any], names: list[str]) -> str:
     return f"raw {row['raw']}, contract {row['contract']}: {who} {'made' if made else 'failed'} it"
 
 
-def _redeal_proof(st: State, seat: int, redeal: dict[str, Any]) -> str:
-    """The cards that justify a redeal (the seeds: show them): the four 9s, the whole low
-    hand, or the talon."""
-    if redeal["reason"] == "four_nines":
-        cards = [c for c in bits(st.hands[seat]) if c & 7 == NINE]
-    elif redeal["reason"] == "low_points":
-        cards = list(st.dealt_hands[seat])
-    else:
-        cards = list(st.dealt_talon)
-    shown = " ".join(pretty(card_name(c)) for c in cards)
-    if redeal["reason"] == "four_nines":
+def _redeal_proof(event: dict[str, Any]) -> str:
+    """The cards that justify a redeal, as the engine's event shows them to everyone: the
+    four 9s, or the whole low hand or the talon with their points."""
+    cards = event["shown"]
+    shown = " ".join(pretty(c) for c in cards)
+    if event["action"]["reason"] == "four_nines":
         return shown
-    return f"{shown} ({sum(card_points(c) for c in cards)} points)"
+    return f"{shown} ({sum(card_points(parse_card(c)) for c in cards)} points)"
+
+
+#: the moves said in one sentence from the action's fields (``give`` and ``play`` say more)
+_SAID = {
+    "bid": "{who} bids {value}",
+    "pass": "{who} passes",
+    "keep": "{who} keeps the cards",
+    "redeal": "{who} asks for a redeal ({reason})",
+    "rospis": "{who} concedes (rospis)",
+    "contract": "{who} fixes the contract at {value}",
+}
+
+
+def _move(seen: list[dict[str, Any]], names: list[str]) -> str:
+    """A computer player's move in the table's words, from the events of it the person may
+    see (``seen``: the action first, then what it caused): ``Bruno plays A♦``, ``Bruno gives
+    you 9♠``, ``Bruno gives Carla a card``."""
+    who = names[seen[0]["seat"]]
+    a = seen[0]["action"]
+    kind = a["type"]
+    if kind in _SAID:
+        return _SAID[kind].format(who=who, **a)
+    if kind == "give":
+        to = "you" if a["to"] == 0 else names[a["to"]]
+        return f"{who} gives {to} {'a card' if a['card'] is None else pretty(a['card'])}"
+    played = f"{who} plays {pretty(a['card'])}"
+    for e in seen[1:]:
+        if e["type"] == "marriage":
+            played += f" and announces the marriage {SUIT_SYMBOLS[e['suit']]} +{e['value']}"
+    return played
 
 
 def _legal_line(legal: list[dict[str, Any]]) -> str:
