@@ -29,9 +29,13 @@ __all__ = ["add_parser", "run"]
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``analyse`` sub-command to an argparse ``add_subparsers()`` object."""
     p: argparse.ArgumentParser = subparsers.add_parser(
-        "analyse", help="what each decision of a recorded deal cost (deal review)"
+        "analyse",
+        help="what each decision of a recorded deal cost (deal review)",
+        description="What each decision of the recorded deals cost: the open-hand value "
+        "before and after it, judged over sampled deals of what the player could not see, "
+        "with inaccuracies, mistakes and blunders marked (see docs/analysis.md).",
     )
-    p.add_argument("file")
+    p.add_argument("file", help="a file of tapete/1 records (JSON Lines, or one record)")
     p.add_argument(
         "--game", dest="game_index", type=int, default=None, help="only this game of the file"
     )
