@@ -285,7 +285,8 @@ def test_events_of_a_deal_end(new_page, live_server, game, profile, players) -> 
     )
     assert sorted(final) == sorted(c["card"] for c in trick["cards"])
     log = page.locator(f"{tid('log')} li").all_inner_texts()[before:]
-    assert len(log) == 1, log
+    # the deal's end, then the next deal's number on a line of its own
+    assert log[1:] == ([] if g.over else [f"{'Deal' if game == 'mil' else 'Hand'} {g.deal_number}"])
     if game == "mil":
         assert "Deal over." in log[0] or "annulled" in log[0]
     elif row["winner"] is not None:
@@ -293,11 +294,48 @@ def test_events_of_a_deal_end(new_page, live_server, game, profile, players) -> 
     assert log[0] in page.inner_text(tid("status"))
     # the next message without events (a sync) keeps what was said
     feed.events(g.view(0), [])
-    assert page.locator(f"{tid('log')} li").count() == before + 1
+    assert page.locator(f"{tid('log')} li").count() == before + len(log)
     # the status line says it again in another language
     page.click(tid("lang-es"))
     page.wait_for_function("() => document.documentElement.lang === 'es'")
     assert " echa " in page.inner_text(tid("status"))
+
+
+@pytest.mark.parametrize(
+    ("game", "profile", "players"),
+    [("mil", "club", MIL_PLAYERS), ("mariage", "mariage", ["Ana", "Bruno"])],
+)
+def test_a_held_deal_end_says_its_own_end(new_page, live_server, game, profile, players) -> None:  # type: ignore[no-untyped-def]
+    """While the end of a deal is held, the next deal's moves go on arriving (the server does
+    not wait, and a second tab of the seat may play on): the history
+    lists them under the next deal's number, and the status line keeps saying how the held
+    deal ended (a newcomer read "Carla bids 100 — Deal over" as a move of the deal on screen)."""
+    page = new_page(locale="en-GB")
+    start_game(
+        page,
+        live_server.url,
+        "mil-club" if game == "mil" else "mariage",
+        levels=("random",) * (len(players) - 1),
+    )
+    g, action = _last_play_of_a_deal(game, profile, players)
+    feed = Feeder(page)
+    feed.show(g.view(0))
+    before = page.locator(f"{tid('log')} li").count()
+    feed.events(g.view(0), [e.for_viewer(0) for e in g.apply(action)])
+    ended = page.inner_text(tid("status"))
+    moves = []  # three moves of the next deal (the person's own from another tab of theirs)
+    while not g.over and len(moves) < 3:
+        feed.events(g.view(0), [e.for_viewer(0) for e in g.apply(g.legal_actions()[0])])
+        moves.append(page.locator(f"{tid('log')} li").last.inner_text())
+    word = "Deal" if game == "mil" else "Hand"
+    log = page.locator(f"{tid('log')} li").all_inner_texts()[before:]
+    assert log[1] == f"{word} {g.deal_number}" and log[2:] == moves, log
+    assert page.locator(tid("deal-end")).count() == 1
+    status = page.inner_text(tid("status"))
+    assert status == ended, (status, moves)
+    page.click(tid("next-deal"))  # the table goes on: the status says the newest move
+    assert moves[-1] in page.inner_text(tid("status"))
+    assert page.js_errors == []
 
 
 def test_events_hide_a_give_and_show_a_redeal_proof(mil_page) -> None:

@@ -149,7 +149,8 @@ export function onMessage(msg) {
     if (!watching()) holdDealEnd(prev, msg); // the end of a deal waits for the player
     const c = S.catchUp;
     if (c && c.first === null) c.first = msg.version; // the versions after c.since it skips come in the catch-up
-    if (takeEvents(msg.events) && c && c.first !== msg.version) c.live += 1;
+    const lines = takeEvents(msg.events);
+    if (lines && c && c.first !== msg.version) c.live += lines;
     S.view = msg.view;
     noteTalon(msg.view, msg.events);
     if (msg.version !== S.lastHintVersion) S.hint = null;

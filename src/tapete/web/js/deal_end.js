@@ -20,6 +20,7 @@ export function holdDealEnd(prev, msg) {
   const events = Array.isArray(msg.events) ? msg.events : [];
   const end = events.find((e) => e.type === "deal_end");
   if (!end || !prev || msg.view?.over || S.pause) return;
+  const nextDeal = events.findIndex((e) => e.type === "deal");
   // the trick of the card that ended the deal, which `prev` does not count yet
   let late = null;
   for (const ev of events) if (ev.type === "trick" && Array.isArray(ev.cards)) late = ev;
@@ -36,6 +37,9 @@ export function holdDealEnd(prev, msg) {
     // a redeal that ended this deal: its cards belong to the held deal (a redeal asked in the
     // next deal while this one is held is not shown here)
     proof: redealProof(events),
+    // what the status line says meanwhile: the end of this deal, not the next one's moves
+    // (those of this message after its new deal, and of the messages to come)
+    said: events.slice(0, nextDeal < 0 ? events.length : nextDeal),
   };
   schedule();
 }

@@ -4,7 +4,7 @@
 
 import { fmt, h, isNone } from "./dom.js";
 import { S, STORE_HISTORY, playerName } from "./state.js";
-import { t } from "./i18n.js";
+import { t, tOwn } from "./i18n.js";
 import { cardName } from "./cards.js";
 
 const LOG_LINES = 8;
@@ -44,24 +44,39 @@ export function dealEndText(row, nameOf = playerName) {
   return `${t("ev_deal_end")} ${scores}`;
 }
 
-// one event in words, or "" for those the history does not list (tricks, new deals, ...)
+// one event in words, or "" for those the history does not list (tricks, talons, ...); a new
+// deal is its number ("Deal 2:"), the start of its lines in the history
 function eventText(ev, nameOf = playerName) {
   if (ev.type === "action") return actionText(ev.action, ev.seat, "ev", nameOf);
   if (ev.type === "deal_end") return dealEndText(ev.row, nameOf);
+  if (ev.type === "deal" && typeof ev.deal_number === "number") return tOwn("ev_new_deal", S.view?.game, { n: ev.deal_number });
   return "";
 }
 
 // the events of one message in words, as one line ("Bruno plays the 9♠. Deal over. …")
 export function eventsText(events, nameOf = playerName) {
   const lines = (events || []).map((ev) => eventText(ev, nameOf)).filter(Boolean);
-  return lines.map((x, i) => (i < lines.length - 1 && !/[.!?]$/.test(x) ? `${x}.` : x)).join(" ");
+  // (a line that is only a new deal's number ends without its colon)
+  return lines.map((x, i) => (i < lines.length - 1 && !/[.!?:]$/.test(x) ? `${x}.` : x)).join(" ").replace(/:$/, "");
+}
+
+// the events that say something split where a new deal starts: the history gives each deal's
+// first line its number, not the end of the line of the deal before
+function byDeal(said) {
+  const parts = [];
+  for (const ev of said) {
+    if (ev.type === "deal" || !parts.length) parts.push([]);
+    parts[parts.length - 1].push(ev);
+  }
+  return parts;
 }
 
 // a line of the history: the events that say something and the players' names when they were
 // said, put in words when it is drawn (a change of language says it again in the new one)
 // (``said``: the events that say something, already found by takeEvents)
 function logLine(said) {
-  const kept = said.map((ev) => (ev.type === "action" ? { type: ev.type, seat: ev.seat, action: ev.action } : { type: ev.type, row: ev.row }));
+  const kept = said.map((ev) => (ev.type === "action" ? { type: ev.type, seat: ev.seat, action: ev.action }
+    : ev.type === "deal" ? { type: ev.type, deal_number: ev.deal_number } : { type: ev.type, row: ev.row }));
   return { events: kept, names: [...(S.view?.players || [])] };
 }
 
@@ -71,16 +86,17 @@ export function lineText(line) {
   return eventsText(line.events, (seat) => line.names?.[seat] || playerName(seat));
 }
 
-// the events of one server message: they join the history as one line (and the status line
+// the events of one server message: they join the history as one line, or one per deal (and the status line
 // says them until the next ones); a deal's end keeps its last trick; a redeal keeps the cards
-// that justify it. True if it added a line.
+// that justify it. Returns the number of lines it added (a new deal starts a line of its own).
 export function takeEvents(events) {
-  if (!Array.isArray(events) || !events.length) return false; // a sync or a first view: nothing new
+  if (!Array.isArray(events) || !events.length) return 0; // a sync or a first view: nothing new
   const said = events.filter((ev) => eventText(ev)); // (each event put in words once)
   S.said = events;
-  if (said.length) {
-    S.log.push(logLine(said));
-    if (S.log.length > LOG_LINES) S.log.shift();
+  const parts = byDeal(said);
+  if (parts.length) {
+    for (const part of parts) S.log.push(logLine(part));
+    S.log.splice(0, Math.max(0, S.log.length - LOG_LINES));
     saveHistory();
   }
   S.proof = redealProof(events);
@@ -93,7 +109,7 @@ export function takeEvents(events) {
       S.lastTrick = null;
     }
   }
-  return said.length > 0;
+  return parts.length;
 }
 
 // a redeal among a message's events, with the cards that justify it: {seat, action, shown}

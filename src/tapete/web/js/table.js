@@ -136,7 +136,7 @@ export function renderTable() {
   // nothing to do now (another's turn, a table that waits, a spectator) and the focus left
   // with the window or the button that brought us here: the table takes it
   focusTableWhenIdle();
-  setStatus([S.error || eventsText(S.said), turnText()].filter(Boolean).join(" — "));
+  setStatus([S.error || eventsText(S.pause ? S.pause.said : S.said), turnText()].filter(Boolean).join(" — "));
   fitHeight();
   restoreScrolls();
   watchScrolls(main);
