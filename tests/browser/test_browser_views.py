@@ -248,13 +248,11 @@ def _last_play_of_a_deal(game: str, profile: str, players: list[str]) -> tuple[A
     raise AssertionError("no deal ending with a trick in 200 seeds")
 
 
-@pytest.mark.parametrize(
-    ("game", "profile", "players"),
-    [("mil", "club", MIL_PLAYERS), ("mariage", "mariage", ["Ana", "Bruno"])],
-)
-def test_events_of_a_deal_end(new_page, live_server, game, profile, players) -> None:  # type: ignore[no-untyped-def]
-    """The engine's events of the card that ends a deal: the history says so, and the trick
-    that ended it stays on the table (the view already shows the next deal)."""
+def _one_card_before_a_deal_end(  # type: ignore[no-untyped-def]
+    new_page, live_server, game: str, profile: str, players: list[str]
+) -> tuple[Any, Any, Any, Feeder]:
+    """A page (en) fed a seeded game one card before a deal ends with a trick: the page,
+    the game, that card's action and the feeder."""
     page = new_page(locale="en-GB")
     start_game(
         page,
@@ -265,6 +263,19 @@ def test_events_of_a_deal_end(new_page, live_server, game, profile, players) -> 
     g, action = _last_play_of_a_deal(game, profile, players)
     feed = Feeder(page)
     feed.show(g.view(0))
+    return page, g, action, feed
+
+
+@pytest.mark.parametrize(
+    ("game", "profile", "players"),
+    [("mil", "club", MIL_PLAYERS), ("mariage", "mariage", ["Ana", "Bruno"])],
+)
+def test_events_of_a_deal_end(new_page, live_server, game, profile, players) -> None:  # type: ignore[no-untyped-def]
+    """The engine's events of the card that ends a deal: the history says so, and the trick
+    that ended it stays on the table (the view already shows the next deal)."""
+    page, g, action, feed = _one_card_before_a_deal_end(
+        new_page, live_server, game, profile, players
+    )
     events = [e.for_viewer(0) for e in g.apply(action)]
     types = [e["type"] for e in events]
     assert "trick" in types and "deal_end" in types, types
@@ -310,16 +321,9 @@ def test_a_held_deal_end_says_its_own_end(new_page, live_server, game, profile, 
     not wait, and a second tab of the seat may play on): the history
     lists them under the next deal's number, and the status line keeps saying how the held
     deal ended (a newcomer read "Carla bids 100 — Deal over" as a move of the deal on screen)."""
-    page = new_page(locale="en-GB")
-    start_game(
-        page,
-        live_server.url,
-        "mil-club" if game == "mil" else "mariage",
-        levels=("random",) * (len(players) - 1),
+    page, g, action, feed = _one_card_before_a_deal_end(
+        new_page, live_server, game, profile, players
     )
-    g, action = _last_play_of_a_deal(game, profile, players)
-    feed = Feeder(page)
-    feed.show(g.view(0))
     before = page.locator(f"{tid('log')} li").count()
     feed.events(g.view(0), [e.for_viewer(0) for e in g.apply(action)])
     ended = page.inner_text(tid("status"))
