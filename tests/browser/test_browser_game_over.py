@@ -1,7 +1,8 @@
 """The game-over screen of a whole game, reached through the page: a table begun near the end
 (a start position, created the way an administrator would, never through the HTTP API),
-played until someone wins; the winner, the final scores, the barrel and bolts and the
-downloaded record, then the same screen in the other languages."""
+played until someone wins; the winner, the final scores, the chart (its legend above the
+plot), the barrel and bolts and the downloaded record, then the same screen in the other
+languages (with a rated table's ratings, a negative one written with the change's minus)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,43 @@ DOWNLOAD = {
     "es": "Descargar la partida",
     "pt": "Descarregar o registo",
     "en": "Download the record",
+}
+
+#: the chart's name, as a screen reader says it (pt: a deal is a "mão", as everywhere else)
+CHART_LABEL = {
+    "es": "La puntuación de cada jugador tras cada una de las {n} manos",
+    "pt": "A pontuação de cada jogador após cada uma das {n} mãos",
+    "en": "Each player's score after each of the {n} deals",
+}
+#: a script: where the chart's legend is and where the plot's lines, marks and target begin
+#: (SVG units, y down): the legend was drawn on the target line, the lines over the names
+LEGEND_AND_PLOT = """(svg) => {
+  const legend = svg.querySelector('g.legend').getBBox();
+  const plot = [...svg.querySelectorAll('polyline, rect.barrel-mark, line.target')]
+    .map((e) => e.getBBox().y);
+  return {top: legend.y, bottom: legend.y + legend.height, plot: Math.min(...plot)};
+}"""
+#: why a hand was won, in English (the last hand of the Mariage match)
+WHY = {
+    "claim": "66 claimed",
+    "false_claim": "false claim",
+    "closer_failed": "the closing failed",
+    "opponent_claimed_after_close": "claimed after the closing",
+    "exhausted": "last trick",
+}
+#: a rated table's ratings after the game (GET /api/tables/{id}/ratings), one below zero
+RATINGS = {
+    "rated": True,
+    "pool": "mariage",
+    "seats": [
+        {"seat": 0, "name": "Ana", "ordinal": -1.84, "change": -1.84, "provisional": True},
+        {"seat": 1, "name": "Bea", "ordinal": 2.5, "change": 2.5, "provisional": False},
+    ],
+}
+#: the first seat's rating line in each language: one minus sign (U+2212), value and change
+RATED = {
+    "es": ("\u22121,8", "(\u22121,8)", "Ana: clasificación \u22121,8 tras esta partida, baja 1,8"),
+    "pt": ("\u22121,8", "(\u22121,8)", "Ana: classificação \u22121,8 após este jogo, desce 1,8"),
 }
 
 #: Mil club: both computer players in the barrel, the person with two bolts
@@ -78,6 +116,13 @@ def _check_over_dialog(page: Any, v: dict[str, Any], lang: str) -> None:
     finals = page.locator(f"{tid('over')} ul.final li").all_inner_texts()
     assert finals == [f"{n} {_fmt(s, lang)}" for n, s in zip(v["players"], scores, strict=True)]
     assert page.inner_text(tid("download-record")) == DOWNLOAD[lang]
+    chart = page.locator(f"{tid('over')} {tid('score-chart')}")
+    assert chart.get_attribute("aria-label") == CHART_LABEL[lang].format(n=len(v["sheet"]))
+    if lang == "pt":  # (the axis: Mil's deals and Mariage's hands alike)
+        assert chart.locator(".caption").text_content() == "mãos"
+    # the legend in a band of its own above the plot: nothing is drawn over it
+    where = chart.evaluate(LEGEND_AND_PLOT)
+    assert where["top"] >= 0 and where["bottom"] <= where["plot"], where
 
 
 def _check_record(page: Any, url: str, v: dict[str, Any], start: dict[str, Any]) -> None:
@@ -142,12 +187,24 @@ def test_game_over_screen_in_every_language(
             assert (f"⚡{bolts}" in cells[seat]) == bool(bolts), cells
             assert cells[seat].startswith(_fmt(v["scores"][seat])), cells
         assert page.locator(f"{tid('seat-0')} .badge.bolt").count() == int(bool(v["bolts"][0]))
+    else:
+        # the hand's winner and why, the why's words each whole or cut short (never broken)
+        row = v["sheet"][-1]
+        winner = page.locator(f"{tid('sheet')} {tid('sheet-row')} td:nth-child(2)").last
+        why = WHY.get(row["reason"], "")
+        assert winner.text_content() == f"{v['players'][row['winner']]} · {why}"
     assert page.js_errors == []
 
     # the same finished table in the other languages: the end screen comes straight back
     for lang in ("es", "pt"):
         other = new_page(locale=LOCALES[lang])
+        other.route("**/api/tables/*/ratings", lambda route: route.fulfill(json=RATINGS))
         _open(other, live_server.url, table_id, token)
         _check_over_dialog(other, v, lang)
+        rating = other.locator(tid("over-rating-0"))
+        value, change, label = RATED[lang]
+        assert rating.locator(tid("over-rating-value")).inner_text() == value
+        assert rating.locator(tid("over-rating-change")).inner_text() == change
+        assert rating.get_attribute("aria-label").startswith(label)
         shot(other, artifacts, f"game-over-{game}-{lang}")
         assert other.js_errors == []

@@ -28,6 +28,26 @@ def test_same_keys_and_placeholders_in_every_language() -> None:
             assert other[key].strip(), (lang, key)
 
 
+def test_portuguese_says_jogo_for_a_game_and_mao_for_a_deal() -> None:
+    """pt calls a game "jogo" ("Novo jogo") and a deal "mão" ("Mão 80"): the Lobby's
+    "Partida rápida" and the chart's "distribuições" stood out. ("distribuições prováveis"
+    in the hints are the likely layouts of the unseen cards, not the deals of the game.)"""
+    pt = load("pt")
+    assert [k for k, text in pt.items() if "partida" in text.lower()] == []
+    assert pt["quick_game"] == "Jogo rápido"
+    assert pt["chart_deals"] == "mãos"
+    assert pt["chart_label"] == "A pontuação de cada jogador após cada uma das {n} mãos"
+
+
+def test_the_lobby_s_quick_game_in_portuguese(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
+    page = new_page(locale="pt-PT")
+    page.goto(live_server.url)
+    page.wait_for_selector("[data-testid='newgame'][open]")
+    page.click("[data-testid='newgame-lobby']")
+    assert page.inner_text("[data-testid='quick-game']") == "Jogo rápido"
+    assert page.js_errors == []
+
+
 def test_every_key_used_by_the_code_exists() -> None:
     code = "\n".join(
         f.read_text(encoding="utf-8") for f in [WEB / "app.js", *sorted((WEB / "js").glob("*.js"))]

@@ -99,3 +99,78 @@ def test_rare_moments_of_mil_deals_fit_the_screen(
     assert all(v > 0 for v in seen.values()), seen
     assert autoplay.problems(page) == []
     assert page.js_errors == []
+
+
+#: a name with no space, longer than the sheet's Contract column at 1280 px
+LONG_NAME = "Maximiliano1987"
+#: a script: per score-sheet part, the cells where it shows on more than one line or sticks
+#: out of its cell (a deal's number "1" over "0", a name broken "Maximil / iano1987", a
+#: word "distrib / uição"), and the names and words cut short
+SHEET_PARTS = """() => {
+  const rangeLines = (r) => {
+    const tops = [...r.getClientRects()].filter((x) => x.width > 0).map((x) => Math.round(x.top));
+    return new Set(tops).size; };
+  const lines = (el) => { const r = document.createRange(); r.selectNodeContents(el);
+    return rangeLines(r); };
+  // the lines of a cell's first word (the declarer's name)
+  const nameLines = (td) => { const node = document.createTreeWalker(td, NodeFilter.SHOW_TEXT)
+      .nextNode();
+    const r = document.createRange(); r.setStart(node, 0);
+    r.setEnd(node, node.textContent.split(' ')[0].length); return rangeLines(r); };
+  const right = (el) => el.getBoundingClientRect().right;
+  const out = (el) => right(el) > right(el.closest('td')) + 0.5;
+  const sheet = document.querySelector('[data-testid="sheet"]');
+  const all = (sel) => [...sheet.querySelectorAll(sel)];
+  const numbers = all('[data-testid="sheet-row"] td:first-child');
+  const words = all('.word');
+  const cut = words.filter((e) => e.scrollWidth > e.clientWidth);
+  return {
+    rows: numbers.length,
+    number: numbers.filter((e) => lines(e) > 1 || e.scrollWidth > e.clientWidth)
+      .map((e) => e.textContent),
+    value: all('.num, .total, .delta').filter((e) => lines(e) > 1 || out(e))
+      .map((e) => e.textContent),
+    name: all('[data-testid="sheet-row"] td:nth-child(2)').filter((e) => nameLines(e) > 1)
+      .map((e) => e.textContent).concat(words.filter((e) => lines(e) > 1).map((e) => e.title)),
+    cut: cut.map((e) => [e.title, e.textContent, getComputedStyle(e).textOverflow]),
+  };
+}"""
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 800), (390, 844)])
+def test_a_long_score_sheet_keeps_numbers_and_names_whole(
+    new_page, live_server, artifacts, width, height
+) -> None:
+    """Deal 10 on, the sheet's "#" wrote its numbers on two lines, and a name without a space
+    broke inside the word in the Contract column: a sheet of 12, then 105 deals."""
+    page = new_page(locale="pt-PT", width=width, height=height)
+    start_game(page, live_server.url, "mil-club", name="Ana")
+    feed = Feeder(page)
+    g = new_game("mil", "club", seed=1, players=[LONG_NAME, "Bruno", "Carla"])
+    rng = random.Random(1)
+    for deals in (12, 105):
+        while len(g.view(0)["sheet"]) < deals:
+            g.apply(rng.choice(g.legal_actions()))
+        feed.show(g.view(0))
+        page.locator(tid("sheet-scroll")).evaluate("(e) => { e.scrollTop = 0; }")
+        shot(page, artifacts, f"sheet-{deals}-deals-{width}x{height}")
+        # the Contract column says the whole of each deal (only the look of it is cut)
+        players = g.view(0)["players"]
+        wanted = [
+            "nova distribuição"
+            if r["annulled"]
+            else f"{players[r['declarer']]} {r['bid']} · rospis"
+            if r["rospis"]
+            else f"{players[r['declarer']]} {r['contract']}"
+            for r in g.view(0)["sheet"]
+        ]
+        contracts = page.locator(f"{tid('sheet')} {tid('sheet-row')} td:nth-child(2)")
+        assert contracts.all_text_contents() == wanted
+        parts = page.evaluate(SHEET_PARTS)
+        assert parts["rows"] == deals
+        assert parts["number"] == [] and parts["value"] == [] and parts["name"] == [], parts
+        # a name or word cut short says so (an ellipsis) and is whole in its title
+        cut = parts["cut"]
+        assert all(title == text and end == "ellipsis" for title, text, end in cut), cut
+        assert LONG_NAME in {title for title, _, _ in cut}, cut  # (it is longer than its column)
+    assert page.js_errors == []

@@ -1,6 +1,8 @@
 """A player's page: on a phone (390x844) the statistics of a Mil player fill nine columns,
 wider than the screen; they scroll sideways in their own box (they were cut off at the
-window's edge, the last columns out of reach). After one rated game its words are singular."""
+window's edge, the last columns out of reach). On a desktop (1280x800) the window is wide
+enough for them, and so is the Statistics window. After one rated game its words are
+singular."""
 
 from __future__ import annotations
 
@@ -57,6 +59,31 @@ def test_the_statistics_scroll_sideways_on_a_phone(new_page, live_server, artifa
     assert box.get_attribute("tabindex") == "0"
     widths = box.evaluate("(e) => [e.scrollWidth, e.clientWidth]")
     assert widths[0] > widths[1], widths
+    assert page.js_errors == []
+
+
+#: a script: each sideways-scrolling box of the open windows, [its width, its table's]
+WIDE_BOXES = """() => [...document.querySelectorAll('dialog[open] .widetable')]
+  .map((b) => [b.clientWidth, b.scrollWidth])"""
+
+
+def test_the_statistics_fit_a_desktop_window(new_page, live_server, artifacts) -> None:  # type: ignore[no-untyped-def]
+    """At 1280 px Mil's columns (699 px) were cut in a 634 px box, the last one ("Pérdida
+    media por mano") out of sight: the player page and the Statistics window show them whole."""
+    page = new_page(locale="es-ES", width=1280, height=800)
+    show_player(page, live_server.url, PLAYER)
+    page.locator(f"{tid('player')}[open] {tid('stats-mil')} table").wait_for()
+    shot(page, artifacts, "player-page-desktop-es")
+    boxes = page.evaluate(WIDE_BOXES)
+    assert boxes and all(table <= box for box, table in boxes), boxes
+    page.click(tid("close-player"))
+    page.route("**/api/stats?*", lambda route: route.fulfill(json=[MIL]))
+    page.evaluate("() => localStorage.setItem('tapete.name', 'Rosário')")
+    page.click(tid("open-stats"))
+    page.locator(f"{tid('stats')}[open] {tid('stats-mil')} table").wait_for()
+    shot(page, artifacts, "stats-desktop-es")
+    boxes = page.evaluate(WIDE_BOXES)
+    assert boxes and all(table <= box for box, table in boxes), boxes
     assert page.js_errors == []
 
 

@@ -40,11 +40,12 @@ def _round(n: float) -> float:
 
 
 def _fmt(n: float, lang: str = "pt") -> str:
-    """A rating as the page writes it in ``lang`` (rounded, then ``dom.fmt``: a decimal
-    comma in Portuguese and Spanish, a point in English)."""
+    """A rating as the page writes it in ``lang`` (rounded, then ``dom.fmtMinus``: a decimal
+    comma in Portuguese and Spanish, a point in English, a true minus as the change's)."""
     r = _round(n)
-    text = str(int(r)) if r == int(r) else f"{r:.1f}"
-    return text if lang == "en" else text.replace(".", ",")
+    text = str(int(abs(r))) if r == int(r) else f"{abs(r):.1f}"
+    text = text if lang == "en" else text.replace(".", ",")
+    return f"\u2212{text}" if r < 0 else text
 
 
 def _change(n: float) -> str:

@@ -9,9 +9,7 @@ from urllib.parse import parse_qs, urlparse
 
 from browser_helpers import sign_up, tid
 
-HINT = (
-    "Ainda não há nome: jogue uma partida, entre na sua conta ou escreva o nome de quem quer ver."
-)
+HINT = "Ainda não há nome: jogue um jogo, entre na sua conta ou escreva o nome de quem quer ver."
 
 
 def _stats_names(requests: list[str]) -> list[str]:

@@ -367,29 +367,79 @@ def test_casa_shows_no_attempts_no_bolts_and_says_monte(new_page, live_server) -
 # --- defect 10: cards with their gender ----------------------------------------------------
 
 
+def _hint_on(page: Any) -> Any:
+    """A function showing a hint on ``page`` (at a Mil give position) in a language:
+    hint(lang, action, key, args) -> the hint's text."""
+
+    def hint(lang: str, action: dict[str, Any], key: str, args: dict[str, Any]) -> str:
+        page.click(tid(f"lang-{lang}"))
+        page.wait_for_function("([l]) => document.documentElement.lang === l", arg=[lang])
+        page.evaluate(
+            """([a, k, r]) => window.tapete.receive({type: 'hint', action: a, reason_key: k,
+                 reason_args: r})""",
+            [action, key, args],
+        )
+        return page.inner_text(tid("hint-text"))
+
+    return hint
+
+
 def test_hints_give_cards_their_gender(new_page, live_server) -> None:
     page = new_page(locale="es-ES")
     start_game(page, live_server.url, "mil-club", levels=("random", "random"))
     g = find("mil", "club", lambda g: "give" in _types(g), MIL_PLAYERS)
     Feeder(page).show(g.view(0))
+    show = _hint_on(page)
 
-    def hint(card: str, key: str, lang: str) -> str:
-        page.click(tid(f"lang-{lang}"))
-        page.wait_for_function("([l]) => document.documentElement.lang === l", arg=[lang])
-        page.evaluate(
-            """([c, k]) => window.tapete.receive({type: 'hint',
-                 action: {type: 'give', card: c, to: 1}, reason_key: k,
-                 reason_args: {card: c, value: 120, pct: '80 %'}})""",
-            [card, key],
-        )
-        return page.inner_text(tid("hint-text"))
+    def give(card: str, lang: str) -> str:
+        args = {"card": card, "value": 120, "pct": "80 %"}
+        return show(lang, {"type": "give", "card": card, "to": 1}, "give_likely", args)
 
-    assert "Da la Q♠: sin ella cumples 120" in hint("QS", "give_likely", "es")
-    assert "Da el K♠: sin él cumples 120" in hint("KS", "give_likely", "es")
-    assert "Da la J♦: sin ella" in hint("JD", "give_likely", "es")
-    assert "Dê a Q♠: sem ela" in hint("QS", "give_likely", "pt")
-    assert "Dê o J♠: sem ele" in hint("JS", "give_likely", "pt")
-    assert "Give the Q♠" in hint("QS", "give_likely", "en")
+    def lead(card: str, lang: str) -> str:
+        return show(lang, {"type": "play", "card": card}, "lead_card", {"card": card})
+
+    # the pronouns after the move ("Give the Q♠" is the move's own words: see below)
+    assert "Sin ella cumples 120" in give("QS", "es")
+    assert "Sin él cumples 120" in give("KS", "es")
+    assert "Sem ela" in give("QS", "pt")
+    assert "Sem ele" in give("JS", "pt")
+    # the articles, in a reason that is the move itself
+    assert lead("QS", "es") == "Pista: sal con la Q♠."
+    assert lead("KS", "es") == "Pista: sal con el K♠."
+    assert lead("JD", "es") == "Pista: sal con la J♦."
+    assert lead("QS", "pt") == "Dica: saia com a Q♠."
+    assert lead("JS", "pt") == "Dica: saia com o J♠."
+    assert lead("QS", "en") == "Hint: lead the Q♠."
+
+
+def test_a_hint_says_its_move_once(new_page, live_server) -> None:
+    """The reasons begin with the move, which the hint's head said already: "Dica: passe.
+    Passe: a sua mão é fraca demais…" read the verb twice."""
+    page = new_page(locale="pt-PT")
+    start_game(page, live_server.url, "mil-club", levels=("random", "random"))
+    g = find("mil", "club", lambda g: "give" in _types(g), MIL_PLAYERS)
+    Feeder(page).show(g.view(0))
+    show = _hint_on(page)
+    passing = {"type": "pass"}
+    # "Move: why": the head's move, then the why
+    text = show("pt", passing, "pass_weak", {"value": 105})
+    assert text == "Dica: passe. A sua mão é fraca demais para jogar por 105.", text
+    text = show("en", passing, "pass_weak", {"value": 105})
+    assert text == "Hint: pass. Your hand is too weak to play for 105.", text
+    # (its own words name the receiver of a give, which the reason does not)
+    give = {"type": "give", "card": "QS", "to": 1}
+    text = show("es", give, "give_spare", {"card": "QS"})
+    assert text.startswith("Pista: da ") and text.endswith(
+        " a Bruno. Una carta de la que puedes prescindir."
+    ), text
+    # a reason that is the move in full, said once
+    play = {"type": "play", "card": "QS"}
+    text = show("en", play, "take_points", {"card": "QS", "points": 13})
+    assert text == "Hint: take the trick with the Q♠ (13 points on it).", text
+    # a reason that does not say the move comes after it
+    text = show("en", passing, "only_legal", {})
+    assert text == "Hint: pass. The only legal move.", text
+    assert page.js_errors == []
 
 
 # --- the running count of the player's own points in Mil ------------------------------------

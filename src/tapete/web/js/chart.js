@@ -8,8 +8,11 @@ import { t, tMaybe } from "./i18n.js";
 const NS = "http://www.w3.org/2000/svg";
 const COLORS = ["#1565c0", "#c62828", "#2e7d32", "#6a1b9a"];
 const W = 560;
-const H = 220;
-const PAD = { left: 44, right: 12, top: 12, bottom: 26 };
+const H = 240;
+// the legend has a band of its own above the plot (drawn inside it, on the target line, the
+// lines and barrel marks near the target covered the names)
+const LEGEND_Y = 6;
+const PAD = { left: 44, right: 12, top: 32, bottom: 26 };
 
 export function el(tag, attrs = {}, text = null) {
   const e = document.createElementNS(NS, tag);
@@ -53,17 +56,25 @@ export function scoreChart(v, key) {
         "data-testid": `chart-barrel-${s}` }, null));
     });
   });
-  const legend = el("g", { class: "legend" });
-  players.forEach((name, s) => {
-    const lx = PAD.left + 8 + s * 130;
-    legend.append(el("rect", { x: lx, y: PAD.top, width: 12, height: 4, fill: COLORS[s % COLORS.length] }));
-    legend.append(el("text", { x: lx + 16, y: PAD.top + 6 }, name));
-  });
-  if (rows.some((r) => (r.in_barrel || []).some(Boolean))) {
-    const lx = PAD.left + 8 + players.length * 130;
-    legend.append(el("rect", { x: lx, y: PAD.top, width: 7, height: 7, fill: "#555" }));
-    legend.append(el("text", { x: lx + 11, y: PAD.top + 7 }, t("barrel")));
-  }
-  svg.append(legend);
+  svg.append(legendBand(players, rows.some((r) => (r.in_barrel || []).some(Boolean))));
   return svg;
+}
+
+// the legend in one row above the plot: each player's colour and name (a long one cut, so that
+// four entries fit the width: about 7 units a letter), then the barrel's square when used
+const LEGEND_NAME = 14;
+function legendBand(players, barrel) {
+  const legend = el("g", { class: "legend" });
+  let lx = PAD.left + 8;
+  players.forEach((name, s) => {
+    const shown = name.length > LEGEND_NAME ? `${name.slice(0, LEGEND_NAME - 1)}…` : name;
+    legend.append(el("rect", { x: lx, y: LEGEND_Y + 4, width: 12, height: 4, fill: COLORS[s % COLORS.length] }));
+    legend.append(el("text", { x: lx + 16, y: LEGEND_Y + 10 }, shown));
+    lx += 16 + 7 * shown.length + 20;
+  });
+  if (barrel) {
+    legend.append(el("rect", { x: lx, y: LEGEND_Y + 3, width: 7, height: 7, fill: "#555" }));
+    legend.append(el("text", { x: lx + 11, y: LEGEND_Y + 10 }, t("barrel")));
+  }
+  return legend;
 }

@@ -31,6 +31,10 @@ export const fmt = (n) => (typeof n === "number"
     : n.toLocaleString(pageLang(), { minimumFractionDigits: 1, maximumFractionDigits: 1, useGrouping: false }))
   : String(n ?? "—"));
 
+// a number whose sign is read beside a change's (a rating): a negative one with the true minus
+// sign (U+2212) the changes have, "−1,8 (−1,8)" rather than "-1,8 (−1,8)"
+export const fmtMinus = (n) => (typeof n === "number" && n < 0 ? `\u2212${fmt(-n)}` : fmt(n));
+
 // a number the server wrote as text ("+1.2", "-0.4": a hint's argument) with the page
 // language's decimal sign; any other text as it is
 export const decimalText = (text) => (/^[+-]?\d+\.\d+$/.test(text)

@@ -12,7 +12,7 @@ import { t } from "./i18n.js";
 import { kindOf, standingOf } from "./kinds.js";
 import { scoreChart } from "./chart.js";
 import { api } from "./session.js";
-import { poolLabel, round } from "./player.js";
+import { poolLabel, ratingText, round } from "./player.js";
 
 const signed = (n) => (n > 0 ? `+${fmt(n)}` : n < 0 ? `\u2212${fmt(-n)}` : "±0");
 
@@ -35,9 +35,9 @@ function ratingsBox(body) {
     h("ul", {}, body.seats.map((r) => {
       const change = round(r.change);
       const changeText = change > 0 ? t("rating_up", { n: fmt(change) }) : change < 0 ? t("rating_down", { n: fmt(-change) }) : t("rating_same");
-      const label = t("over_rating_label", { name: r.name, rating: fmt(round(r.ordinal)), change: changeText }) + (r.provisional ? `, ${t("provisional")}` : "");
+      const label = t("over_rating_label", { name: r.name, rating: ratingText(r.ordinal), change: changeText }) + (r.provisional ? `, ${t("provisional")}` : "");
       return h("li", { testid: `over-rating-${r.seat}`, "aria-label": label },
-        h("strong", {}, r.name), " ", h("span", { testid: "over-rating-value" }, fmt(round(r.ordinal))), " ",
+        h("strong", {}, r.name), " ", h("span", { testid: "over-rating-value" }, ratingText(r.ordinal)), " ",
         h("span", { class: change > 0 ? "up" : change < 0 ? "down" : "", testid: "over-rating-change" }, `(${signed(change)})`),
         r.provisional ? [" ", h("span", { class: "chip provisional", title: t("provisional_note") }, t("provisional"))] : null);
     })));

@@ -18,8 +18,29 @@ export function takeHint(msg) {
 
 export function hintBox() {
   if (!S.hint) return null;
-  return h("div", { class: "hintbox", testid: "hint-text", role: "note" },
-    h("strong", {}, t("hint_is", { action: actionText(S.hint.action, null, "do") })), " ", hintReason(S.hint));
+  const [head, why] = hintLine(S.hint);
+  return h("div", { class: "hintbox", testid: "hint-text", role: "note" }, h("strong", {}, head), why ? [" ", why] : null);
+}
+
+// the reasons that do not say the move ("The only legal move."): told after it
+const GENERIC = new Set(["only_legal", "first_legal", "safe_legal", "no_suggestion"]);
+const upperFirst = (text) => text.charAt(0).toLocaleUpperCase(S.lang) + text.slice(1);
+const lowerFirst = (text) => text.charAt(0).toLocaleLowerCase(S.lang) + text.slice(1);
+
+// the hint with its move said once: the other reasons begin with the move ("Pass: your hand is
+// too weak…", "Lead the Q♠."), and the line said it twice ("Hint: pass. Pass: your hand…").
+// "Move: why" keeps the move's own words (they name a give's receiver) and adds only the why;
+// a reason that is the move in full ("Take the trick with the Q♠ (10 points on it).") is the
+// move, unless it leaves out the move's card ("Give a card you can spare.")
+function hintLine(hint) {
+  const head = t("hint_is", { action: actionText(hint.action, null, "do") });
+  const reason = hintReason(hint);
+  if (typeof hint.key !== "string" || GENERIC.has(hint.key) || !reason) return [head, reason];
+  const colon = reason.indexOf(": ");
+  if (colon > 0) return [head, upperFirst(reason.slice(colon + 2))];
+  const card = hint.action?.card;
+  if (card && !reason.includes(cardShort(card))) return [head, reason];
+  return [t("hint_is", { action: lowerFirst(reason.replace(/\.$/, "")) }), null];
 }
 
 // a card with its article and pronouns in the language's gender for its rank (es: "la Q♠",

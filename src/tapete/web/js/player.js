@@ -3,7 +3,7 @@
 // each again and to download its record, and the abandonments. Pools are the Ranking's
 // boards (kinds.js), so their names come from the registry too.
 
-import { fmt, h, hideDialog, openDialog } from "./dom.js";
+import { fmtMinus, h, hideDialog, openDialog } from "./dom.js";
 import { t, tCount } from "./i18n.js";
 import { profileLabel, rankingBoards } from "./kinds.js";
 import { api } from "./session.js";
@@ -33,12 +33,12 @@ export function ratingChart(history) {
   const hi = Math.max(...pts);
   const x = (i) => PAD.left + (i * (W - PAD.left - PAD.right)) / Math.max(1, pts.length - 1);
   const y = (n) => PAD.top + ((hi - n) * (H - PAD.top - PAD.bottom)) / (hi - lo || 1);
-  const label = tCount("rating_chart", history.length, { n: history.length, from: fmt(round(pts[0])), to: fmt(round(pts.at(-1))) });
+  const label = tCount("rating_chart", history.length, { n: history.length, from: ratingText(pts[0]), to: ratingText(pts.at(-1)) });
   const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "aria-label": label, "data-testid": "rating-chart" });
   svg.append(el("title", {}, label));
   svg.append(el("line", { x1: PAD.left, x2: W - PAD.right, y1: H - PAD.bottom, y2: H - PAD.bottom, class: "axis" }));
-  svg.append(el("text", { x: PAD.left - 4, y: y(hi) + 4, "text-anchor": "end" }, fmt(round(hi))));
-  if (hi !== lo) svg.append(el("text", { x: PAD.left - 4, y: y(lo) + 4, "text-anchor": "end" }, fmt(round(lo))));
+  svg.append(el("text", { x: PAD.left - 4, y: y(hi) + 4, "text-anchor": "end" }, ratingText(hi)));
+  if (hi !== lo) svg.append(el("text", { x: PAD.left - 4, y: y(lo) + 4, "text-anchor": "end" }, ratingText(lo)));
   svg.append(el("text", { x: (PAD.left + W) / 2, y: H - 6, "text-anchor": "middle", class: "caption" }, t("rating_chart_games")));
   svg.append(el("polyline", { points: pts.map((n, i) => `${x(i).toFixed(1)},${y(n).toFixed(1)}`).join(" "),
     fill: "none", stroke: "#1565c0", "stroke-width": 2, "data-points": pts.length }));
@@ -46,14 +46,16 @@ export function ratingChart(history) {
   return svg;
 }
 
-// a rating as the pages show it: one decimal (the player page and the game-over window)
+// a rating as the pages show it: one decimal (the player page and the game-over window), a
+// negative one with the minus sign of the changes shown beside it
 export const round = (n) => Math.round(n * 10) / 10;
+export const ratingText = (n) => fmtMinus(round(n));
 
 function ratingsBox(ratings) {
   if (!ratings.length) return h("p", { class: "note" }, t("ratings_none"));
   return ratings.map((r) => h("section", { testid: `rating-${r.pool}` },
     h("h4", {}, poolLabel(r.pool)),
-    h("p", {}, tCount("rating_line", r.games, { rating: fmt(round(r.ordinal)), games: r.games }), " ",
+    h("p", {}, tCount("rating_line", r.games, { rating: ratingText(r.ordinal), games: r.games }), " ",
       r.provisional ? h("span", { class: "chip provisional", title: t("provisional_note") }, t("provisional")) : null),
     ratingChart(r.history || [])));
 }

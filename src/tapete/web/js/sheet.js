@@ -11,6 +11,14 @@ import { logBox } from "./history.js";
 // on the newest row unless the player scrolled up to read older ones
 const sheetScroll = (table) => h("div", { class: "sheetwrap", testid: "sheet-scroll", tabindex: "0", role: "region", "aria-label": t("sheet") }, table);
 
+// a word in a narrow column (a name, "distribuição"): on one line, cut with an ellipsis when
+// longer than the column (whole in its title), never broken inside ("QAcas / a500")
+const word = (text) => h("span", { class: "word", title: text }, text);
+// words that wrap at their spaces, each one whole or cut as above ("nova / distribu…")
+const words = (text) => text.split(" ").flatMap((w, i) => (i ? [" ", word(w)] : [word(w)]));
+// a number of the sheet (a deal's number, a bid, a score), never split over two lines
+const num = (n) => h("span", { class: "num" }, fmt(n));
+
 // each player's total with the deal's change, barrel and bolt marks (rows with `scores`)
 export function scoreSheet(v) {
   const side = h("aside", { class: "side" });
@@ -32,9 +40,9 @@ export function scoreTable(v, rows = v.sheet || [], nameOf = playerName, testid 
   const body = h("tbody");
   rows.forEach((r, i) => {
     let what;
-    if (r.annulled) what = t("annulled");
-    else if (r.rospis) what = `${nameOf(r.declarer)} ${r.bid} · ${t("rospis")}`;
-    else what = `${nameOf(r.declarer)} ${r.contract}`;
+    if (r.annulled) what = words(t("annulled"));
+    else if (r.rospis) what = [word(nameOf(r.declarer)), " ", num(r.bid), " · ", ...words(t("rospis"))];
+    else what = [word(nameOf(r.declarer)), " ", num(r.contract)];
     const scores = r.scores || [];
     body.append(h("tr", { testid: "sheet-row" },
       h("td", {}, String(i + 1)), h("td", {}, what),
@@ -44,9 +52,11 @@ export function scoreTable(v, rows = v.sheet || [], nameOf = playerName, testid 
         // attempts only where the profile counts them (the view's barrel_attempts_max)
         if (r.in_barrel?.[s]) marks.push(v.barrel_attempts_max ? `${t("barrel_mark")}${r.barrel_attempts?.[s] ?? 0}` : t("barrel_mark"));
         if (r.bolts?.[s]) marks.push(`⚡${r.bolts[s]}`);
+        // (the spaces between the parts are where a narrow column wraps: outside the spans,
+        // which keep each number whole)
         return h("td", {}, h("span", { class: "total" }, fmt(scores[s])),
-          r.annulled ? null : h("span", { class: `delta ${d < 0 ? "neg" : ""}` }, ` (${d >= 0 ? "+" : ""}${fmt(d)})`),
-          marks.length ? h("span", { class: "marks" }, ` ${marks.join(" ")}`) : null);
+          r.annulled ? null : [" ", h("span", { class: `delta ${d < 0 ? "neg" : ""}` }, `(${d >= 0 ? "+" : ""}${fmt(d)})`)],
+          marks.length ? [" ", h("span", { class: "marks" }, marks.join(" "))] : null);
       })));
   });
   table.append(body);
@@ -81,7 +91,7 @@ export function matchTable(v, rows = v.sheet || [], nameOf = playerName, testid 
   const body = h("tbody");
   rows.forEach((r, i) => {
     body.append(h("tr", { testid: "sheet-row" }, h("td", {}, String(i + 1)),
-      h("td", {}, isNone(r.winner) ? t("tie") : `${nameOf(r.winner)} · ${t(`why_${r.reason}`)}`),
+      h("td", {}, isNone(r.winner) ? t("tie") : [word(nameOf(r.winner)), " · ", ...words(t(`why_${r.reason}`))]),
       h("td", {}, `+${r.game_points ?? 0} (${(r.match || []).join("–")})`),
       h("td", {}, (r.points || []).join("–"))));
   });

@@ -2,7 +2,7 @@
 // board per game and target, from kinds.js) and beside it the rating leaderboards (one pool
 // per board: GET /api/ratings/{board id}).
 
-import { dialog, fmt, h, hideDialog, isNone, openDialog, replaceKeepingFocus } from "./dom.js";
+import { dialog, fmt, fmtMinus, h, hideDialog, isNone, openDialog, replaceKeepingFocus } from "./dom.js";
 import { S, STORE_NAME, screen } from "./state.js";
 import { t, tMaybe } from "./i18n.js";
 import { kindOf, rankingBoards } from "./kinds.js";
@@ -127,7 +127,7 @@ function leaderboardTable(rows) {
       h("td", {}, String(r.place)),
       h("td", {}, h("button", { type: "button", class: "linkish", testid: `leader-${r.name}`, "aria-label": t("my_page", { name: r.name }),
         onclick: () => screen.player(r.name) }, r.name)),
-      h("td", {}, fmt(Math.round(r.ordinal * 10) / 10), " ",
+      h("td", {}, fmtMinus(Math.round(r.ordinal * 10) / 10), " ",
         r.provisional ? h("span", { class: "chip provisional", title: t("provisional_note") }, t("provisional")) : null),
       h("td", {}, String(r.games))))));
 }
