@@ -13,7 +13,7 @@ from bots_helpers import random_positions
 
 from tapete.bots import make_bot, registry, suggest
 from tapete.bots.mil.search import PLAY_REASONS
-from tapete.bots.reasons import REASONS, SAMPLED_AVG, Reason, placeholders
+from tapete.bots.reasons import REASONS, SAMPLED_AVG, SAMPLED_AVG_WHY, WHYS, Reason, placeholders
 from tapete.cards import parse_card
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "tapete"
@@ -77,6 +77,45 @@ def test_every_reason_is_translated_with_the_same_placeholders(lang: str) -> Non
         assert placeholders(strings[k]) == placeholders(template), (lang, k)
 
 
+#: the reasons that do not say the move: their why is the whole sentence
+GENERIC = ("only_legal", "first_legal", "safe_legal", "no_suggestion")
+#: the reasons that are only their move: no why
+MOVE_ONLY = {"keep", "exchange", "lead_card", "play_on_lead"}
+
+
+def test_the_whys_are_the_reasons_without_their_move() -> None:
+    assert set(WHYS) <= set(REASONS)
+    assert set(REASONS) - set(WHYS) == MOVE_ONLY
+    for key in GENERIC:
+        assert WHYS[key] == REASONS[key], key
+    for key, why in WHYS.items():
+        # (the arguments the client gets are those of the reason's template)
+        assert placeholders(why) <= placeholders(REASONS[key]), key
+    assert placeholders(SAMPLED_AVG_WHY) == {"sampled_avg"}
+
+
+def test_en_json_holds_the_whys() -> None:
+    en = json.loads(I18N["en"].read_text(encoding="utf-8"))
+    whys = {k: v for k, v in en.items() if k.startswith("hint_why_")}
+    assert whys == {
+        f"hint_why_{k}": t for k, t in [*WHYS.items(), ("sampled_avg", SAMPLED_AVG_WHY)]
+    }
+
+
+@pytest.mark.parametrize("lang", sorted(I18N))
+def test_every_why_is_translated_as_a_whole_sentence(lang: str) -> None:
+    strings = json.loads(I18N[lang].read_text(encoding="utf-8"))
+    wanted = {f"hint_why_{k}": t for k, t in [*WHYS.items(), ("sampled_avg", SAMPLED_AVG_WHY)]}
+    assert {k for k in strings if k.startswith("hint_why_")} == set(wanted)
+    for k, english in wanted.items():
+        why = strings[k]
+        # said after the move ("Hint: pass. Your hand is too weak…"): a sentence of its own
+        assert why[0].isupper() and why.endswith(".") and not why.endswith(".."), (lang, k)
+        assert placeholders(why) == placeholders(english), (lang, k)
+    for key in GENERIC:
+        assert strings[f"hint_why_{key}"] == strings[f"hint_reason_{key}"], (lang, key)
+
+
 def test_the_protocol_lists_the_reason_keys() -> None:
     text = (SRC.parents[1] / "docs" / "dev" / "protocol.md").read_text(encoding="utf-8")
     start = text.index("`web/i18n/en.json`): ")
@@ -134,6 +173,25 @@ def test_reason_examples() -> None:
     assert hash(r) == hash(Reason("play_on_lead", {"lead": "AD", "card": "9D"}, sampled_avg=-0.4))
 
 
+def test_why_examples() -> None:
+    assert Reason("pass_weak", {"value": 105}).why() == "Your hand is too weak to play for 105."
+    r = Reason("take_points", {"card": "QS", "points": 13})
+    assert r.why() == "It takes the trick and its 13 points."
+    assert Reason("give_any").why() == "A card you can spare."
+    r = Reason("give_likely", {"card": "QS", "value": 120, "pct": 0.8})
+    assert r.why() == "With it gone you make 120 in 80% of the likely deals."
+    assert Reason("trump_lead", {"card": "9H", "lead": "AS"}).why() == "It trumps the A♠."
+    assert Reason("only_legal").why() == "The only legal move."
+    assert Reason("keep").why() is None
+    r = Reason("close_reach").with_sampled_avg(0.8)
+    assert (
+        r.why()
+        == "You can reach 66 with your cards (+0.8 game points on average over sampled deals)."
+    )
+    r = Reason("lead_card", {"card": "TS"}, sampled_avg=-0.4)
+    assert r.why() == "It averages -0.4 game points over sampled deals."
+
+
 def test_a_reason_without_its_template_cannot_be_built() -> None:
     with pytest.raises(ValueError, match="no hint reason template"):
         Reason("not_a_key")
@@ -149,8 +207,12 @@ def test_a_reason_without_its_template_cannot_be_built() -> None:
         r.args["card"] = "KH"  # type: ignore[index]
 
 
-def _client_text(strings: dict[str, str], key: str, args: dict[str, str]) -> str:
-    """What web/app.js (``hintReason``) shows for ``reason_key`` and ``reason_args``."""
+def _client_text(
+    strings: dict[str, str], key: str, args: dict[str, str], which: str = "reason"
+) -> str | None:
+    """What web/js/hints.js shows for ``reason_key`` and ``reason_args``: the reason
+    (``hintReason``), or with ``which="why"`` the why after the move (``hintWhy``; ``None``
+    for nothing)."""
     shown = {}
 
     def pick(name: str, card: str) -> str:  # hints.js: the rank's own string, else the plain one
@@ -173,7 +235,13 @@ def _client_text(strings: dict[str, str], key: str, args: dict[str, str]) -> str
     def fill(template: str, values: dict[str, str]) -> str:
         return re.sub(r"\{(\w+)\}", lambda m: values[m.group(1)], template)
 
-    text = fill(strings[f"hint_reason_{key}"], shown)
+    template = strings.get(f"hint_{which}_{key}")
+    if template is None:  # (a why) a reason that is only its move: its average, if any
+        assert which == "why", key
+        if "sampled_avg" not in args:
+            return None
+        return fill(strings["hint_why_sampled_avg"], {"sampled_avg": args["sampled_avg"]})
+    text = fill(template, shown)
     if "sampled_avg" in args:
         text = fill(
             strings["hint_reason_sampled_avg"],
@@ -204,6 +272,10 @@ def test_the_bots_explain_with_reasons_a_client_renders_back(
         # the server sends str(reason) and (key, wire args): the client shows the same sentence
         assert _client_text(en, reason.key, wire) == str(reason)
         assert "{" not in str(reason) and str(reason).endswith(".")
+        # and the why alone, said after the move
+        why = reason.why()
+        assert _client_text(en, reason.key, wire, "why") == why
+        assert why is None or ("{" not in why and why.endswith(".") and why[0].isupper())
         keys.add(reason.key)
     assert len(keys) > 3
 

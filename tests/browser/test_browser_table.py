@@ -369,15 +369,17 @@ def test_casa_shows_no_attempts_no_bolts_and_says_monte(new_page, live_server) -
 
 def _hint_on(page: Any) -> Any:
     """A function showing a hint on ``page`` (at a Mil give position) in a language:
-    hint(lang, action, key, args) -> the hint's text."""
+    hint(lang, action, key, args, reason=None) -> the hint's text."""
 
-    def hint(lang: str, action: dict[str, Any], key: str, args: dict[str, Any]) -> str:
+    def hint(
+        lang: str, action: dict[str, Any], key: str, args: dict[str, Any], reason: str | None = None
+    ) -> str:
         page.click(tid(f"lang-{lang}"))
         page.wait_for_function("([l]) => document.documentElement.lang === l", arg=[lang])
         page.evaluate(
-            """([a, k, r]) => window.tapete.receive({type: 'hint', action: a, reason_key: k,
-                 reason_args: r})""",
-            [action, key, args],
+            """([a, k, r, s]) => window.tapete.receive({type: 'hint', action: a, reason_key: k,
+                 reason_args: r, reason: s})""",
+            [action, key, args, reason],
         )
         return page.inner_text(tid("hint-text"))
 
@@ -395,26 +397,35 @@ def test_hints_give_cards_their_gender(new_page, live_server) -> None:
         args = {"card": card, "value": 120, "pct": "80 %"}
         return show(lang, {"type": "give", "card": card, "to": 1}, "give_likely", args)
 
-    def lead(card: str, lang: str) -> str:
-        return show(lang, {"type": "play", "card": card}, "lead_card", {"card": card})
+    def trump(lead: str, lang: str) -> str:
+        args = {"card": "9H", "lead": lead}
+        return show(lang, {"type": "play", "card": "9H"}, "trump_lead", args)
 
-    # the pronouns after the move ("Give the Q♠" is the move's own words: see below)
+    def unbeatable(card: str, lang: str) -> str:
+        args = {"card": card}
+        return show(lang, {"type": "play", "card": card}, "take_unbeatable", args)
+
+    # the pronouns in the why after the move
     assert "Sin ella cumples 120" in give("QS", "es")
     assert "Sin él cumples 120" in give("KS", "es")
     assert "Sem ela" in give("QS", "pt")
     assert "Sem ele" in give("JS", "pt")
-    # the articles, in a reason that is the move itself
-    assert lead("QS", "es") == "Pista: sal con la Q♠."
-    assert lead("KS", "es") == "Pista: sal con el K♠."
-    assert lead("JD", "es") == "Pista: sal con la J♦."
-    assert lead("QS", "pt") == "Dica: saia com a Q♠."
-    assert lead("JS", "pt") == "Dica: saia com o J♠."
-    assert lead("QS", "en") == "Hint: lead the Q♠."
+    assert unbeatable("QS", "es").endswith(" Se lleva la baza: nadie puede superarla.")
+    assert unbeatable("KS", "es").endswith(" Se lleva la baza: nadie puede superarlo.")
+    assert unbeatable("QS", "pt").endswith(" Ganha a vaza: ninguém a pode bater.")
+    # the articles
+    assert trump("QS", "es") == "Pista: echa Nueve de corazones. Falla la Q♠."
+    assert trump("KS", "es") == "Pista: echa Nueve de corazones. Falla el K♠."
+    assert trump("JD", "es") == "Pista: echa Nueve de corazones. Falla la J♦."
+    assert trump("QS", "pt") == "Dica: jogue Nove de copas. Corta a Q♠."
+    assert trump("JS", "pt") == "Dica: jogue Nove de copas. Corta o J♠."
+    assert trump("QS", "en") == "Hint: play the Nine of hearts. It trumps the Q♠."
 
 
 def test_a_hint_says_its_move_once(new_page, live_server) -> None:
     """The reasons begin with the move, which the hint's head said already: "Dica: passe.
-    Passe: a sua mão é fraca demais…" read the verb twice."""
+    Passe: a sua mão é fraca demais…" read the verb twice. The head says the move, then the
+    why alone (hint_why_<key>)."""
     page = new_page(locale="pt-PT")
     start_game(page, live_server.url, "mil-club", levels=("random", "random"))
     g = find("mil", "club", lambda g: "give" in _types(g), MIL_PLAYERS)
@@ -432,13 +443,40 @@ def test_a_hint_says_its_move_once(new_page, live_server) -> None:
     assert text.startswith("Pista: da ") and text.endswith(
         " a Bruno. Una carta de la que puedes prescindir."
     ), text
-    # a reason that is the move in full, said once
+    text = show("pt", {"type": "give", "to": 1}, "give_any", {})
+    assert text.startswith("Dica: dê uma carta a ") and text.endswith(
+        ". Uma carta que possa dispensar."
+    ), text
+    # a reason that says its why inside the move: the why
     play = {"type": "play", "card": "QS"}
     text = show("en", play, "take_points", {"card": "QS", "points": 13})
-    assert text == "Hint: take the trick with the Q♠ (13 points on it).", text
-    # a reason that does not say the move comes after it
+    assert text == "Hint: play the Queen of spades. It takes the trick and its 13 points.", text
+    text = show("es", play, "take_points", {"card": "QS", "points": 13})
+    assert text == "Pista: echa Reina de picas. Se lleva la baza y sus 13 puntos.", text
+    # a reason that is only its move: the move, and its average over sampled deals if any
+    text = show("en", {"type": "keep"}, "keep", {})
+    assert text == "Hint: keep playing.", text
+    text = show("en", play, "lead_card", {"card": "QS"})
+    assert text == "Hint: play the Queen of spades.", text
+    text = show("es", play, "lead_card", {"card": "QS", "sampled_avg": "+0.8"})
+    assert text == (
+        "Pista: echa Reina de picas. Da de media +0,8 puntos de partida en los repartos simulados."
+    ), text
+    # the average wraps a why as it wraps a reason
+    args = {"card": "QS", "lead": "JS", "sampled_avg": "-0.4"}
+    text = show("en", play, "beat_lead", args)
+    assert text == (
+        "Hint: play the Queen of spades. It beats the J♠ (-0.4 game points on average over"
+        " sampled deals)."
+    ), text
+    # a reason that does not say the move comes after it, in full
     text = show("en", passing, "only_legal", {})
     assert text == "Hint: pass. The only legal move.", text
+    text = show("pt", passing, "no_suggestion", {})
+    assert text == "Dica: passe. Não há sugestão disponível: esta jogada é legal.", text
+    # a key this client does not know: the server's English sentence after the move
+    text = show("es", passing, "a_newer_key", {}, "Pass: a newer reason.")
+    assert text == "Pista: pasa. Pass: a newer reason.", text
     assert page.js_errors == []
 
 

@@ -199,6 +199,12 @@ def test_hint_highlights_the_suggestion(new_page, live_server, artifacts) -> Non
     # the reason is shown in Portuguese (issue 5): every hint comes with its key and arguments
     assert hint.get("key") and isinstance(hint.get("args"), dict), hint
     assert hint["reason"] not in text and "{" not in text, text
+    # the head says the move, then only the why (hint_why_<key>): the whole reason, which
+    # begins with the move, is not said again, unless it is a generic one that does not say it
+    reason = page.evaluate("async (h) => (await import('/static/js/hints.js')).hintReason(h)", hint)
+    generic = hint["key"] in ("only_legal", "first_legal", "safe_legal", "no_suggestion")
+    assert (reason in text) == generic, (reason, text)
+    assert text.count("Dica:") == 1 and text.endswith("."), text
     if hint["action"]["type"] == "play":
         card = hint["action"]["card"]
         assert "hinted" in page.get_attribute(f'{tid("hand")} [data-card="{card}"]', "class")

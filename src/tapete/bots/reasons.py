@@ -17,6 +17,22 @@ final full stop).
 
 :data:`REASONS` holds the English templates; ``en.json`` holds the same strings, ``es.json``
 and ``pt.json`` their translations (tests check the keys and the placeholders).
+
+A reason mostly begins with its move ("Pass: your hand is too weak to play for {value}."), and
+a client that says the move in its own words ("Hint: pass.") shows only the why after it:
+:data:`WHYS` holds it, a whole sentence of its own ("Your hand is too weak to play for
+{value}."; client string ``hint_why_<key>``, see :meth:`Reason.why`), with no placeholder
+that the reason's template lacks. How the keys are cut:
+
+- the generic reasons, which do not say the move (``only_legal``, ``first_legal``,
+  ``safe_legal``, ``no_suggestion``), are their own why: the whole sentence;
+- a reason that is the move and nothing more (``keep``: "Keep the deal."; ``lead_card``) has
+  no why: the move alone is said, followed by :data:`SAMPLED_AVG_WHY` (client string
+  ``hint_why_sampled_avg``) when the reason has ``sampled_avg``;
+- a reason that says its why inside the move keeps that part ("Take the trick with {card_the}
+  ({points} points on it)." -> "It takes the trick and its {points} points.";
+  ``give_any`` -> "A card you can spare.");
+- ``sampled_avg`` wraps a why as it wraps a reason (:data:`SAMPLED_AVG`).
 """
 
 from __future__ import annotations
@@ -29,7 +45,7 @@ from typing import Final
 
 from tapete.cards import SUIT_NAMES, SUITS, Suit
 
-__all__ = ["REASONS", "SAMPLED_AVG", "Reason", "placeholders"]
+__all__ = ["REASONS", "SAMPLED_AVG", "SAMPLED_AVG_WHY", "WHYS", "Reason", "placeholders"]
 
 #: reason key -> the English sentence, ``{name}`` for an argument
 REASONS: Final[dict[str, str]] = {
@@ -150,6 +166,96 @@ REASONS: Final[dict[str, str]] = {
 #: the wrapper of a Mariage search sentence: ``{text}`` is the sentence without its full stop
 SAMPLED_AVG: Final = "{text} ({sampled_avg} game points on average over sampled deals)."
 
+#: reason key -> the English why without the move, a whole sentence (the generic reasons:
+#: the whole sentence; a reason that is only its move has none; see the module's docstring)
+WHYS: Final[dict[str, str]] = {
+    # any game: said in full after the move
+    "only_legal": REASONS["only_legal"],
+    "first_legal": REASONS["first_legal"],
+    "safe_legal": REASONS["safe_legal"],
+    "no_suggestion": REASONS["no_suggestion"],
+    # Mil: auction
+    "bid_justifies": "Your hand justifies up to {ceiling}.",
+    "bid_likely": "You make it in about {pct} of the likely deals.",
+    "bid_opener": "The opener must.",
+    "pass_justifies": "Your hand justifies at most {ceiling}.",
+    "pass_no_higher": "No higher bid is allowed.",
+    "pass_weak": "Your hand is too weak to play for {value}.",
+    # Mil: redeal offers, talon, rospis ("keep" is only the move)
+    "keep_can_make": "You can make the contract.",
+    "keep_good_hand": "The hand is good enough to play.",
+    "keep_likely": "You make {value} in {pct} of the likely deals.",
+    "redeal_out_of_reach": "The contract looks out of reach.",
+    "redeal_takes_contract": "It takes the declarer's contract away.",
+    "redeal_weak": "The hand is too weak to bid or defend.",
+    "redeal_poor_talon": "The talon is poor and the bid looks out of reach.",
+    "redeal_unlikely": "You make {value} in only {pct} of the likely deals.",
+    "rospis_worth": "The hand is worth about {est}, far below {value}.",
+    "rospis_out_of_reach": "You cannot make {value} in any likely deal.",
+    # Mil: giving and the contract
+    "give_spare": "A card you can spare.",
+    "give_any": "A card you can spare.",
+    "give_plan": "The plan made with the talon.",
+    "give_likely": "With {card_it} gone you make {value} in {pct} of the likely deals.",
+    "contract_worth": "The cards in hand are worth it.",
+    "contract_bid": "It is the bid: raise only with what is in hand.",
+    "contract_likely": "You make it in {pct} of the likely deals.",
+    "contract_likely_enough": (
+        "You make it in {pct} of the likely deals; more is not worth the risk."
+    ),
+    # Mil: card play (rules player)
+    "announce_marriage": "The marriage scores {value}, and {suit_name} become trump.",
+    "lead_draw_trumps": "It draws the trumps still out.",
+    "lead_master": "It wins the trick and keeps the lead.",
+    "lead_spare": "The card you can best spare, keeping your winners.",
+    "follow_partner_wins": "Your partner wins this trick.",
+    "follow_side_wins": "Your side already wins this trick.",
+    "take_points": "It takes the trick and its {points} points.",
+    "follow_cannot_win": "You cannot win this trick, give little.",
+    "take_partner_last": "It takes the trick: your partner plays last.",
+    "follow_partner_may_win": "Your partner may still win it.",
+    "take_unbeatable": "It takes the trick: nobody can beat {card_lo}.",
+    "follow_partner_card_wins": "Your partner's card wins this trick.",
+    "follow_keep_high": "Keep your high cards for later.",
+    # Mil: card play (search player)
+    "lead_contract_safe": "The contract is safe with {card_it}.",
+    "play_contract_safe": "The contract is safe with {card_it}.",
+    "announce_contract_safe": "The contract is safe with it.",
+    "lead_contract_lost": "The contract is lost whatever you do; it saves the most points.",
+    "play_contract_lost": "The contract is lost whatever you do; it saves the most points.",
+    "announce_contract_lost": ("The contract is lost whatever you do; it saves the most points."),
+    "lead_makes_pct": "It makes the contract in {pct} of the likely deals.",
+    "play_makes_pct": "It makes the contract in {pct} of the likely deals.",
+    "announce_makes_pct": "It makes the contract in {pct} of the likely deals.",
+    "lead_beats_all": "It beats the contract in every likely deal.",
+    "play_beats_all": "It beats the contract in every likely deal.",
+    "announce_beats_all": "It beats the contract in every likely deal.",
+    "lead_made_anyway": "The contract is made anyway; it keeps the declarer's points lowest.",
+    "play_made_anyway": "The contract is made anyway; it keeps the declarer's points lowest.",
+    "announce_made_anyway": ("The contract is made anyway; it keeps the declarer's points lowest."),
+    "lead_beats_pct": "It beats the contract in {pct} of the likely deals.",
+    "play_beats_pct": "It beats the contract in {pct} of the likely deals.",
+    "announce_beats_pct": "It beats the contract in {pct} of the likely deals.",
+    # Mariage ("exchange", "lead_card" and "play_on_lead" are only the move)
+    "claim": "You have {points} points.",
+    "no_claim": "You have fewer than 66 points.",
+    "lead_marriage_card": "A card of the marriage you declared.",
+    "marriage_and_claim": "With its {value} points you can claim 66.",
+    "marriage_points": "It is worth {value} points.",
+    "marriage": "It is worth {value} points.",
+    "close_trumps": "Your trumps bring you to 66.",
+    "close_reach": "You can reach 66 with your cards.",
+    "take_both_score": "It takes the trick: both cards score for you.",
+    "trump_lead": "It trumps {lead_the}.",
+    "beat_lead": "It beats {lead_the}.",
+    "play_cheap": "A cheap card, not worth a trump.",
+    "lead_exact": "Best with exact play ({avg} game points on average).",
+    "play_exact": "Best with exact play ({avg} game points on average).",
+}
+
+#: the why of a reason that is only its move, when it has ``sampled_avg``
+SAMPLED_AVG_WHY: Final = "It averages {sampled_avg} game points over sampled deals."
+
 _SYMBOLS: Final = {Suit(s).letter: Suit(s).symbol for s in SUITS}
 _SUIT_NAMES: Final = {Suit(s).letter: SUIT_NAMES[s] for s in SUITS}
 
@@ -243,6 +349,26 @@ class Reason:
                 text=text[:-1], sampled_avg=_wire("sampled_avg", self.sampled_avg)
             )
         return text
+
+    def why(self) -> str | None:
+        """The English why alone (:data:`WHYS`), for a line that has said the move in its own
+        words; ``None`` for a reason that is only its move and has no ``sampled_avg``.
+
+        >>> Reason("pass_weak", {"value": 105}).why()
+        'Your hand is too weak to play for 105.'
+        >>> Reason("only_legal").why()
+        'The only legal move.'
+        >>> Reason("lead_card", {"card": "TS"}).why() is None
+        True
+        >>> Reason("lead_card", {"card": "TS"}, sampled_avg=0.8).why()
+        'It averages +0.8 game points over sampled deals.'
+        """
+        template = WHYS.get(self.key)
+        avg = None if self.sampled_avg is None else _wire("sampled_avg", self.sampled_avg)
+        if template is None:
+            return None if avg is None else SAMPLED_AVG_WHY.format(sampled_avg=avg)
+        text = template.format_map(_english_forms(self.args))
+        return text if avg is None else SAMPLED_AVG.format(text=text[:-1], sampled_avg=avg)
 
     def with_sampled_avg(self, avg: float) -> Reason:
         """This reason followed by the average over sampled deals."""

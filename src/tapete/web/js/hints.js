@@ -22,25 +22,21 @@ export function hintBox() {
   return h("div", { class: "hintbox", testid: "hint-text", role: "note" }, h("strong", {}, head), why ? [" ", why] : null);
 }
 
-// the reasons that do not say the move ("The only legal move."): told after it
-const GENERIC = new Set(["only_legal", "first_legal", "safe_legal", "no_suggestion"]);
-const upperFirst = (text) => text.charAt(0).toLocaleUpperCase(S.lang) + text.slice(1);
-const lowerFirst = (text) => text.charAt(0).toLocaleLowerCase(S.lang) + text.slice(1);
-
-// the hint with its move said once: the other reasons begin with the move ("Pass: your hand is
-// too weak…", "Lead the Q♠."), and the line said it twice ("Hint: pass. Pass: your hand…").
-// "Move: why" keeps the move's own words (they name a give's receiver) and adds only the why;
-// a reason that is the move in full ("Take the trick with the Q♠ (10 points on it).") is the
-// move, unless it leaves out the move's card ("Give a card you can spare.")
+// the hint with its move said once: the head says the move in the client's own words (they
+// name a give's receiver), then the why alone, hint_why_<key> (docs/dev/protocol.md; the
+// generic reasons, "The only legal move.", are their own why); a reason that is only its move
+// ("Keep the deal.") adds nothing but its average over sampled deals, if it has one; a key
+// this client does not know, the server's English sentence
 function hintLine(hint) {
-  const head = t("hint_is", { action: actionText(hint.action, null, "do") });
-  const reason = hintReason(hint);
-  if (typeof hint.key !== "string" || GENERIC.has(hint.key) || !reason) return [head, reason];
-  const colon = reason.indexOf(": ");
-  if (colon > 0) return [head, upperFirst(reason.slice(colon + 2))];
-  const card = hint.action?.card;
-  if (card && !reason.includes(cardShort(card))) return [head, reason];
-  return [t("hint_is", { action: lowerFirst(reason.replace(/\.$/, "")) }), null];
+  return [t("hint_is", { action: actionText(hint.action, null, "do") }), hintWhy(hint)];
+}
+
+function hintWhy(hint) {
+  const args = reasonArgs(hint);
+  if (!args) return hint.reason || "";
+  const key = `hint_why_${hint.key}`;
+  if (key in S.fallback) return withSampledAvg(t(key, args), args);
+  return args.sampled_avg === undefined ? "" : t("hint_why_sampled_avg", { sampled_avg: args.sampled_avg });
 }
 
 // a card with its article and pronouns in the language's gender for its rank (es: "la Q♠",
@@ -55,10 +51,18 @@ function gendered(k, card, shown) {
 }
 
 // the hint's reason in the table's language when the server sent a key for it (see
-// docs/dev/protocol.md), else the English sentence; cards as "A♥", suits as symbols/names
+// docs/dev/protocol.md), else the English sentence
 export function hintReason(hint) {
-  const key = typeof hint.key === "string" ? `hint_reason_${hint.key}` : null;
-  if (!key || !(key in S.fallback) || !hint.args || typeof hint.args !== "object") return hint.reason || "";
+  const args = reasonArgs(hint);
+  return args ? withSampledAvg(t(`hint_reason_${hint.key}`, args), args) : hint.reason || "";
+}
+
+// the arguments of a hint's reason as its strings (hint_reason_<key>, hint_why_<key>) take
+// them: cards as "A♥" with their article and pronouns, suits as symbols and names, numbers as
+// the language writes them; null for a key this client does not know, or no arguments
+function reasonArgs(hint) {
+  if (typeof hint.key !== "string" || !(`hint_reason_${hint.key}` in S.fallback)) return null;
+  if (!hint.args || typeof hint.args !== "object") return null;
   const args = {};
   for (const [k, v] of Object.entries(hint.args)) {
     if ((k === "card" || k === "lead") && typeof v === "string" && v.length === 2) {
@@ -69,9 +73,11 @@ export function hintReason(hint) {
     else if (k === "suit_name" && SUIT_SYMBOL[v]) args[k] = t(`suit_${v}`);
     else args[k] = decimalText(String(v)); // ("+1.2": es and pt "+1,2")
   }
-  let text = t(key, args);
-  if (args.sampled_avg !== undefined) {
-    text = t("hint_reason_sampled_avg", { text: text.replace(/\.$/, ""), sampled_avg: args.sampled_avg });
-  }
-  return text;
+  return args;
+}
+
+// a sentence of a reason followed by its average over sampled deals (Mariage search), if any
+function withSampledAvg(text, args) {
+  if (args.sampled_avg === undefined) return text;
+  return t("hint_reason_sampled_avg", { text: text.replace(/\.$/, ""), sampled_avg: args.sampled_avg });
 }
