@@ -306,12 +306,16 @@ def read_record(reader: RecordReader[G], record: object, *, check_results: bool 
                 )
             yield game, action
             _apply(game, action, entry, k, j)
-        if reader.finished(game) == k:
+        # a last deal without "result" in a game that may stop mid-deal: it stands where its
+        # actions stop, and the actions the format leaves out after them are not put back
+        # (Mariage: the claim after a closed hand's last trick is still to be chosen)
+        in_progress = reader.in_progress and k == len(raw_deals) - 1 and "result" not in deal
+        if reader.finished(game) == k and not in_progress:
             for extra in reader.after(game):
                 yield game, extra
                 _apply(game, extra, {"seat": game.turn, "type": str(extra)}, k, None)
         if reader.finished(game) == k:
-            if reader.in_progress and k == len(raw_deals) - 1 and "result" not in deal:
+            if in_progress:
                 break  # a game in progress: it stands where the record stops
             raise RecordError(
                 f"the deal's actions stop before its end (phase {game.phase})", deal=k

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ import pytest
 
 from tapete import records
 from tapete.errors import RecordError
+from tapete.mariage.actions import CLAIM, DECLINE
 from tapete.mariage.game import MariageGame
 from tapete.mariage.record import replay_mariage
 from tapete.replay import replay
@@ -200,3 +202,46 @@ def test_start_position_round_trips() -> None:
     assert list(r) == ["format", "game", "profile", "seed", "players", "start", "deals",
                        "match", "winner"]  # fmt: skip
     assert replay_mariage(r).to_record() == r
+
+
+def _until_claim_is_pending(seed: int) -> MariageGame:
+    """A match played (closing as soon as it may, never claiming) until the winner of a
+    closed hand's last trick must choose between claiming and declining."""
+    game = MariageGame(seed=seed)
+    rng = random.Random(seed)
+    while game.legal_actions() != [CLAIM, DECLINE]:
+        assert not game.over, "the match ended before a closed hand's claim"
+        legal = game.legal_actions()
+        closes = [a for a in legal if str(a) == "close"]
+        game.apply(closes[0] if closes else rng.choice([a for a in legal if a != CLAIM]))
+    return game
+
+
+def test_a_match_stopped_before_the_claim_of_a_closed_hand_reads_back_in_progress() -> None:
+    # (the reader put the unwritten Decline back there and then wanted the hand's result)
+    game = _until_claim_is_pending(0)
+    r = game.to_record()
+    assert "result" not in r["deals"][-1]
+    again = replay_mariage(r)
+    assert again.legal_actions() == [CLAIM, DECLINE]
+    assert again.view(0) == game.view(0) and again.view(1) == game.view(1)
+    assert again.to_record() == r
+    # declined: the hand is over and written with its result, the Decline left out
+    game.apply(DECLINE)
+    r = game.to_record()
+    assert replay_mariage(r).to_record() == r
+    assert all(a["type"] != "decline" for d in r["deals"] for a in d["actions"])
+
+
+@pytest.mark.parametrize("dealer", [0, 1])
+def test_a_start_without_dealer_takes_the_first_hands_dealer(dealer: int) -> None:
+    # records.md: a missing start field takes a new game's value, and the first dealer is
+    # deals[0].dealer (not a lot drawn from the seed; one of the two differs from it)
+    game = MariageGame(seed=4, start={"dealer": dealer, "game_points": [3, 2]})
+    while not game.over:
+        game.apply(game.legal_actions()[0])
+    r = game.to_record()
+    del r["start"]["dealer"]
+    again = replay_mariage(r)
+    assert again.to_record()["start"] == {"dealer": dealer, "game_points": [3, 2]}
+    assert again.finished == game.finished

@@ -13,6 +13,7 @@ import pytest
 from tapete import records
 from tapete.errors import RecordError
 from tapete.mil import MilGame, replay_mil
+from tapete.mil.kind import KIND
 from tapete.replay import replay
 
 Factory = Callable[..., dict[str, Any]]
@@ -207,3 +208,29 @@ def test_start_position_is_kept_and_checked(read_reference) -> None:
     bad["start"]["scores"] = [0.25, 0, 0]
     with pytest.raises(RecordError, match="half points"):
         replay(bad)
+
+
+@pytest.mark.parametrize(
+    ("profile", "start", "message"),
+    [
+        ("club", {"scores": [900, 0, 0]}, "seat 0 has 900 but is not in the barrel"),
+        ("club", {"scores": [1000, 0, 0]}, "the game would be over"),
+        ("casa", {"bolts": [1, 0, 0]}, "start.bolts must be 0 in casa"),
+    ],
+)
+def test_a_new_game_from_an_unreachable_start_is_refused_as_replay_refuses_it(
+    profile: str, start: dict[str, object], message: str
+) -> None:
+    # (the game began there, and then `tapete replay` refused its own record)
+    with pytest.raises(RecordError, match=message):
+        KIND.new(profile, seed=1, start=start)
+
+
+def test_a_new_game_from_a_reachable_start_replays() -> None:
+    start = {"scores": [880, 0, 0], "in_barrel": [True, False, False]}
+    game = KIND.new("club", seed=1, start=start, max_deals=3)
+    while not game.over:
+        game.apply(game.legal_actions()[0])
+    record = game.to_record()
+    assert record["start"]["in_barrel"] == [True, False, False]
+    assert replay(record).to_record() == record

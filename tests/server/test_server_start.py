@@ -74,7 +74,14 @@ def test_a_table_from_a_position_resumes_after_a_restart(make_app: MakeApp) -> N
 
 
 @pytest.mark.parametrize(
-    "start", [{"dealer": 5}, {"scores": [1, 2]}, "990", {"game_points": [7, -1]}]
+    "start",
+    [
+        {"dealer": 5},
+        {"scores": [1, 2]},
+        "990",
+        {"game_points": [7, -1]},
+        {"scores": [900, 0, 0]},  # (club: 900 is in the barrel, which this start denies)
+    ],
 )
 def test_a_bad_position_is_refused(make_app: MakeApp, start: object) -> None:
     app = make_app()

@@ -4,7 +4,9 @@
 dealer, the recorded hands in order), that the winner of the last trick of a closed hand
 declined to claim when the hand's actions stop there (``Decline``, which the format does not
 write), and which results to recompute. A last hand without ``result`` is a hand in
-progress: the match stands where the record stops. :func:`replay_mariage` replays a Mariage
+progress: the match stands where the record stops (after a closed hand's last trick: the
+claim still to be chosen, no ``Decline`` put back). A ``start`` without ``dealer`` takes the
+first hand's dealer. :func:`replay_mariage` replays a Mariage
 record with it.
 """
 
@@ -26,7 +28,9 @@ __all__ = ["READER", "replay_mariage"]
 
 def _start(record: JSON, deals: list[DealCards], seeds: list[bytes | None]) -> MariageGame:
     start = record.get("start")
-    first = record["deals"][0]["dealer"] if deals and start is None else None
+    # (a start without "dealer": the first hand's dealer, as records.md says and Mil reads it;
+    # a start's own dealer wins inside MariageGame)
+    first = record["deals"][0]["dealer"] if deals else None
     try:
         return MariageGame(
             seed=record["seed"],

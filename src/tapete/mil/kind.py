@@ -41,7 +41,9 @@ def _build(
         players=players,
         max_deals=max_deals,
         start=start,
-        standing=standing_from_start(start),
+        # (checked against the profile, as `tapete replay` reads it: a position the profile
+        # cannot reach, such as club 900 outside the barrel, is refused here too)
+        standing=standing_from_start(start, PROFILES[profile]),
         dealer=dealer,
         deal_seeds=deal_seeds,
     )
