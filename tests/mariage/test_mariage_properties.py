@@ -197,6 +197,26 @@ def test_record_round_trip(seed: int, play_seed: int, max_deals: int) -> None:
         assert again.view(0) == game.view(0) and again.view(None) == game.view(None)
 
 
+@settings(max_examples=15, deadline=None)
+@given(seeds, seeds, st.floats(min_value=0.0, max_value=1.0))
+def test_a_match_saved_at_any_moment_reads_back_where_it_stopped(
+    seed: int, play_seed: int, close_rate: float
+) -> None:
+    # (every prefix: a record written mid-hand, e.g. with a closed hand's claim still to be
+    # chosen, is a match in progress that stands exactly there)
+    rng = random.Random(play_seed)
+    game = MariageGame(seed=seed, players=["A", "B"], max_deals=2)
+    while not game.over:
+        record = game.to_record()
+        again = replay_mariage(record)
+        assert again.to_record() == record
+        assert again.legal_actions() == game.legal_actions()
+        assert again.view(0) == game.view(0) and again.view(1) == game.view(1)
+        legal = game.legal_actions()
+        closes = [a for a in legal if str(a) == "close"]
+        game.apply(closes[0] if closes and rng.random() < close_rate else rng.choice(legal))
+
+
 def rebuilt(s: State) -> State:
     """``s`` rebuilt through State.from_position from what it shows."""
     return State.from_position(
