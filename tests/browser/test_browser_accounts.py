@@ -4,7 +4,7 @@ sign out. The session cookie is HttpOnly: the page's script never sees it."""
 
 from __future__ import annotations
 
-from browser_helpers import TABLE, open_lobby, shot, tid
+from browser_helpers import TABLE, open_lobby, shot, sign_up, tid
 from sqlalchemy.orm import sessionmaker
 
 from tapete.server import ratings
@@ -163,3 +163,28 @@ def test_a_guest_refused_a_rated_table_reads_why_in_the_language(new_page, live_
     page.dispatch_event(tid("opt-delay"), "change")
     assert page.input_value(tid("opt-delay")) == "0"
     assert page.js_errors == []
+
+
+def test_a_rated_table_with_a_computer_is_refused_in_the_language(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
+    """Signed in, a table ticked Rated with a computer seat is refused: the page said the
+    server's English sentence ("a rated table has people at every seat, no computer") on a
+    Spanish page; its code (rated_computer) has words in every language."""
+    page = new_page(locale="es-ES")
+    sign_up(page, live_server.url, "Rita_sin_ordenador")
+    open_lobby(page, None, "Rita_sin_ordenador")
+    page.click(tid("lobby-choose-mil-club"))
+    page.select_option(tid("seat-choice-1"), "invited")
+    page.select_option(tid("seat-choice-2"), "computer:rules")
+    page.check(tid("opt-rated"))
+    page.click(tid("create-table"))
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=\"lobby-error\"]').textContent !== ''"
+    )
+    assert page.inner_text(tid("lobby-error")) == (
+        "Una mesa con puntuación es solo para personas: no elijas ningún asiento de"
+        " ordenador, o desmarca «Con puntuación»."
+    )
+    # untick Rated: the same seats make a table
+    page.uncheck(tid("opt-rated"))
+    page.click(tid("create-table"))
+    page.wait_for_selector(tid("waiting"))

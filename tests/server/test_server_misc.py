@@ -398,7 +398,7 @@ def test_every_refusal_code_of_the_http_api_has_words_in_every_language() -> Non
 
     source = Path(app_module.__file__).read_text(encoding="utf-8")
     codes = set(re.findall(r'code="([a-z_]+)"', source))
-    assert {"public_needs_open", "one_seat_yours", "bad_spectator_delay"} <= codes
+    assert {"public_needs_open", "one_seat_yours", "bad_spectator_delay", "rated_computer"} <= codes
     web = Path(app_module.__file__).parent.parent / "web" / "i18n"
     for language in ("es", "pt", "en"):
         words = json.loads((web / f"{language}.json").read_text(encoding="utf-8"))

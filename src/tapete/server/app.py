@@ -257,6 +257,12 @@ def parse_room_fields(data: dict[str, Any], game: str, count: int) -> dict[str, 
             out["clock"] = ClockSettings.from_json(data["clock"]).to_json()
         except ClockSettingsError as exc:
             raise BadRequest(str(exc)) from None
+    if out.get("rated") and any(k == "computer" for k, _ in out.get("seats", ())):
+        # (the manager refuses it too, as bad_table: a code of its own lets the page say it
+        # in its language instead of the English sentence)
+        raise BadRequest(
+            "a rated table has people at every seat, no computer", code="rated_computer"
+        )
     if out.get("listed") and "seats" in out and not any(k == "open" for k, _ in out["seats"]):
         raise BadRequest(
             "a public table needs an open seat ('kind': 'open')", code="public_needs_open"

@@ -46,7 +46,7 @@ _ERROR: JSONDoc = {
             "description": "a refusal met in normal use, for a client to word in its own"
             " language: the WebSocket's error codes (docs/dev/protocol.md: rated_guest,"
             " table_full, name_taken, bad_invite, already_seated, unknown_table, bad_table)"
-            ", public_needs_open, one_seat_yours and bad_spectator_delay",
+            ", public_needs_open, one_seat_yours, rated_computer and bad_spectator_delay",
         },
     },
 }

@@ -1,0 +1,31 @@
+"""The room strip with the table chat open: the seats stay on the first line, beside the
+chat's title, instead of sinking to the middle of the open chat (the strip centred its
+items: with the chat's lines, box and Mute buttons open, the seat chips were drawn some
+40 px down, away from the top of the page)."""
+
+from __future__ import annotations
+
+from browser_helpers import create_invited_table, shot, sit_down, tid, wait_playing
+
+TOPS = """() => {
+  const top = (sel) => document.querySelector(sel).getBoundingClientRect().top;
+  return { seats: top('#room [data-testid="seats"]'),
+           chat: top('#room [data-testid="chat"] summary') };
+}"""
+
+
+def test_the_seats_stay_on_the_chat_title_line(new_page, live_server, artifacts) -> None:  # type: ignore[no-untyped-def]
+    ana = new_page(locale="es-ES")
+    link = create_invited_table(
+        ana, live_server.url, "mil-club", ["me", "invited", "computer:rules"]
+    )
+    bea = new_page(locale="es-ES")
+    sit_down(bea, link, "Bea", host="Ana")
+    wait_playing(ana, bea)
+    ana.click(f"{tid('chat')} summary")
+    ana.fill(tid("chat-text"), "hola")
+    ana.keyboard.press("Enter")
+    ana.wait_for_selector(f"{tid('chat-log')} li")
+    shot(ana, artifacts, "room-chat-open")
+    tops = ana.evaluate(TOPS)
+    assert abs(tops["seats"] - tops["chat"]) < 8, tops
