@@ -7,6 +7,8 @@ import json
 import re
 from pathlib import Path
 
+from browser_helpers import start_game, tid, wait_turn
+
 from tapete.server.rules import rules_page
 
 WEB = Path(__file__).resolve().parents[2] / "src" / "tapete" / "web"
@@ -136,3 +138,25 @@ def test_numbers_are_written_as_each_language_writes_them(new_page, live_server)
         assert written[lang][:7] == ["12,5", "-0,3", "1000", "-40", "—", "+1,2", "85%"], written
         assert "81,5" in written[lang][7] and "81.5" not in written[lang][7], written
     assert "81.5" in written["en"][7], written
+
+
+def test_your_own_seat_says_it_is_your_turn_in_your_language(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
+    """Mil: the badge on the seat to play; on your own seat it speaks to you (es "te toca",
+    it read "le toca", as for another player)."""
+    page = new_page(locale="es-ES")
+    start_game(page, live_server.url, "mil-club", seed=5)
+    assert wait_turn(page) == "turn"
+    me = page.locator(f"{tid('seat-0')} .badge.turn")
+    assert me.inner_text() == "te toca"
+    others = page.locator("[data-testid^='seat-']:not([data-testid='seat-0']) .badge.turn")
+    assert others.count() == 0
+
+
+def test_replay_and_review_do_not_share_their_verb() -> None:
+    """The end window shows both buttons side by side: pt said "Rever" for both (replay the
+    game, review the deals)."""
+    for lang in LANGS:
+        strings = load(lang)
+        replay = {strings["replay_game"].split()[0], strings["replay_btn"].split()[0]}
+        review = {strings["review_game"].split()[0], strings["review_this_deal"].split()[0]}
+        assert not replay & review, (lang, replay, review)

@@ -204,6 +204,9 @@ def test_two_people_play_a_whole_mil_game_through_an_invitation(
             wait_until({name: page}, f"{name}'s page", PLAYER_GAMES, 30, pages)
             assert page.inner_text("#player-title") == name
             assert page.locator(tid(f"player-replay-{table}")).count() == 1
+            # (each link names its game for a screen reader, not "See again" alone)
+            label = page.get_attribute(tid(f"player-replay-{table}"), "aria-label") or ""
+            assert label.startswith("See again: ") and "Ana, Bea" in label, label
         shot(bea, artifacts, "room-player-page-bea")
         assert not ana.js_errors and not bea_errors
         print(

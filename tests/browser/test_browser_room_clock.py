@@ -54,7 +54,7 @@ def test_a_clock_chosen_in_the_lobby_is_shown_and_counts_down(
     note = f"{tid(f'clock-{turn}')}"
     ana.wait_for_selector(note)
     first = ana.inner_text(note)
-    assert "to move (bank 60 s)" in first, first
+    assert "to move (bank 1:00)" in first, first  # (the Lobby said "1 min")
     seconds = int(first.split("·")[1].split()[0])
     assert 0 < seconds <= 15
     ana.wait_for_function(

@@ -35,7 +35,8 @@ function seatBadges(v, seat) {
   if (v.declarer === seat) b.push(h("span", { class: "badge declarer" }, t("declarer")));
   if (v.in_barrel?.[seat]) b.push(h("span", { class: "badge barrel", title: t("barrel") }, v.barrel_attempts_max ? `${t("barrel")} ${v.barrel_attempts?.[seat] ?? 0}/${v.barrel_attempts_max}` : t("barrel")));
   if (v.has_bolts !== false && v.bolts?.[seat]) b.push(h("span", { class: "badge bolt", title: t("bolts") }, `⚡ ${v.bolts[seat]}`));
-  if (toAct(v, seat)) b.push(h("span", { class: "badge turn" }, t("turn_badge")));
+  // (your own seat says it to you: es "te toca", not "le toca")
+  if (toAct(v, seat)) b.push(h("span", { class: "badge turn" }, t(seat === v.seat ? "turn_badge_you" : "turn_badge")));
   return b;
 }
 

@@ -62,13 +62,16 @@ function ratingsBox(ratings) {
 
 function gamesBox(games) {
   if (!games.length) return h("p", { class: "note" }, t("nothing_yet"));
-  return h("ul", { class: "saved", testid: "player-games" }, games.map((g) => h("li", {},
-    `${g.finished_at ? localDate(g.finished_at) : "—"} · ${profileLabel(g.profile, g.game)} · ${(g.players || []).join(", ")}`,
-    typeof g.winner === "number" && g.players?.[g.winner] ? ` · ${t("won_by", { name: g.players[g.winner] })}` : "",
-    " ",
-    h("a", { class: "btnlink", href: g.replay, testid: `player-replay-${g.table}` }, t("see_again")),
-    " ",
-    h("a", { class: "btnlink", href: g.record, download: `tapete-${g.table}.json`, testid: `player-record-${g.table}` }, t("download_record")))));
+  return h("ul", { class: "saved", testid: "player-games" }, games.map((g) => {
+    const what = `${g.finished_at ? localDate(g.finished_at) : "—"} · ${profileLabel(g.profile, g.game)} · ${(g.players || []).join(", ")}`;
+    // (each link names its game: a screen reader's list of links read "See again" n times)
+    return h("li", {}, what,
+      typeof g.winner === "number" && g.players?.[g.winner] ? ` · ${t("won_by", { name: g.players[g.winner] })}` : "",
+      " ",
+      h("a", { class: "btnlink", href: g.replay, testid: `player-replay-${g.table}`, "aria-label": `${t("see_again")}: ${what}` }, t("see_again")),
+      " ",
+      h("a", { class: "btnlink", href: g.record, download: `tapete-${g.table}.json`, testid: `player-record-${g.table}`, "aria-label": `${t("download_record")}: ${what}` }, t("download_record")));
+  }));
 }
 
 export async function showPlayer(name) {

@@ -67,6 +67,9 @@ export function takeSeatNews(msg) {
 }
 
 const left = (seconds) => Math.max(0, Math.ceil(seconds - (performance.now() - S.clocksAt) / 1000));
+// a time bank counting down: "1:30" from a minute on (the Lobby offered "1 min", and the
+// strip said "60 s"), then "59 s"
+const bankText = (s) => (s >= 60 ? `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}` : `${s} s`);
 
 function clockNote(seat) {
   const c = S.clocks?.seats?.[seat];
@@ -79,7 +82,7 @@ function clockNote(seat) {
     const gone = (performance.now() - S.clocksAt) / 1000;
     // a table without a time bank says nothing of one (a bank used up still says 0 s)
     text = S.clocks.clock?.bank_s
-      ? t("clock_move", { s: left(c.move), bank: Math.max(0, Math.ceil((c.bank ?? 0) - Math.max(0, gone - c.move))) })
+      ? t("clock_move", { s: left(c.move), bank: bankText(Math.max(0, Math.ceil((c.bank ?? 0) - Math.max(0, gone - c.move)))) })
       : t("clock_move_only", { s: left(c.move) });
   }
   return text ? h("span", { class: "clocknote", testid: `clock-${seat}` }, ` · ${text}`) : null;
