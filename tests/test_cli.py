@@ -130,6 +130,42 @@ def test_a_file_that_cannot_be_read_is_one_line_naming_it(
     assert err.count("\n") == 1
 
 
+@pytest.mark.parametrize("command", ["replay", "solve", "analyse"])
+def test_an_endless_line_is_refused_as_soon_as_it_passes_a_records_length(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+) -> None:
+    # (the whole file was read before any check: `tapete replay /dev/zero` ran out of
+    # memory, a MemoryError traceback; a 200 MB line took 600 MB before being refused)
+    from tapete import records
+    from tapete.cli import common
+
+    monkeypatch.setattr(records, "MAX_RECORD_CHARS", 1000)
+    read: list[int] = []
+    real = common._read_lines
+
+    def counted(file: Path, longest: int) -> str:
+        read.append(longest)
+        return real(file, longest)
+
+    monkeypatch.setattr(common, "_read_lines", counted)
+    path = tmp_path / "long.jsonl"
+    path.write_text("\n\n{}\n" + "x" * 5000 + "\n{}\n")
+    code = main([command, str(path)])
+    assert code == (1 if command == "replay" else 2)
+    err = capsys.readouterr().err
+    assert err == (
+        f"tapete {command}: error: {path}: game 1 (line 4): the record is longer than "
+        "1,000 characters\n"
+    )
+    assert read == [1000]
+    if Path("/dev/zero").exists():  # an endless file: refused at once, not read whole
+        assert main([command, "/dev/zero"]) == code
+        assert "/dev/zero: game 0 (line 1): the record is longer than" in capsys.readouterr().err
+
+
 def test_simulate_rejects_unknown_player(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
