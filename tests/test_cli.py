@@ -940,3 +940,19 @@ def test_the_command_imports_its_sub_commands_only_when_it_runs() -> None:
     code = "import sys, tapete.cli; print('tapete.analysis.command' in sys.modules)"
     shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert shown.stdout.strip() == "False", shown.stderr
+
+
+def test_analyse_of_one_seat_sums_up_that_seat_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # (with --seat 1 the closing lines also gave the other players "average loss per deal
+    # 0.0": not judged at all, they read as having played perfectly)
+    out = tmp_path / "m.jsonl"
+    args = ["--game", "mariage", "--games", "1", "--players", "rules,rules", "--out", str(out)]
+    assert main(["simulate", *args, "--max-deals", "1"]) == 0
+    players = json.loads(out.read_text())["players"]
+    capsys.readouterr()
+    assert main(["analyse", str(out), "--deal", "0", "--seat", "1", "--quick"]) == 0
+    text = capsys.readouterr().out
+    summary = text.split(" deal(s) analysed")[1].splitlines()[1:]
+    assert [line.split(":")[0].strip() for line in summary] == [players[1]], text

@@ -168,5 +168,5 @@ def run(args: argparse.Namespace) -> int:
     if show_bar:
         sys.stderr.write("\n")
     if not to_stdout:
-        print(render_summary(reports, time.perf_counter() - start))
+        print(render_summary(reports, time.perf_counter() - start, seat=args.seat))
     return 0
