@@ -956,3 +956,38 @@ def test_analyse_of_one_seat_sums_up_that_seat_alone(
     text = capsys.readouterr().out
     summary = text.split(" deal(s) analysed")[1].splitlines()[1:]
     assert [line.split(":")[0].strip() for line in summary] == [players[1]], text
+
+
+@pytest.mark.skipif(
+    not Path("/proc/self").is_dir(), reason="needs /proc (a folder that refuses files)"
+)
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["arena", "--players", "rules,rules,rules", "--deals", "1", "--json", "/proc/x.json"],
+        ["analyse", "{records}", "--game", "0", "--quick", "--json", "/proc/x.json"],
+        ["simulate", "--games", "1", "--out", "/proc/x.jsonl"],
+    ],
+    ids=["arena", "analyse", "simulate"],
+)
+def test_an_output_that_cannot_be_written_is_one_line_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str]
+) -> None:
+    # (arena --json and analyse --json in a folder that exists but refuses the file played
+    # the whole run, then ended in a FileNotFoundError traceback)
+    records = tmp_path / "m.jsonl"
+    sim = ["--game", "mariage", "--games", "1", "--players", "rules,rules", "--max-deals", "2"]
+    assert main(["simulate", *sim, "--out", str(records)]) == 0
+    capsys.readouterr()
+    assert main([a.format(records=records) for a in args]) == 2
+    err = capsys.readouterr().err
+    assert err == f"tapete {args[0]}: error: cannot write {args[-1]}: No such file or directory\n"
+
+
+def test_checking_an_output_leaves_no_file_and_keeps_an_existing_one(tmp_path: Path) -> None:
+    from tapete.cli.common import check_output
+
+    new, old = tmp_path / "new.json", tmp_path / "old.json"
+    old.write_text("kept")
+    assert check_output(new, "--json") is None and not new.exists()
+    assert check_output(old, "--json") is None and old.read_text() == "kept"

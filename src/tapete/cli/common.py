@@ -147,6 +147,17 @@ def check_output(path: Path, flag: str) -> str | None:
     folder = path.parent
     if not folder.is_dir():
         return f"{flag} {path}: the folder {folder} does not exist"
+    # a folder that exists may still refuse the file (read-only, /proc): found out now, not
+    # after the whole run (arena's and analyse's --json then ended in a traceback); opened
+    # to append, so that nothing already there is lost, and a file made here is removed
+    existed = path.exists()
+    try:
+        with path.open("a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        return f"cannot write {path}: {exc.strerror or exc}"
+    if not existed:
+        path.unlink(missing_ok=True)
     return None
 
 
