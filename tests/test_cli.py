@@ -991,3 +991,18 @@ def test_checking_an_output_leaves_no_file_and_keeps_an_existing_one(tmp_path: P
     old.write_text("kept")
     assert check_output(new, "--json") is None and not new.exists()
     assert check_output(old, "--json") is None and old.read_text() == "kept"
+
+
+def test_analyse_shows_its_progress_without_a_terminal_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # (its own bar was drawn only on a terminal: piped or logged, a job of minutes said
+    # nothing until the end, unlike simulate, replay and arena)
+    records = tmp_path / "m.jsonl"
+    sim = ["--game", "mariage", "--games", "1", "--players", "rules,rules", "--max-deals", "3"]
+    assert main(["simulate", *sim, "--out", str(records)]) == 0
+    capsys.readouterr()
+    assert main(["analyse", str(records), "--quick", "--json", "-"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err and all(line.startswith("analyse [") for line in err), err
+    assert err[-1].split("] ")[1].startswith("3/3 ")
