@@ -130,6 +130,42 @@ def test_a_file_that_cannot_be_read_is_one_line_naming_it(
     assert err.count("\n") == 1
 
 
+@pytest.mark.parametrize("command", ["replay", "solve", "analyse"])
+def test_an_endless_line_is_refused_as_soon_as_it_passes_a_records_length(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+) -> None:
+    # (the whole file was read before any check: `tapete replay /dev/zero` ran out of
+    # memory, a MemoryError traceback; a 200 MB line took 600 MB before being refused)
+    from tapete import records
+    from tapete.cli import common
+
+    monkeypatch.setattr(records, "MAX_RECORD_CHARS", 1000)
+    read: list[int] = []
+    real = common._read_lines
+
+    def counted(file: Path, longest: int) -> str:
+        read.append(longest)
+        return real(file, longest)
+
+    monkeypatch.setattr(common, "_read_lines", counted)
+    path = tmp_path / "long.jsonl"
+    path.write_text("\n\n{}\n" + "x" * 5000 + "\n{}\n")
+    code = main([command, str(path)])
+    assert code == (1 if command == "replay" else 2)
+    err = capsys.readouterr().err
+    assert err == (
+        f"tapete {command}: error: {path}: game 1 (line 4): the record is longer than "
+        "1,000 characters\n"
+    )
+    assert read == [1000]
+    if Path("/dev/zero").exists():  # an endless file: refused at once, not read whole
+        assert main([command, "/dev/zero"]) == code
+        assert "/dev/zero: game 0 (line 1): the record is longer than" in capsys.readouterr().err
+
+
 def test_simulate_rejects_unknown_player(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -904,3 +940,69 @@ def test_the_command_imports_its_sub_commands_only_when_it_runs() -> None:
     code = "import sys, tapete.cli; print('tapete.analysis.command' in sys.modules)"
     shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert shown.stdout.strip() == "False", shown.stderr
+
+
+def test_analyse_of_one_seat_sums_up_that_seat_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # (with --seat 1 the closing lines also gave the other players "average loss per deal
+    # 0.0": not judged at all, they read as having played perfectly)
+    out = tmp_path / "m.jsonl"
+    args = ["--game", "mariage", "--games", "1", "--players", "rules,rules", "--out", str(out)]
+    assert main(["simulate", *args, "--max-deals", "1"]) == 0
+    players = json.loads(out.read_text())["players"]
+    capsys.readouterr()
+    assert main(["analyse", str(out), "--deal", "0", "--seat", "1", "--quick"]) == 0
+    text = capsys.readouterr().out
+    summary = text.split(" deal(s) analysed")[1].splitlines()[1:]
+    assert [line.split(":")[0].strip() for line in summary] == [players[1]], text
+
+
+@pytest.mark.skipif(
+    not Path("/proc/self").is_dir(), reason="needs /proc (a folder that refuses files)"
+)
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["arena", "--players", "rules,rules,rules", "--deals", "1", "--json", "/proc/x.json"],
+        ["analyse", "{records}", "--game", "0", "--quick", "--json", "/proc/x.json"],
+        ["simulate", "--games", "1", "--out", "/proc/x.jsonl"],
+    ],
+    ids=["arena", "analyse", "simulate"],
+)
+def test_an_output_that_cannot_be_written_is_one_line_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str]
+) -> None:
+    # (arena --json and analyse --json in a folder that exists but refuses the file played
+    # the whole run, then ended in a FileNotFoundError traceback)
+    records = tmp_path / "m.jsonl"
+    sim = ["--game", "mariage", "--games", "1", "--players", "rules,rules", "--max-deals", "2"]
+    assert main(["simulate", *sim, "--out", str(records)]) == 0
+    capsys.readouterr()
+    assert main([a.format(records=records) for a in args]) == 2
+    err = capsys.readouterr().err
+    assert err == f"tapete {args[0]}: error: cannot write {args[-1]}: No such file or directory\n"
+
+
+def test_checking_an_output_leaves_no_file_and_keeps_an_existing_one(tmp_path: Path) -> None:
+    from tapete.cli.common import check_output
+
+    new, old = tmp_path / "new.json", tmp_path / "old.json"
+    old.write_text("kept")
+    assert check_output(new, "--json") is None and not new.exists()
+    assert check_output(old, "--json") is None and old.read_text() == "kept"
+
+
+def test_analyse_shows_its_progress_without_a_terminal_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # (its own bar was drawn only on a terminal: piped or logged, a job of minutes said
+    # nothing until the end, unlike simulate, replay and arena)
+    records = tmp_path / "m.jsonl"
+    sim = ["--game", "mariage", "--games", "1", "--players", "rules,rules", "--max-deals", "3"]
+    assert main(["simulate", *sim, "--out", str(records)]) == 0
+    capsys.readouterr()
+    assert main(["analyse", str(records), "--quick", "--json", "-"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err and all(line.startswith("analyse [") for line in err), err
+    assert err[-1].split("] ")[1].startswith("3/3 ")

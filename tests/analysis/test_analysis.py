@@ -305,3 +305,12 @@ def test_a_conceded_and_an_annulled_deal_have_no_curve(shared_records: Path) -> 
     assert conceded["rospis"] and conceded["open_values"] == []
     assert conceded["best_contract"] is not None or conceded["bid_makeable"] is False
     assert annulled["annulled"] and annulled["open_values"] == []
+
+
+def test_a_mariage_hand_ends_for_a_reason_said_in_words() -> None:
+    # (the headline showed the record's key: "Ana won 2 game point(s) (false_claim)")
+    from tapete.analysis.mariage import headline
+
+    result = {"winner": 0, "game_points": 2, "reason": "false_claim", "points": [19, 19]}
+    report = {"players": ["Ana", "Bruno"], "result": result}
+    assert headline(report) == ["  Ana won 2 game point(s) (a false claim), points [19, 19]"]

@@ -359,7 +359,8 @@ def test_a_computers_marriage_is_said_with_its_play() -> None:
     ]
     assert _move(seen, names) == "Carla plays K♥ and announces the marriage ♥ +100"
     redeal = {"type": "redeal", "reason": "low_points"}
-    assert _move([{"seat": 1, "action": redeal}], names) == "Bruno asks for a redeal (low_points)"
+    said = _move([{"seat": 1, "action": redeal}], names)
+    assert said == "Bruno asks for a redeal (too few points in hand)"
     keep = {"type": "keep"}
     assert _move([{"seat": 1, "action": keep}], names) == "Bruno keeps the cards"
 
@@ -382,3 +383,14 @@ def test_an_output_that_cannot_show_the_suits_gets_letters() -> None:
     assert "your hand: AH 10H KH QH AS 10S 10C" in text
     assert "Bruno gives you 9S" in text and "pairs held: H" in text
     assert "cards: rank A T K Q J 9 (T is the ten; 10 works too) then suit S C D H" in text
+
+
+def test_a_redeal_typed_as_the_legal_line_shows_it_is_accepted() -> None:
+    # (seed 18 offers a redeal; 'legal:' showed "redeal (low_points)", and typing that got
+    # "redeal reason '(low_points)' is not one of four_nines, low_points, low_talon"; the
+    # annulled deal was then told with the engine's key: "annulled (low_points)")
+    out = _typed(["redeal (low_points)"], seed=18)
+    assert any(ln.startswith("legal: ") and "redeal (low_points)" in ln for ln in out)
+    assert not any("is not one of" in ln or "not allowed" in ln.lower() for ln in out)
+    (over,) = [ln for ln in out if ln.startswith("deal 1 over: ")]
+    assert over.startswith("deal 1 over: annulled (too few points in hand), same dealer")

@@ -11,14 +11,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 from typing import IO, Any
 
 from tapete.analysis import _Replayed, summary
 from tapete.analysis.text import render_report, render_summary
-from tapete.cli.common import UnreadableFile, check_output, fail, read_record_file
+from tapete.cli.common import (
+    Progress,
+    UnreadableFile,
+    check_output,
+    fail,
+    read_record_file,
+)
 from tapete.errors import RecordError
 from tapete.game import JSON
 from tapete.games import kind
@@ -115,14 +120,6 @@ def _plan(args: argparse.Namespace) -> list[tuple[_Replayed, list[int]]]:
     return plan
 
 
-def _bar(done: int, total: int, start: float, out: IO[str]) -> None:
-    width = 30
-    filled = width * done // total
-    spent = time.perf_counter() - start
-    out.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} deals {spent:.0f} s")
-    out.flush()
-
-
 def run(args: argparse.Namespace) -> int:
     """The ``tapete analyse`` command; returns the exit status (2 on bad input)."""
     try:
@@ -136,13 +133,20 @@ def run(args: argparse.Namespace) -> int:
     except _Bad as exc:
         return fail("analyse", str(exc))
     total = sum(len(d) for _, d in plan)
-    show_bar = total > 1 and sys.stderr.isatty()
+    # (the shared progress: a bar on a terminal, else plain lines at every tenth; a bar of
+    # its own showed nothing at all when stderr was not a terminal, for a job of minutes)
+    progress: Progress | None = None
     to_stdout = args.json_out == "-"
     seats = None if args.seat is None else {args.seat}
     reports: list[JSON] = []
     start = time.perf_counter()
     if args.json_out not in (None, "-"):
-        json_out = open(args.json_out, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+        try:
+            json_out = open(args.json_out, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+        except OSError as exc:
+            return fail("analyse", f"cannot write {args.json_out}: {exc.strerror or exc}")
+    if total > 1:
+        progress = Progress(total, "analyse")
     try:
         for r, deals in plan:
             for d in deals:
@@ -156,17 +160,15 @@ def run(args: argparse.Namespace) -> int:
                 else:
                     if json_out is not None:
                         json_out.write(line + "\n")
-                    if show_bar:
-                        sys.stderr.write("\r" + " " * 60 + "\r")
                     print(render_report(rep, seat=args.seat))
                     print()
-                if show_bar:
-                    _bar(len(reports), total, start, sys.stderr)
+                if progress is not None:
+                    progress.update(len(reports))
     finally:
+        if progress is not None:
+            progress.close()
         if json_out is not None:
             json_out.close()
-    if show_bar:
-        sys.stderr.write("\n")
     if not to_stdout:
-        print(render_summary(reports, time.perf_counter() - start))
+        print(render_summary(reports, time.perf_counter() - start, seat=args.seat))
     return 0

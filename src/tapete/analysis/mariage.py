@@ -440,4 +440,17 @@ def headline(report: JSON) -> list[str]:
     r = report.get("result") or {}
     w = r.get("winner")
     who = "a tie" if w is None else f"{players[w]} won {r.get('game_points')} game point(s)"
-    return [f"  {who} ({r.get('reason')}), points {r.get('points')}"]
+    reason = str(r.get("reason"))
+    why = _WHY.get(reason, reason)  # (the record's key: false_claim)
+    return [f"  {who} ({why}), points {r.get('points')}"]
+
+
+#: why a hand ended, in words (``result.reason`` in records is a key)
+_WHY = {
+    "claim": "a correct claim of 66",
+    "false_claim": "a false claim",
+    "closer_failed": "the closer failed",
+    "opponent_claimed_after_close": "the closer's opponent claimed first",
+    "exhausted": "the cards ran out",
+    "tie": "the cards ran out with equal points",
+}

@@ -125,14 +125,17 @@ def render_report(report: JSON, *, seat: int | None = None, top: int = 8) -> str
     return "\n".join(lines)
 
 
-def render_summary(reports: list[JSON], seconds: float) -> str:
-    """The closing lines over many deals: per player, the average loss per deal."""
+def render_summary(reports: list[JSON], seconds: float, *, seat: int | None = None) -> str:
+    """The closing lines over many deals: per player, the average loss per deal (only the
+    player at ``seat`` when the analysis was of that seat's decisions alone)."""
     if not reports:
         return "no deal analysed"
     per: dict[str, list[float]] = {}
     counts: dict[str, list[int]] = {}
     for r in reports:
         for s, t in enumerate(r["seats"]):
+            if seat is not None and s != seat:
+                continue  # (not judged: their zero loss would read as perfect play)
             name = r["players"][s]
             acc = per.setdefault(name, [0.0, 0.0])
             acc[0] += t["expected_loss"]

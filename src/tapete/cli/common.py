@@ -147,6 +147,17 @@ def check_output(path: Path, flag: str) -> str | None:
     folder = path.parent
     if not folder.is_dir():
         return f"{flag} {path}: the folder {folder} does not exist"
+    # a folder that exists may still refuse the file (read-only, /proc): found out now, not
+    # after the whole run (arena's and analyse's --json then ended in a traceback); opened
+    # to append, so that nothing already there is lost, and a file made here is removed
+    existed = path.exists()
+    try:
+        with path.open("a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        return f"cannot write {path}: {exc.strerror or exc}"
+    if not existed:
+        path.unlink(missing_ok=True)
     return None
 
 
@@ -172,7 +183,7 @@ def read_numbered_record_file(path: str | Path) -> list[tuple[int, dict[str, Any
 
     file = Path(path)
     try:
-        text = file.read_text(encoding="utf-8-sig")
+        text = _read_lines(file, records.MAX_RECORD_CHARS)
     except UnicodeDecodeError as exc:
         reason = f"not UTF-8 text ({exc.reason})"
         raise UnreadableFile(f"{path} is not a record file: {reason}") from None
@@ -181,6 +192,28 @@ def read_numbered_record_file(path: str | Path) -> list[tuple[int, dict[str, Any
             raise UnreadableFile(f"{path} is a folder, not a record file") from None
         raise UnreadableFile(f"cannot read {path}: {exc.strerror or exc}") from None
     return records.loads_numbered(text)
+
+
+def _read_lines(file: Path, longest: int) -> str:
+    """The text of ``file``, read a line at a time so that a line longer than ``longest``
+    (which no record may be) is refused as soon as it is seen: ``/dev/zero`` or a file of
+    one endless line was read whole first, until the memory ran out (a ``MemoryError``
+    traceback)."""
+    from tapete.errors import RecordError
+
+    lines: list[str] = []
+    games = 0  # (the non-blank lines before: the game the long line would be)
+    with file.open(encoding="utf-8-sig") as fp:
+        while line := fp.readline(longest + 2):
+            if len(line.rstrip("\r\n")) > longest:
+                raise RecordError(
+                    f"the record is longer than {longest:,} characters",
+                    game=games,
+                    line=len(lines) + 1,
+                )
+            games += bool(line.strip())
+            lines.append(line)
+    return "".join(lines)
 
 
 def seat_rng(seed: int | None, game_index: int, seat: int) -> random.Random:

@@ -201,7 +201,9 @@ def parse_command(text: str, legal: list[dict[str, Any]]) -> dict[str, Any] | st
         return {"type": head}
     if head == "redeal":
         reasons = [a["reason"] for a in legal if a["type"] == "redeal"]
-        reason = words[1] if len(words) > 1 else (reasons[0] if reasons else "low_points")
+        # (the 'legal:' line shows "redeal (low_talon)": typed as shown, it is accepted)
+        default = reasons[0] if reasons else "low_points"
+        reason = words[1].strip("()") if len(words) > 1 else default
         return {"type": "redeal", "reason": reason}
     if head == "give" and len(words) == 3 and _is_number(words[2]):
         to = int(words[2])
@@ -344,7 +346,8 @@ def _note(note: str, names: list[str]) -> str:
 def _deal_outcome(st: State, row: dict[str, Any], names: list[str]) -> str:
     """``raw [164, 23, 13], contract 160: Ana made it`` (or failed, conceded, annulled)."""
     if row["annulled"]:
-        return f"annulled ({st.redeal_reason}), same dealer"
+        reason = _REDEAL_WORDS.get(st.redeal_reason or "", st.redeal_reason)
+        return f"annulled ({reason}), same dealer"
     who = names[row["declarer"]]
     if row["rospis"]:
         return f"rospis: {who} conceded at {row['bid']}"
@@ -361,6 +364,13 @@ def _redeal_proof(event: dict[str, Any]) -> str:
         return shown
     return f"{shown} ({sum(card_points(parse_card(c)) for c in cards)} points)"
 
+
+#: a redeal's reason in words (the engine's keys, ``low_points``, are not for the table)
+_REDEAL_WORDS = {
+    "four_nines": "four nines",
+    "low_points": "too few points in hand",
+    "low_talon": "too few points in the talon",
+}
 
 #: the moves said in one sentence from the action's fields (``give`` and ``play`` say more)
 _SAID = {
@@ -380,6 +390,8 @@ def _move(seen: list[dict[str, Any]], names: list[str]) -> str:
     who = names[seen[0]["seat"]]
     a = seen[0]["action"]
     kind = a["type"]
+    if kind == "redeal":
+        return _SAID[kind].format(who=who, reason=_REDEAL_WORDS.get(a["reason"], a["reason"]))
     if kind in _SAID:
         return _SAID[kind].format(who=who, **a)
     if kind == "give":
