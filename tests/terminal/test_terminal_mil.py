@@ -184,6 +184,21 @@ def test_the_end_of_deal_line_says_whether_the_declarer_made_it() -> None:
             or " made it; scores " in outcome
             or " failed it; scores " in outcome
         ), line
+        # the scores named, as the state lines name them (it was a bare list of numbers)
+        assert re.search(r"; scores \w+ -?[\d.]+, \w+ -?[\d.]+, \w+ -?[\d.]+$", line), line
+
+
+def test_leaving_says_so_as_in_mariage() -> None:
+    out: list[str] = []
+
+    def eof(_prompt: str) -> str:
+        raise EOFError
+
+    assert play_terminal("club", "rules", 7, input_fn=eof, output_fn=out.append) == 0
+    assert out[-1] == "You leave the game."
+    out.clear()
+    assert play_terminal("club", "rules", 7, input_fn=lambda _p: "quit", output_fn=out.append) == 0
+    assert out[-1] == "You leave the game."
 
 
 def test_the_gives_are_listed_once_as_cards_and_seats() -> None:

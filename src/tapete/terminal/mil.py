@@ -258,9 +258,11 @@ def play_terminal(
             st, res = game.deals[reported[0]]
             reported[0] += 1
             row = res.to_json(game.profile)
+            # (the scores named, as the state lines name them: a bare list left the reader
+            # to count seats)
+            scores = ", ".join(f"{n} {x}" for n, x in zip(game.players, row["scores"], strict=True))
             output_fn(
-                f"deal {reported[0]} over: {_deal_outcome(st, row, game.players)}; "
-                f"scores {row['scores']}"
+                f"deal {reported[0]} over: {_deal_outcome(st, row, game.players)}; scores {scores}"
             )
             for note in res.notes:
                 output_fn("  " + _note(note, game.players))
@@ -293,11 +295,11 @@ def play_terminal(
             try:
                 text = input_fn("> ")
             except EOFError:
-                output_fn("bye")
+                output_fn("You leave the game.")  # (as Mariage says it)
                 return 0
             cmd = parse_command(text, view["legal"])
             if cmd == "quit":
-                output_fn("bye")
+                output_fn("You leave the game.")  # (as Mariage says it)
                 return 0
             if cmd == "help":
                 output_fn(HELP)
