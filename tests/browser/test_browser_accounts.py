@@ -120,6 +120,25 @@ def test_a_wrong_password_says_so_in_the_language(new_page, live_server) -> None
     assert page.is_visible(f"{tid('account')}[open]") and page.locator(tid("my-page")).count() == 0
 
 
+def test_a_too_short_name_is_told_in_the_pages_language(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
+    """The browser's own check spoke its language in a bubble and left the form's line empty;
+    the page says the rules in its language and puts the focus on the field."""
+    page = new_page(locale="pt-PT")
+    page.goto(live_server.url)
+    page.wait_for_selector(f"{tid('newgame')}[open]")
+    page.keyboard.press("Escape")
+    page.click(tid("open-account"))
+    page.click(tid("account-switch"))  # (to sign up)
+    page.fill(tid("account-name"), "ab")
+    page.fill(tid("account-password"), "uma frase longa")
+    page.click(tid("account-submit"))
+    rules = page.inner_text(tid("account-rules"))
+    assert rules.startswith("Nome de utilizador: de 3 a 24")
+    assert page.inner_text(tid("account-error")) == rules
+    assert page.evaluate("() => document.activeElement.id") == "account-name"
+    assert page.locator(tid("my-page")).count() == 0 and page.js_errors == []
+
+
 def test_a_guest_refused_a_rated_table_reads_why_in_the_language(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
     """The server's refusals that a person meets in normal use come with a ``code``; the page
     words them in its language (they used to show the server's English sentence): a guest

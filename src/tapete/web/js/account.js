@@ -46,6 +46,15 @@ function renderAccount() {
   const err = h("p", { class: "error", testid: "account-error", role: "alert" }, form.error ?? "");
   const submit = async (e) => {
     e.preventDefault();
+    // (the form does not let the browser check it: its bubble spoke the browser's language,
+    // not the page's, and left this line empty)
+    const bad = [name, password].find((input) => !input.checkValidity());
+    if (bad) {
+      form.error = t(signup ? "account_rules" : "account_wrong");
+      err.textContent = form.error;
+      bad.focus();
+      return;
+    }
     const res = await api(signup ? "/api/signup" : "/api/signin", {
       method: "POST", headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ name: name.value.trim(), password: password.value }),
@@ -55,7 +64,7 @@ function renderAccount() {
     hideDialog("account");
     screen.all();
   };
-  d.replaceChildren(h("form", { class: "account", onsubmit: submit },
+  d.replaceChildren(h("form", { class: "account", novalidate: true, onsubmit: submit },
     h("h2", { id: "account-title" }, t(signup ? "sign_up" : "sign_in")),
     h("p", { class: "note" }, t("account_why")),
     h("label", { for: "account-name" }, t("user_name")), name,
