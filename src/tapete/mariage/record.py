@@ -29,7 +29,8 @@ __all__ = ["READER", "replay_mariage"]
 def _start(record: JSON, deals: list[DealCards], seeds: list[bytes | None]) -> MariageGame:
     start = record.get("start")
     # (a start without "dealer": the first hand's dealer, as records.md says and Mil reads it;
-    # a start's own dealer wins inside MariageGame)
+    # a start's own dealer wins inside MariageGame; no hand yet: a new match's lot, drawn from
+    # the seed, as Mil's reader does)
     first = record["deals"][0]["dealer"] if deals else None
     try:
         return MariageGame(

@@ -124,14 +124,18 @@ def _check_start(profile: Profile, st: Standing, barrel_given: bool) -> None:
 
 
 def _start(record: JSON, deals: list[DealCards], seeds: list[bytes | None]) -> MilGame:
-    if not deals:
-        raise RecordError("a record needs at least one deal")
     start = record.get("start")
     standing = (
         standing_from_start(start, PROFILES[record["profile"]]) if start is not None else Standing()
     )
-    first: Any = (start or {}).get("dealer", record["deals"][0]["dealer"])
-    if type(first) is not int or first not in (0, 1, 2):
+    # no deal yet (a game still in its first deal, as the server gives it while it is played:
+    # its finished deals only): the game stands before it, its dealer a new game's (drawn
+    # from the seed) unless the start names one
+    default = record["deals"][0]["dealer"] if deals else None
+    first: Any = (start or {}).get("dealer", default)
+    if (first is not None or "dealer" in (start or {})) and (
+        type(first) is not int or first not in (0, 1, 2)
+    ):
         raise RecordError(f"start.dealer must be 0, 1 or 2, got {short(first)}")
     dealt = iter(deals)
 
