@@ -299,3 +299,41 @@ def test_the_review_over_a_replay_is_of_that_games_players(new_page, live_server
     open_review(page, own_table=True)
     assert page.inner_text(tid("review-marks-title")) == "Inaccuracies, mistakes and blunders"
     assert page.js_errors == []
+
+
+def test_a_review_that_fails_for_a_moment_is_asked_again_then_offers_try_again(
+    new_page, live_server
+) -> None:  # type: ignore[no-untyped-def]
+    """A review request that gets no answer or a 5xx is asked again twice before the window
+    says so; then "Try again" (it stopped at the first failure, for good)."""
+    table_id, _ = finished_table(live_server.db_path, "mil", seed=21, max_deals=1)
+    page = new_page(locale=LOCALES["en"])
+    failures = {"left": 3, "seen": 0}
+
+    def flaky(route) -> None:  # type: ignore[no-untyped-def]
+        if failures["left"]:
+            failures["left"] -= 1
+            failures["seen"] += 1
+            route.fulfill(status=503 if failures["left"] == 1 else 500, body="{}")
+        else:
+            route.continue_()
+
+    page.route("**/api/tables/*/review/*", flaky)
+    page.goto(f"{live_server.url}/?replay={table_id}")
+    page.wait_for_selector(f"{REPLAY}[open] {tid('replay-position')}")
+    page.click(tid("replay-review"))
+    # 500 and 500 (asked again after 2 s, then 4 s), 503 ("being prepared": asked again as
+    # ever), then the real answer
+    page.wait_for_selector(f"{tid('review')}[open] {tid('review-curve')}", timeout=60_000)
+    assert failures["seen"] == 3
+
+    # failing for good: after the third failure the window says so, with "Try again"
+    page.click(tid("review-close"))
+    page.route("**/api/tables/*/review/*", lambda route: route.fulfill(status=500, body="{}"))
+    page.click(tid("replay-review"))
+    page.wait_for_selector(tid("review-retry"), timeout=30_000)
+    assert page.inner_text(tid("review-error")) == "Not available right now."
+    page.unroute("**/api/tables/*/review/*")
+    page.click(tid("review-retry"))
+    page.wait_for_selector(f"{tid('review')}[open] {tid('review-curve')}", timeout=60_000)
+    assert page.locator(tid("review-retry")).count() == 0

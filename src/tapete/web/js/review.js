@@ -12,7 +12,7 @@ import { cardName, shownCard } from "./cards.js";
 import { actionText } from "./history.js";
 import { api, seatHeaders } from "./session.js";
 
-const R = { table: null, token: null, seat: null, deal: 0, deals: 0, step: 0, data: null, error: null, timer: null, ask: 0 };
+const R = { table: null, token: null, seat: null, deal: 0, deals: 0, step: 0, data: null, error: null, retry: false, failures: 0, timer: null, ask: 0 };
 
 // the chess marks people know: ?! inaccuracy, ? mistake, ?? blunder
 const MARK = { inaccuracy: "?!", mistake: "?", blunder: "??" };
@@ -62,7 +62,7 @@ export function openReview(deal, { table = S.session?.table, token = S.session?.
   R.seat = String(table) === String(S.session?.table) ? (S.view?.seat ?? null) : null;
   R.deals = deals;
   R.deal = Math.max(0, Math.min(deal, R.deals - 1));
-  R.step = 0; R.data = null; R.error = null;
+  R.step = 0; R.data = null; R.error = null; R.retry = false; R.failures = 0;
   openDialog(reviewDialog().id);
   render();
   load();
@@ -81,14 +81,28 @@ async function load() {
     render();
     return;
   }
+  // a failure that may pass (no answer, the server's 5xx) is asked again twice before the
+  // window says so, with "Try again" (it used to stop at the first one, for good)
+  if (!res.ok && (res.status === 0 || res.status >= 500) && R.failures < 2) {
+    R.failures += 1;
+    R.timer = setTimeout(load, 2000 * R.failures);
+    return;
+  }
   if (res.ok) R.data = res.body;
   else R.error = res.status === 409 ? t("review_not_over") : (res.status === 403 ? t("review_forbidden") : t("unavailable"));
+  R.retry = !res.ok && (res.status === 0 || res.status >= 500);
   render();
+}
+
+function retry() {
+  R.error = null; R.retry = false; R.failures = 0;
+  render();
+  load();
 }
 
 function goDeal(deal) {
   if (deal < 0 || deal >= R.deals || deal === R.deal) return;
-  R.deal = deal; R.step = 0; R.data = null; R.error = null;
+  R.deal = deal; R.step = 0; R.data = null; R.error = null; R.retry = false; R.failures = 0;
   render();
   load();
 }
@@ -277,7 +291,8 @@ function render() {
   if (!R.data) {
     const body = R.error ? h("p", { class: "error", role: "alert", testid: "review-error" }, R.error)
       : h("p", { role: "status", testid: "review-loading" }, t("review_preparing"));
-    d.replaceChildren(...[title, dealNav, body, h("div", { class: "dlgbuttons" }, closeBtn)].filter(Boolean));
+    const again = R.error && R.retry ? h("button", { type: "button", testid: "review-retry", onclick: retry }, t("try_again")) : null;
+    d.replaceChildren(...[title, dealNav, body, h("div", { class: "dlgbuttons" }, again, closeBtn)].filter(Boolean));
     return;
   }
   const rep = R.data.report;
