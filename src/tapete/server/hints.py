@@ -18,7 +18,7 @@ from collections.abc import Hashable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any
 
-__all__ = ["HintPool", "hint_payload", "init_worker"]
+__all__ = ["HintPool", "hint_payload", "init_worker", "stop_executor"]
 
 
 def hint_payload(game: str, view: dict[str, Any], key: Hashable | None) -> dict[str, Any]:
@@ -117,5 +117,16 @@ class HintPool:
 
     def shutdown(self) -> None:
         if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
+            stop_executor(self._executor)  # (a worker in the middle of a hint: terminated)
             self._executor = None
+
+
+def stop_executor(executor: Executor) -> None:
+    """Shut ``executor`` down without waiting for work under way. A worker process in the
+    middle of a job (a deal's analysis, a hint) is terminated: ``shutdown(wait=False)`` alone left it
+    running, and at exit Python joins it, so a stopped server waited for the analysis to end
+    (up to its CPU budget, at the worker's lower priority). Nothing of that job is stored."""
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()

@@ -44,7 +44,7 @@ from tapete.analysis import analyse_deal
 from tapete.game import JSON
 from tapete.replay import iter_replay
 from tapete.server.db import DealReviewRow, ReviewQueueRow, TableRow, utcnow
-from tapete.server.hints import init_worker
+from tapete.server.hints import init_worker, stop_executor
 from tapete.server.limits import path_number
 from tapete.server.security import TOKEN_PARAMETERS, seat_token
 from tapete.server.tables import TableManager
@@ -550,7 +550,7 @@ async def stop_jobs(jobs: dict[Any, asyncio.Task[Any]], executor: Executor | Non
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await task
     if executor is not None:
-        executor.shutdown(wait=False, cancel_futures=True)
+        stop_executor(executor)
 
 
 def openapi_path() -> JSON:

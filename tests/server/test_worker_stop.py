@@ -1,0 +1,38 @@
+"""Stopping the server's worker pools (the deal reviews', the hints') does not wait for a job
+under way: at exit Python joins a pool's worker process, so a server stopped during a
+background analysis waited for the analysis to end (seen as a stop that took over 10 s)."""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+
+from tapete.server.hints import stop_executor
+
+
+def test_a_worker_in_the_middle_of_a_job_is_stopped_at_once() -> None:
+    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+    job = pool.submit(time.sleep, 60)
+    deadline = time.monotonic() + 60
+    while not job.running():  # (the worker has started and taken the job)
+        assert time.monotonic() < deadline, "the worker never took the job"
+        time.sleep(0.05)
+    time.sleep(0.5)
+    workers = list(pool._processes.values())  # (what the stop must end)
+    assert workers and all(w.is_alive() for w in workers)
+    began = time.monotonic()
+    stop_executor(pool)
+    for w in workers:
+        w.join(10)
+        assert not w.is_alive(), "the worker still runs its job"
+    assert time.monotonic() - began < 10  # (a minute's job: not waited for)
+    job.exception(10)  # (the job ends too, as failed: nothing of it is stored)
+    assert job.done()
+
+
+def test_a_thread_pool_is_shut_down_as_before() -> None:
+    pool = ThreadPoolExecutor(max_workers=1)
+    assert pool.submit(sum, [1, 2]).result() == 3
+    stop_executor(pool)
+    assert pool._shutdown
