@@ -123,9 +123,10 @@ class HintPool:
 
 def stop_executor(executor: Executor) -> None:
     """Shut ``executor`` down without waiting for work under way. A worker process in the
-    middle of a job (a deal's analysis, a hint) is terminated: ``shutdown(wait=False)`` alone left it
-    running, and at exit Python joins it, so a stopped server waited for the analysis to end
-    (up to its CPU budget, at the worker's lower priority). Nothing of that job is stored."""
+    middle of a job (a deal's analysis, a hint) is terminated: ``shutdown(wait=False)`` alone
+    left it running, and at exit Python joins it, so a stopped server waited for the analysis
+    to end (up to its CPU budget, at the worker's lower priority). Nothing of that job is
+    stored."""
     processes = list((getattr(executor, "_processes", None) or {}).values())
     executor.shutdown(wait=False, cancel_futures=True)
     for process in processes:
