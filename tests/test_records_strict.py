@@ -77,6 +77,23 @@ MIL_CHANGES: list[tuple[str, Callable[[Record], None], str]] = [
     ("card-deep", lambda r: r["deals"][0]["talon"].__setitem__(0, nested(9)), "is not a card"),
     ("seat-huge", lambda r: first(r, "bid").update(seat=10**5000), "seat must be 0, 1 or 2"),
     ("dealer-huge", lambda r: r["deals"][0].update(dealer=10**5000), "dealer must be 0, 1 or 2"),
+    # RecursionError comparing a result, the final scores (found by scripts/fuzz_records.py)
+    (
+        "result-deep",
+        lambda r: r["deals"][0]["result"].update(raw=nested(100_000)),
+        "deal 0: result raw nests deeper than 16 levels",
+    ),
+    (
+        "final-deep",
+        lambda r: r.update(winner=nested(100_000)),
+        "final result winner nests deeper than 16 levels",
+    ),
+    # ValueError (int -> str) while quoting the counts
+    (
+        "start-bolts-huge",
+        lambda r: r.update(start={"bolts": [10**5000, 0, 0]}),
+        "start.bolts must be 0, 1 or 2 for each seat, got a number too long to show",
+    ),
     # TypeError while quoting the action
     ("key-true", lambda r: first(r, "bid").update({7: True, "value": 105}), " 7}: "),
 ]
@@ -89,6 +106,11 @@ MARIAGE_CHANGES: list[tuple[str, Callable[[Record], None], str]] = [
     ("profile-list", lambda r: r.update(profile=["mariage"]), "unknown Mariage profile"),
     ("start-deep", lambda r: r.update(start={"game_points": nested(50)}), "start nests deeper"),
     ("start-nan", lambda r: r.update(start={"game_points": [float("nan"), 0]}), "game_points"),
+    (
+        "result-deep",
+        lambda r: r["deals"][0]["result"].update(winner=nested(100_000)),
+        "deal 0: result winner nests deeper than 16 levels",
+    ),
 ]
 
 

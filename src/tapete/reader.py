@@ -249,6 +249,11 @@ def _whole(value: object) -> bool:
 def _compare(
     reader: RecordReader[Any], recorded: JSON, computed: JSON, what: str, k: int | None
 ) -> None:
+    for key in computed:  # (compared below, so not deeper than a record may nest)
+        try:
+            check_depth(recorded[key], what=f"{what} {key}")
+        except RecordError as exc:
+            raise exc.located(deal=k) from None
     for key, value in computed.items():  # (a seat or a count is 2, never 2.0)
         fraction = key not in reader.fractional and not _whole(recorded[key])
         if fraction and _whole(value) and same(recorded[key], value):

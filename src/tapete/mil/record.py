@@ -71,7 +71,8 @@ def standing_from_start(start: dict[str, Any], profile: Profile | None = None) -
     failed = _seats3(start, "failed_visits", int, 0)
     for key, counts in (("bolts", bolts), ("barrel_attempts", attempts), ("failed_visits", failed)):
         if not all(0 <= n <= 2 for n in counts):
-            raise RecordError(f"start.{key} must be 0, 1 or 2 for each seat, got {list(counts)!r}")
+            got = short(list(counts))
+            raise RecordError(f"start.{key} must be 0, 1 or 2 for each seat, got {got}")
     standing = Standing(
         scores=(half[0], half[1], half[2]),
         bolts=(bolts[0], bolts[1], bolts[2]),
