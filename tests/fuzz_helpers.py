@@ -23,7 +23,16 @@ from tapete import records
 from tapete.errors import MAX_MESSAGE, RecordError
 from tapete.replay import iter_replay
 
-__all__ = ["Escape", "check", "check_bytes", "garbled", "load_references", "mutated", "text_of"]
+__all__ = [
+    "Escape",
+    "check",
+    "check_bytes",
+    "garbled",
+    "load_references",
+    "mutated",
+    "same_reading",
+    "text_of",
+]
 
 
 class Escape(AssertionError):
@@ -208,6 +217,7 @@ def check(record: object, text: str | None = None) -> str:
     if text is not None:
         outcomes.append(_run("loads", lambda: records.loads(text)))
         outcomes.append(_run("iter_load", lambda: list(records.iter_load(io.StringIO(text)))))
+        same_reading(text)
         try:
             parsed = records.loads(text)
         except RecordError:
@@ -215,6 +225,22 @@ def check(record: object, text: str | None = None) -> str:
         for rec in parsed:
             outcomes.append(_run("replay of a parsed record", lambda rec=rec: _replay_all(rec)))
     return "refused" if "refused" in outcomes else "read"
+
+
+def same_reading(text: str) -> None:
+    """The lazy reader (``iter_load_numbered``) reads ``text`` exactly as ``loads_numbered``
+    does: the same records on the same lines, or the same error."""
+
+    def reading(call: Callable[[], object]) -> object:
+        try:
+            return call()
+        except RecordError as err:
+            return f"RecordError: {err}"
+
+    whole = reading(lambda: records.loads_numbered(text))
+    lazy = reading(lambda: list(records.iter_load_numbered(io.StringIO(text))))
+    if whole != lazy:
+        raise Escape(f"iter_load_numbered read {str(lazy)[:200]!r}, loads {str(whole)[:200]!r}")
 
 
 def check_bytes(data: bytes, folder: Path) -> str:

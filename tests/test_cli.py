@@ -136,31 +136,23 @@ def test_an_endless_line_is_refused_as_soon_as_it_passes_a_records_length(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
     command: str,
+    read_reference: Callable[[str], list[str]],
 ) -> None:
     # (the whole file was read before any check: `tapete replay /dev/zero` ran out of
     # memory, a MemoryError traceback; a 200 MB line took 600 MB before being refused)
     from tapete import records
-    from tapete.cli import common
 
-    monkeypatch.setattr(records, "MAX_RECORD_CHARS", 1000)
-    read: list[int] = []
-    real = common._read_lines
-
-    def counted(file: Path, longest: int) -> str:
-        read.append(longest)
-        return real(file, longest)
-
-    monkeypatch.setattr(common, "_read_lines", counted)
+    good = read_reference("mariage.jsonl")[0]  # (8,313 characters)
+    monkeypatch.setattr(records, "MAX_RECORD_CHARS", 10_000)
     path = tmp_path / "long.jsonl"
-    path.write_text("\n\n{}\n" + "x" * 5000 + "\n{}\n")
+    path.write_text("\n\n" + good + "\n" + "x" * 50_000 + "\n{}\n")
     code = main([command, str(path)])
     assert code == (1 if command == "replay" else 2)
     err = capsys.readouterr().err
-    assert err == (
+    assert err.endswith(
         f"tapete {command}: error: {path}: game 1 (line 4): the record is longer than "
-        "1,000 characters\n"
-    )
-    assert read == [1000]
+        "10,000 characters\n"
+    ), err
     if Path("/dev/zero").exists():  # an endless file: refused at once, not read whole
         assert main([command, "/dev/zero"]) == code
         assert "/dev/zero: game 0 (line 1): the record is longer than" in capsys.readouterr().err
@@ -1006,3 +998,23 @@ def test_analyse_shows_its_progress_without_a_terminal_too(
     err = capsys.readouterr().err.splitlines()
     assert err and all(line.startswith("analyse [") for line in err), err
     assert err[-1].split("] ")[1].startswith("3/3 ")
+
+
+def test_replay_reads_a_large_file_a_record_at_a_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], read_reference: Callable[[str], list[str]]
+) -> None:
+    # (the whole file was read and parsed before the first replay: a 60 MB file of records
+    # took 640 MB; now the memory of one record, whatever the file's size)
+    import tracemalloc
+
+    good = read_reference("mariage.jsonl")[0]
+    path = tmp_path / "many.jsonl"
+    path.write_text((good + "\n") * 40)  # 330 KB of text, about 4 MB parsed
+    tracemalloc.start()
+    try:
+        assert main(["replay", str(path)]) == 0
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert "OK" in capsys.readouterr().out
+    assert peak < 2_000_000, f"replay held {peak:,} bytes at its peak"

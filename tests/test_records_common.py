@@ -194,3 +194,33 @@ def test_a_record_before_its_first_finished_deal_reads_back(game: str) -> None:
         assert r["deals"] == []
         again = replay(records.loads(records.dumps(r))[0])
         assert again.to_record() == r and again.winner is None
+
+
+def test_the_lazy_reader_reads_as_loads_does(read_reference: Lines) -> None:
+    """``iter_load_numbered`` (what ``tapete replay`` reads with, a record at a time) gives
+    the records, lines and errors ``loads_numbered`` gives for the whole text."""
+    from fuzz_helpers import same_reading
+
+    good = read_reference("mil-club.jsonl")[0]
+    rec = json.loads(good)
+    pretty = json.dumps(rec, indent=1)
+    texts = [
+        "",
+        "\n\n",
+        good,
+        "\n" + good + "\n\n" + good + "\n",
+        "\n\n" + pretty,  # one pretty-printed record, after blank lines
+        "\n\n" + pretty + "\n\n",
+        json.dumps(rec, indent=1).replace("{\n ", "{", 1),  # its first key on the first line
+        pretty + "\n" + pretty,  # two: "the line holds only '{'"
+        pretty[:-5],  # cut short
+        good + "\n" + pretty,
+        "{oops\n" + good,
+        good + "\n{oops\n",
+        good + "\r\n" + good + "\r\n",
+        "[1, 2]\n",
+    ]
+    for text in texts:
+        same_reading(text)
+    assert list(records.iter_load_numbered(io.StringIO("\n\n" + pretty))) == [(3, rec)]
+    assert list(records.iter_load(io.StringIO("\n\n" + pretty + "\n"))) == [rec]

@@ -22,10 +22,10 @@ a record through the engine and checks every action and result.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, Final, NoReturn
+from typing import Any, Final, NoReturn, Protocol
 
 from tapete.errors import RecordError, json_kind
 
@@ -35,10 +35,12 @@ __all__ = [
     "MAX_INT_DIGITS",
     "MAX_RECORD_CHARS",
     "RecordError",
+    "TextSource",
     "check_depth",
     "dump",
     "dumps",
     "iter_load",
+    "iter_load_numbered",
     "load",
     "loads",
     "loads_numbered",
@@ -165,40 +167,98 @@ def loads_numbered(text: str) -> list[tuple[int, dict[str, Any]]]:
         if isinstance(single, dict):
             with _at(0, first):
                 return [(first, _check_record(single))]
-    out = []
-    for index, (number, line) in enumerate(_lines(text)):
-        try:
-            out.append((number, _parse_line(line, index, number)))
-        except RecordError:
-            if line.strip() == "{":  # (several pretty-printed records, or one cut short)
-                raise RecordError(
-                    "the line holds only '{': a record file holds one record a line (JSON "
-                    "Lines), or a single pretty-printed record",
-                    game=index,
-                    line=number,
-                ) from None
-            raise
-    return out
+    return [
+        (number, _parse_json_line(line, index, number))
+        for index, (number, line) in enumerate(_lines(text))
+    ]
 
 
-def iter_load(fp: IO[str]) -> Iterator[dict[str, Any]]:
-    """Read records lazily from a text file object, one line at a time."""
+def _parse_json_line(line: str, index: int, number: int) -> dict[str, Any]:
+    """The record on one line of a JSON Lines text: game ``index``, on line ``number``."""
+    try:
+        return _parse_line(line, index, number)
+    except RecordError:
+        if line.strip() == "{":  # (several pretty-printed records, or one cut short)
+            raise RecordError(
+                "the line holds only '{': a record file holds one record a line (JSON "
+                "Lines), or a single pretty-printed record",
+                game=index,
+                line=number,
+            ) from None
+        raise
+
+
+class TextSource(Protocol):
+    """What the lazy readers need of a text file: ``readline`` and ``read`` with a size."""
+
+    def readline(self, size: int = -1, /) -> str: ...
+
+    def read(self, size: int = -1, /) -> str: ...
+
+
+def iter_load(fp: TextSource) -> Iterator[dict[str, Any]]:
+    """Read records lazily from a text file object: :func:`iter_load_numbered` without the
+    line numbers."""
+    for _, record in iter_load_numbered(fp):
+        yield record
+
+
+def iter_load_numbered(fp: TextSource) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The records of a text file object as :func:`loads_numbered` reads its whole text (the
+    same records, line numbers and errors), read lazily: one line at a time, never more of a
+    line than a record may hold, so a file of any size costs the memory of one record. A
+    file that is one pretty-printed record (at most :data:`MAX_RECORD_CHARS` characters) is
+    read whole. A line longer than a record may be is refused unread, so its message says
+    "longer than" where :func:`loads` gives its length."""
     index = number = 0
     while True:
-        try:
-            # one line, but never more than the longest record allows
-            line = fp.readline(MAX_RECORD_CHARS + 2)
-        except UnicodeDecodeError as exc:
-            raise RecordError(
-                f"the file is not UTF-8 text ({exc.reason})", game=index, line=number + 1
-            ) from None
+        line = _read(fp.readline, MAX_RECORD_CHARS + 2, index, number + 1)
         if not line:
             return
         number += 1
         body = line.rstrip("\r\n")  # a longer line comes back cut, without its newline
-        if body.strip():
-            yield _parse_line(body, index, number)
-            index += 1
+        if not body.strip():
+            continue
+        if len(body) > MAX_RECORD_CHARS:  # (its length is not known: the rest is not read)
+            raise RecordError(
+                f"the record is longer than {MAX_RECORD_CHARS:,} characters",
+                game=index,
+                line=number,
+            )
+        if index == 0 and body.lstrip().startswith("{") and len(line) <= MAX_RECORD_CHARS:
+            try:
+                first = _parse_line(body, index, number)
+            except RecordError:
+                # perhaps the first line of one pretty-printed record: read as loads would
+                yield from _pretty(fp, line, number)
+                return
+        else:
+            first = _parse_json_line(body, index, number)
+        yield number, first
+        index += 1
+
+
+def _pretty(fp: TextSource, line: str, number: int) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The rest of a file whose first record line (``line``, line ``number``) is no record on
+    its own: one pretty-printed record if the whole text is (and is short enough), else the
+    error :func:`loads_numbered` gives for that line."""
+    rest = _read(fp.read, MAX_RECORD_CHARS + 1 - len(line), 0, number)
+    if len(line) + len(rest) <= MAX_RECORD_CHARS:  # the whole text: loads reads it so
+        yield from loads_numbered("\n" * (number - 1) + line + rest)
+        return
+    _parse_json_line(line.rstrip("\r\n"), 0, number)  # (raises: it did just before)
+    raise AssertionError("unreachable: the line was refused before")  # pragma: no cover
+
+
+def _read(read: Callable[[int], str], size: int, index: int, number: int) -> str:
+    """``read(size)``, a file that is not UTF-8 text refused at game ``index``, line
+    ``number``."""
+    try:
+        return read(size)
+    except UnicodeDecodeError as exc:
+        raise RecordError(
+            f"the file is not UTF-8 text ({exc.reason})", game=index, line=number
+        ) from None
 
 
 def load(path: str | Path) -> list[dict[str, Any]]:

@@ -11,7 +11,7 @@ import argparse
 import random
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -29,9 +29,11 @@ __all__ = [
     "check_players",
     "check_profile",
     "count",
+    "count_record_lines",
     "default_game",
     "fail",
     "game_names",
+    "iter_numbered_record_file",
     "play_game",
     "port_number",
     "positive_int",
@@ -169,51 +171,90 @@ class UnreadableFile(ValueError):
 def read_record_file(path: str | Path) -> list[dict[str, Any]]:
     """The records of the file ``path``: :func:`read_numbered_record_file` without the line
     numbers."""
-    return [record for _, record in read_numbered_record_file(path)]
+    return [record for _, record in iter_numbered_record_file(path)]
 
 
 def read_numbered_record_file(path: str | Path) -> list[tuple[int, dict[str, Any]]]:
+    """The records of the file ``path``, each with the line it starts on, all read:
+    :func:`iter_numbered_record_file` as a list."""
+    return list(iter_numbered_record_file(path))
+
+
+def iter_numbered_record_file(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """The records of the file ``path`` (JSON Lines or one pretty-printed record, UTF-8; a
     byte-order mark is tolerated), each with the line it starts on, for every command that
-    reads one (``replay``, ``solve``, ``analyse``). Raises :class:`UnreadableFile` when
-    the file cannot be read (Python's own message, ``[Errno 21] Is a directory: '/tmp/x'``,
-    neither said what was expected nor read as a sentence) and
-    :class:`~tapete.errors.RecordError` when its text holds no valid records."""
+    reads one (``replay``, ``solve``, ``analyse``). Read lazily, a line at a time, never
+    more of a line than a record may hold (``records.iter_load_numbered``): a file of any
+    size costs the memory of one record, and ``/dev/zero`` or a file of one endless line is
+    refused as soon as it passes a record's length (it was read whole first, until the
+    memory ran out). Raises :class:`UnreadableFile` when the file cannot be read, also
+    part way (Python's own message, ``[Errno 21] Is a directory: '/tmp/x'``, neither said
+    what was expected nor read as a sentence), and :class:`~tapete.errors.RecordError` at
+    the first record that is not valid."""
     from tapete import records
 
+    with _open_record_file(path) as fp:
+        yield from records.iter_load_numbered(_Checked(fp, path))
+
+
+def count_record_lines(path: str | Path) -> int:
+    """How many records the file ``path`` seems to hold, for a progress bar before reading
+    them: its lines that are not blank (1 for a pretty-printed record), counted a line at a
+    time; the count stops where the file cannot be read or a line is longer than a record
+    (the reading will say why)."""
+    from tapete import records
+
+    found = 0
+    try:
+        with _open_record_file(path) as fp:
+            while line := fp.readline(records.MAX_RECORD_CHARS + 2):
+                if len(line.rstrip("\r\n")) > records.MAX_RECORD_CHARS:
+                    return found + 1
+                if line.strip():
+                    if found == 0 and line.strip() == "{":
+                        return 1
+                    found += 1
+    except (UnreadableFile, UnicodeDecodeError, OSError):
+        pass
+    return found
+
+
+def _open_record_file(path: str | Path) -> TextIO:
     file = Path(path)
     try:
-        text = _read_lines(file, records.MAX_RECORD_CHARS)
-    except UnicodeDecodeError as exc:
-        reason = f"not UTF-8 text ({exc.reason})"
-        raise UnreadableFile(f"{path} is not a record file: {reason}") from None
+        return file.open(encoding="utf-8-sig")
     except OSError as exc:
-        if file.is_dir():  # (IsADirectoryError; PermissionError on Windows)
-            raise UnreadableFile(f"{path} is a folder, not a record file") from None
-        raise UnreadableFile(f"cannot read {path}: {exc.strerror or exc}") from None
-    return records.loads_numbered(text)
+        raise UnreadableFile(_unreadable(path, exc)) from None
 
 
-def _read_lines(file: Path, longest: int) -> str:
-    """The text of ``file``, read a line at a time so that a line longer than ``longest``
-    (which no record may be) is refused as soon as it is seen: ``/dev/zero`` or a file of
-    one endless line was read whole first, until the memory ran out (a ``MemoryError``
-    traceback)."""
-    from tapete.errors import RecordError
+def _unreadable(path: str | Path, exc: OSError) -> str:
+    if Path(path).is_dir():  # (IsADirectoryError; PermissionError on Windows)
+        return f"{path} is a folder, not a record file"
+    return f"cannot read {path}: {exc.strerror or exc}"
 
-    lines: list[str] = []
-    games = 0  # (the non-blank lines before: the game the long line would be)
-    with file.open(encoding="utf-8-sig") as fp:
-        while line := fp.readline(longest + 2):
-            if len(line.rstrip("\r\n")) > longest:
-                raise RecordError(
-                    f"the record is longer than {longest:,} characters",
-                    game=games,
-                    line=len(lines) + 1,
-                )
-            games += bool(line.strip())
-            lines.append(line)
-    return "".join(lines)
+
+class _Checked:
+    """A record file's text as ``records.iter_load_numbered`` reads it, its reading errors
+    as :class:`UnreadableFile` (which the reader lets through), not as a record's error."""
+
+    def __init__(self, fp: TextIO, path: str | Path) -> None:
+        self._fp = fp
+        self._path = path
+
+    def readline(self, size: int = -1, /) -> str:
+        return self._guarded(self._fp.readline, size)
+
+    def read(self, size: int = -1, /) -> str:
+        return self._guarded(self._fp.read, size)
+
+    def _guarded(self, read: Callable[[int], str], size: int) -> str:
+        try:
+            return read(size)
+        except UnicodeDecodeError as exc:
+            reason = f"not UTF-8 text ({exc.reason})"
+            raise UnreadableFile(f"{self._path} is not a record file: {reason}") from None
+        except OSError as exc:
+            raise UnreadableFile(_unreadable(self._path, exc)) from None
 
 
 def seat_rng(seed: int | None, game_index: int, seat: int) -> random.Random:

@@ -6,7 +6,14 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from tapete.cli.common import Progress, UnreadableFile, count, fail, read_numbered_record_file
+from tapete.cli.common import (
+    Progress,
+    UnreadableFile,
+    count,
+    count_record_lines,
+    fail,
+    iter_numbered_record_file,
+)
 from tapete.errors import RecordError
 
 __all__ = ["add_parser", "run"]
@@ -29,33 +36,35 @@ def run(args: argparse.Namespace) -> int:
     from tapete.replay import replay
 
     path = Path(args.file)
-    try:
-        numbered = read_numbered_record_file(path)
-    except UnreadableFile as exc:
-        return fail("replay", str(exc))
-    except RecordError as exc:
-        return fail("replay", f"{path}: {exc}", 1)
-    if not numbered:
-        return fail("replay", f"{path}: the file holds no record", 1)
     games = deals = finished = fair = 0
     kinds: dict[str, int] = {}
-    with Progress(len(numbered), "replay") as progress:  # its line ends before the summary
-        for i, (line, rec) in enumerate(numbered):
-            try:
-                game = replay(rec, index=i)
-            except RecordError as exc:
-                if exc.game in (None, i):  # (the line of the record it is in)
-                    exc = exc.located(game=i, line=line)
-                progress.close()
-                return fail("replay", f"{path}: {exc}", 1)
-            games += 1
-            deals += len(rec["deals"])
-            # the reader checked every deal's ``fair`` field (seed, commitment and cards)
-            fair += sum(1 for d in rec["deals"] if isinstance(d, dict) and "fair" in d)
-            finished += game.winner is not None
-            key = f"{rec['game']}/{rec['profile']}"
-            kinds[key] = kinds.get(key, 0) + 1
-            progress.update(i + 1)
+    # a record at a time (one record's memory, whatever the file's size), after a count of
+    # its lines for the progress bar, whose line ends before the summary or the error
+    with Progress(count_record_lines(path), "replay") as progress:
+        try:
+            for i, (line, rec) in enumerate(iter_numbered_record_file(path)):
+                try:
+                    game = replay(rec, index=i)
+                except RecordError as exc:
+                    if exc.game in (None, i):  # (the line of the record it is in)
+                        exc = exc.located(game=i, line=line)
+                    raise exc from None
+                games += 1
+                deals += len(rec["deals"])
+                # the reader checked every deal's ``fair`` field (seed, commitment, cards)
+                fair += sum(1 for d in rec["deals"] if isinstance(d, dict) and "fair" in d)
+                finished += game.winner is not None
+                key = f"{rec['game']}/{rec['profile']}"
+                kinds[key] = kinds.get(key, 0) + 1
+                progress.update(i + 1)
+        except UnreadableFile as exc:
+            progress.close()
+            return fail("replay", str(exc))
+        except RecordError as exc:
+            progress.close()
+            return fail("replay", f"{path}: {exc}", 1)
+    if games == 0:
+        return fail("replay", f"{path}: the file holds no record", 1)
     summary = ", ".join(f"{k}: {n}" for k, n in sorted(kinds.items()))
     print(
         f"OK {path}: {count(games, 'game')} ({summary}), {count(deals, 'deal')}, "
