@@ -236,6 +236,55 @@ def test_abandonment_is_stored_and_survives_a_restart(make_app: MakeApp) -> None
         assert 1 in _seats_of(again, tid)
 
 
+def test_the_computers_wait_while_every_person_is_away(app: Starlette, client: TestClient) -> None:
+    """Both people of a Mariage table leave: past the grace computers take both seats, but
+    they do not play the match out unseen; Ana back, they play Bea's seat again; once both
+    have abandoned, the computers finish the game (docs/server.md, "Clocks and dropped
+    seats")."""
+    clock = FakeClock()
+    app.state.manager.now = clock
+    made = make_table(
+        client,
+        game="mariage",
+        seats=[{"kind": "me"}, {"kind": "invited"}],
+        seed=3,
+        clock={"grace_s": 10, "abandon_s": 60},
+    )
+    tid = made["table"]
+    bea = sit(client, tid, "Bea", invite=made["invite"])
+    for token in (made["token"], bea["token"]):
+        with client.websocket_connect(f"/ws/{tid}?token={token}") as ws:
+            _until("view", Session(ws))
+    _wait("the lost connections", lambda: not _live(app, tid).connected())
+    clock.t += 11
+    _tick(client, app, tid)
+    table = _live(app, tid)
+    assert table.is_bot(0) and table.is_bot(1) and table.awaits_people
+    version = table.version
+    time.sleep(0.5)  # (the computers play at once in these tests: delay_ms 0)
+    assert _live(app, tid).version == version and table.bot_task is None
+    # Ana is back: her seat is hers, and the computer plays Bea's again
+    with client.websocket_connect(f"/ws/{tid}?token={made['token']}") as wa:
+        a = Session(wa)
+        assert not _live(app, tid).is_bot(0) and not _live(app, tid).awaits_people
+        play(app, tid, {0: a}, lambda: 1 in _seats_of(app, tid, version), random.Random(6))
+        _wait("the last write", lambda: not _live(app, tid).lock.locked())
+    _wait("the lost connection", lambda: not _live(app, tid).connected())
+    # away again: past her grace and both abandonments, the computers play to the end
+    clock.t += 11
+    _tick(client, app, tid)
+    assert _live(app, tid).awaits_people
+    clock.t += 61
+    _tick(client, app, tid)
+    assert _live(app, tid).abandoned == {0, 1}
+
+    def over() -> bool:
+        with app.state.manager.sessions() as session:
+            return bool(session.get(TableRow, tid).status == "finished")
+
+    _wait("the end of the game", over)
+
+
 def test_move_time_and_bank_then_back(app: Starlette, client: TestClient) -> None:
     clock = FakeClock()
     app.state.manager.now = clock

@@ -464,6 +464,21 @@ class Table:
         digest = hmac.new(self.rng_key, message, hashlib.sha256).digest()
         return int.from_bytes(digest[:16], "big")
 
+    @property
+    def awaits_people(self) -> bool:
+        """Whether the table's computers wait: a table of several people being played (with
+        clocks) none of whose people has a connection open, while one of them may still come
+        back (a seat not abandoned). Nobody plays on for people who are all away: a lost
+        network no longer let the computers play a game out unseen; once every person has
+        abandoned, the computers finish it (docs/server.md, "Clocks and dropped seats")."""
+        if self.clocks is None or self.game.over:
+            return False
+        people = [seat for seat, level in enumerate(self.levels) if level is None]
+        present = {listener.seat for listener in self.listeners}
+        if any(seat in present for seat in people):
+            return False
+        return any(seat not in self.abandoned for seat in people)
+
     def is_bot(self, seat: int | None) -> bool:
         """Whether a computer plays ``seat`` now: a computer's seat, or a person's seat taken
         over (the clocks) or abandoned."""
@@ -2448,6 +2463,7 @@ class TableManager:
             or table.status == "waiting"
             or not table.is_bot(table.game.turn)
             or table.broken
+            or table.awaits_people
         ):
             return
         if table.bot_task is not None and not table.bot_task.done():
@@ -2472,8 +2488,8 @@ class TableManager:
                     async with table.lock:
                         await self._remember(table)
                 seat = table.game.turn
-                if seat is None or not table.is_bot(seat):
-                    break  # (the seat was given back meanwhile)
+                if seat is None or not table.is_bot(seat) or table.awaits_people:
+                    break  # (the seat was given back meanwhile, or everyone left)
                 version = table.version
                 view = table.game.view(seat)
                 action = await self._choose(table, seat, view, version)
