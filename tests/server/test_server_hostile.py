@@ -72,6 +72,55 @@ def test_a_websocket_to_no_table_is_closed_with_a_code(client: TestClient, raw: 
     assert closed.value.code == 4404
 
 
+#: JSON bodies whose strings hold a lone UTF-16 surrogate (an escape no partner follows):
+#: valid JSON to ``json.loads``, but no text; (path, body, the place the 400 names)
+_LONE_SURROGATES = [
+    ("/api/tables/{table}/seats", r'{"name": "Bea", "invite": "ab\ud800c"}', "invite"),
+    ("/api/signup", r'{"name": "Bea_1", "password": "abcdefghij\udfff"}', "password"),
+    ("/api/signin", r'{"name": "Be\ud800", "password": "abcdefghij"}', "name"),
+    ("/api/signin", r'{"name": "Bea_1", "password": "abcdefghij\ud800"}', "password"),
+    ("/api/tables", r'{"game": "mil", "name": "Ana", "\ud800": 1}', "a key of the body"),
+    (
+        "/api/tables",
+        r'{"game": "mil", "name": "A", "seats": [{"kind": "\ud800"}]}',
+        "seats[0].kind",
+    ),
+    ("/api/quick", r'{"game": "mil", "name": "Ana\udc00"}', "name"),
+]
+
+
+SEATS = ("me", "invited", "open")
+
+
+@pytest.mark.sqlite_only
+@pytest.mark.parametrize(("path", "body", "where"), _LONE_SURROGATES)
+def test_a_lone_surrogate_in_a_body_gets_a_400_that_names_its_place(
+    client: TestClient, path: str, body: str, where: str
+) -> None:
+    """Hashing the password, comparing the invitation code with ``compare_digest`` (which
+    encodes it) raised UnicodeEncodeError: a 500 with a traceback."""
+    r = client.post(
+        "/api/tables",
+        json={"game": "mil", "name": "Ana", "seats": [{"kind": k} for k in SEATS]},
+    )
+    assert r.status_code == 201, r.text
+    url = path.format(table=r.json()["table"])
+    r = client.post(url, content=body.encode(), headers={"Content-Type": "application/json"})
+    assert r.status_code == 400, r.text
+    assert r.json()["error"] == (
+        f"the request body is not valid JSON text: {where} holds a lone surrogate "
+        f"({body[body.index(chr(92) + 'u') :][:6]}), which is no character"
+    )
+    # a pair of escapes that makes one character is that character
+    r = client.post(
+        "/api/tables",
+        content=rb'{"game": "mil", "name": "Ana \ud83c\udccf"}',
+        headers={"Content-Type": "application/json"},
+    )
+    assert r.status_code == 201, r.text
+    assert client.get(f"/api/tables/{r.json()['table']}").json()["players"][0] == "Ana \U0001f0cf"
+
+
 # ---------------------------------------------------------------------- 9. cross-site
 
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
-import json
 import secrets
 import unicodedata
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
@@ -45,7 +44,7 @@ from starlette.routing import Route
 
 from tapete.server.db import Base, utcnow
 from tapete.server.limits import TokenBuckets, retry_after
-from tapete.server.security import origin_allowed
+from tapete.server.security import load_json_body, origin_allowed
 
 __all__ = [
     "COOKIE_NAME",
@@ -473,9 +472,9 @@ async def _body(request: Request, allowed: set[str]) -> dict[str, Any]:
             415, f"the request must have Content-Type: application/json, got {ctype or 'none'!r}"
         )
     try:
-        data = json.loads(await request.body())
-    except (ValueError, RecursionError):
-        raise AccountError(400, "the request body is not valid JSON") from None
+        data = load_json_body(await request.body())
+    except ValueError as exc:
+        raise AccountError(400, str(exc)) from None
     if not isinstance(data, dict):
         raise AccountError(400, "the request body must be a JSON object")
     extra = sorted(set(data) - allowed)

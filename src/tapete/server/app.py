@@ -59,6 +59,7 @@ from tapete.server.security import (
     SUBPROTOCOL,
     Guard,
     TrustedProxies,
+    load_json_body,
     seat_token,
 )
 from tapete.server.tables import Table, TableError, TableManager, message_text
@@ -123,9 +124,9 @@ def parse_new_table(body: bytes, *, max_deals_limit: int = 10_000) -> dict[str, 
     if len(body) > MAX_BODY_BYTES:
         raise BadRequest(f"the request body is larger than {MAX_BODY_BYTES} bytes", 413)
     try:
-        data = json.loads(body)
-    except (ValueError, RecursionError):
-        raise BadRequest("the request body is not valid JSON") from None
+        data = load_json_body(body)
+    except ValueError as exc:
+        raise BadRequest(str(exc)) from None
     if not isinstance(data, dict):
         raise BadRequest("the request body must be a JSON object")
     allowed = {"game", "profile", "name", "language", "levels", "seed", "max_deals", *ROOM_FIELDS}
@@ -275,9 +276,9 @@ def parse_json_body(body: bytes, allowed: set[str]) -> dict[str, Any]:
     if len(body) > MAX_BODY_BYTES:
         raise BadRequest(f"the request body is larger than {MAX_BODY_BYTES} bytes", 413)
     try:
-        data = json.loads(body or b"{}")
-    except (ValueError, RecursionError):
-        raise BadRequest("the request body is not valid JSON") from None
+        data = load_json_body(body or b"{}")
+    except ValueError as exc:
+        raise BadRequest(str(exc)) from None
     if not isinstance(data, dict):
         raise BadRequest("the request body must be a JSON object")
     extra = sorted(set(data) - allowed)
