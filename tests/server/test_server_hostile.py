@@ -140,6 +140,23 @@ def test_a_websocket_from_another_site_is_refused(client: TestClient) -> None:
 
 
 @pytest.mark.sqlite_only
+@pytest.mark.parametrize("origin", ["http://[::1", "http://[testserver]x", "http://]["])
+def test_an_origin_that_is_no_url_is_refused(client: TestClient, origin: str) -> None:
+    """``urlsplit`` raises on a bracket that does not close an IPv6 address: the origin
+    check let that through as a 500 with a traceback, on a POST and on a handshake."""
+    table_id, _ = new_table(client)
+    r = client.post("/api/tables", json={"game": "mil", "name": "Ana"}, headers={"origin": origin})
+    assert r.status_code == 403, r.text
+    assert "may not change anything here" in r.json()["error"]
+    with (
+        pytest.raises(WebSocketDisconnect) as refused,
+        client.websocket_connect(f"/ws/{table_id}", headers={"origin": origin}),
+    ):
+        pass
+    assert refused.value.code == 1008
+
+
+@pytest.mark.sqlite_only
 def test_an_allowed_origin_may_connect(make_app: MakeApp) -> None:
     app = make_app(allowed_origins=["https://club.example"])
     with TestClient(app) as client:

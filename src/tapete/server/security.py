@@ -234,7 +234,10 @@ def origin_allowed(scope: Scope, allowed_origins: frozenset[str]) -> bool:
     origin = origin.rstrip("/").lower()
     if origin in allowed_origins or "*" in allowed_origins:
         return True
-    parts = urlsplit(origin)
+    try:
+        parts = urlsplit(origin)
+    except ValueError:  # ("http://[::1": no URL; it raised, a 500)
+        return False
     host = _header(scope, b"host")
     return (
         parts.scheme in ("http", "https")
