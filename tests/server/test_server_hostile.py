@@ -121,6 +121,28 @@ def test_a_lone_surrogate_in_a_body_gets_a_400_that_names_its_place(
     assert client.get(f"/api/tables/{r.json()['table']}").json()["players"][0] == "Ana \U0001f0cf"
 
 
+def test_a_nul_in_an_invitation_code_or_a_user_name_is_no_such_one(client: TestClient) -> None:
+    """PostgreSQL refuses a NUL in a query's text (psycopg's DataError): looking up such an
+    invitation code, or signing in under such a name, was a 500 there (SQLite found
+    nothing). Both are refused before the database is asked."""
+    r = client.post(
+        "/api/tables", json={"game": "mil", "name": "Ana", "seats": [{"kind": k} for k in SEATS]}
+    )
+    code = r.json()["invite"]
+    assert client.get(f"/api/invitations/{code}").status_code == 200
+    for odd in (f"{code}%00", "a%00b", "%00", "a b", "%C3%A9t%C3%A9"):
+        r = client.get(f"/api/invitations/{odd}")
+        assert r.status_code == 404 and r.json() == {"error": "there is no such invitation"}, odd
+    signed = client.post("/api/signup", json={"name": "Bea_1", "password": "abcdefghij"})
+    assert signed.status_code == 201, signed.text
+    client.cookies.clear()  # (a guest again: no session, no CSRF token to send)
+    for name in ("Bea_1\x00", "\x00", "Be\x00a_1"):
+        r = client.post("/api/signin", json={"name": name, "password": "abcdefghij"})
+        assert r.status_code == 401 and r.json() == {"error": "wrong user name or password"}
+    r = client.post("/api/signin", json={"name": "bea_1", "password": "abcdefghij"})
+    assert r.status_code == 200, r.text
+
+
 # ---------------------------------------------------------------------- 9. cross-site
 
 

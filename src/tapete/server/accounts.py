@@ -297,7 +297,8 @@ class Accounts:
     def sign_in(self, name: str, password: str) -> tuple[User, str, ActiveSession] | None:
         """Check the password and open a session, or None (wrong name or password: the same
         work either way)."""
-        key = name_key(name) if isinstance(name, str) else ""
+        # (a control character is in no user name, and PostgreSQL refuses a NUL in a query)
+        key = name_key(name) if isinstance(name, str) and name.isprintable() else ""
         with self.sessions() as session:
             row = session.scalar(select(UserRow).where(UserRow.name_key == key)) if key else None
         if len(password) > PASSWORD_MAX:  # no account has one: the same work, then no
