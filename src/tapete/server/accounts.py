@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import logging
 import secrets
 import unicodedata
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
@@ -42,7 +43,7 @@ from starlette.requests import Request, cookie_parser
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from tapete.server.db import Base, utcnow
+from tapete.server.db import BUSY_ERRORS, Base, utcnow
 from tapete.server.limits import TokenBuckets, retry_after
 from tapete.server.security import load_json_body, origin_allowed
 
@@ -60,6 +61,8 @@ __all__ = [
     "current_user",
     "openapi_paths",
 ]
+
+log = logging.getLogger("tapete.server")
 
 COOKIE_NAME = "tapete_session"
 CSRF_HEADER = "x-csrf-token"
@@ -513,7 +516,20 @@ class Identity:
             return
         headers = Headers(scope=scope)
         cookie = cookie_parser(headers.get("cookie", "")).get(COOKIE_NAME)
-        active = self.accounts.lookup(cookie) if cookie else None
+        try:
+            active = self.accounts.lookup(cookie) if cookie else None
+        except BUSY_ERRORS as exc:
+            # the database cannot be read now: 503 (try again), as the app's own answer to
+            # it; a WebSocket's handshake is refused and the page tries again by itself.
+            # (Outside the app's exception handlers, it was a 500 with a traceback.)
+            log.warning("%s: the session could not be read: %s", scope.get("path"), exc)
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 1013})
+                return
+            busy = {"error": "the server could not use its database just now: try again"}
+            response = JSONResponse(busy, status_code=503, headers={"Retry-After": "1"})
+            await response(scope, receive, send)
+            return
         state = dict(scope.get("state") or {})
         # (a layer outside the app that signs people in its own way may have set the user:
         # a session cookie of ours wins, else that one stays; no client can set scope state)
