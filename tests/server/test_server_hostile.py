@@ -498,6 +498,28 @@ def test_an_external_lock_neither_freezes_nor_drops_the_person(
         assert m["version"] > version
 
 
+@pytest.mark.sqlite_only
+def test_a_refused_write_logs_no_card(
+    client: TestClient, db_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The log of a refused write named the action whole, and the database's error held the
+    statement's parameters: the card of a play that was then not applied, still in the
+    person's hand (docs/server.md: nothing logged holds a card in play). It names the
+    action's kind, and the error its statement without the parameters."""
+    table_id, token = new_table(client, game="mariage", seed=3)
+    with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
+        me = Session(ws, random.Random(4))
+        view = me.wait_turn()
+        play = next(a for a in view["legal"] if a["type"] == "play")
+        with caplog.at_level(logging.INFO, logger="tapete.server"), write_lock(db_url):
+            me.act(play)
+            assert me.error()["code"] == "not_saved"
+    logged = [r.getMessage() for r in caplog.records if "refused (write)" in r.getMessage()]
+    assert logged and f"action {me.version} (play)" in logged[0], logged
+    card = play["card"]
+    assert all(f'"{card}"' not in line and f"'{card}'" not in line for line in logged), logged
+
+
 # ---------------------------------------------------------------------- 10. hints
 
 

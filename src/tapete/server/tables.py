@@ -1777,7 +1777,9 @@ class TableManager:
         """After a failed write of action ``n``: put the table back as the database holds
         it (without that action), so that the connections stay and the person may try again.
         False if it cannot be rebuilt (the caller then drops it)."""
-        self.failed_writes.note("write", f"table {table.id}", f"action {n} {data}: {exc}")
+        # (the action's kind only: it was not applied, so a card it names is still in a hand)
+        kind = data.get("type") if isinstance(data, dict) else None
+        self.failed_writes.note("write", f"table {table.id}", f"action {n} ({kind}): {exc}")
         table.broken = True  # so that get() rebuilds it from the database
         try:
             fresh = self.get(table.id, keep=False)
