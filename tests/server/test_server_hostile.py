@@ -72,6 +72,77 @@ def test_a_websocket_to_no_table_is_closed_with_a_code(client: TestClient, raw: 
     assert closed.value.code == 4404
 
 
+#: JSON bodies whose strings hold a lone UTF-16 surrogate (an escape no partner follows):
+#: valid JSON to ``json.loads``, but no text; (path, body, the place the 400 names)
+_LONE_SURROGATES = [
+    ("/api/tables/{table}/seats", r'{"name": "Bea", "invite": "ab\ud800c"}', "invite"),
+    ("/api/signup", r'{"name": "Bea_1", "password": "abcdefghij\udfff"}', "password"),
+    ("/api/signin", r'{"name": "Be\ud800", "password": "abcdefghij"}', "name"),
+    ("/api/signin", r'{"name": "Bea_1", "password": "abcdefghij\ud800"}', "password"),
+    ("/api/tables", r'{"game": "mil", "name": "Ana", "\ud800": 1}', "a key of the body"),
+    (
+        "/api/tables",
+        r'{"game": "mil", "name": "A", "seats": [{"kind": "\ud800"}]}',
+        "seats[0].kind",
+    ),
+    ("/api/quick", r'{"game": "mil", "name": "Ana\udc00"}', "name"),
+]
+
+
+SEATS = ("me", "invited", "open")
+
+
+@pytest.mark.sqlite_only
+@pytest.mark.parametrize(("path", "body", "where"), _LONE_SURROGATES)
+def test_a_lone_surrogate_in_a_body_gets_a_400_that_names_its_place(
+    client: TestClient, path: str, body: str, where: str
+) -> None:
+    """Hashing the password, comparing the invitation code with ``compare_digest`` (which
+    encodes it) raised UnicodeEncodeError: a 500 with a traceback."""
+    r = client.post(
+        "/api/tables",
+        json={"game": "mil", "name": "Ana", "seats": [{"kind": k} for k in SEATS]},
+    )
+    assert r.status_code == 201, r.text
+    url = path.format(table=r.json()["table"])
+    r = client.post(url, content=body.encode(), headers={"Content-Type": "application/json"})
+    assert r.status_code == 400, r.text
+    assert r.json()["error"] == (
+        f"the request body is not valid JSON text: {where} holds a lone surrogate "
+        f"({body[body.index(chr(92) + 'u') :][:6]}), which is no character"
+    )
+    # a pair of escapes that makes one character is that character
+    r = client.post(
+        "/api/tables",
+        content=rb'{"game": "mil", "name": "Ana \ud83c\udccf"}',
+        headers={"Content-Type": "application/json"},
+    )
+    assert r.status_code == 201, r.text
+    assert client.get(f"/api/tables/{r.json()['table']}").json()["players"][0] == "Ana \U0001f0cf"
+
+
+def test_a_nul_in_an_invitation_code_or_a_user_name_is_no_such_one(client: TestClient) -> None:
+    """PostgreSQL refuses a NUL in a query's text (psycopg's DataError): looking up such an
+    invitation code, or signing in under such a name, was a 500 there (SQLite found
+    nothing). Both are refused before the database is asked."""
+    r = client.post(
+        "/api/tables", json={"game": "mil", "name": "Ana", "seats": [{"kind": k} for k in SEATS]}
+    )
+    code = r.json()["invite"]
+    assert client.get(f"/api/invitations/{code}").status_code == 200
+    for odd in (f"{code}%00", "a%00b", "%00", "a b", "%C3%A9t%C3%A9"):
+        r = client.get(f"/api/invitations/{odd}")
+        assert r.status_code == 404 and r.json() == {"error": "there is no such invitation"}, odd
+    signed = client.post("/api/signup", json={"name": "Bea_1", "password": "abcdefghij"})
+    assert signed.status_code == 201, signed.text
+    client.cookies.clear()  # (a guest again: no session, no CSRF token to send)
+    for name in ("Bea_1\x00", "\x00", "Be\x00a_1"):
+        r = client.post("/api/signin", json={"name": name, "password": "abcdefghij"})
+        assert r.status_code == 401 and r.json() == {"error": "wrong user name or password"}
+    r = client.post("/api/signin", json={"name": "bea_1", "password": "abcdefghij"})
+    assert r.status_code == 200, r.text
+
+
 # ---------------------------------------------------------------------- 9. cross-site
 
 
@@ -88,6 +159,23 @@ def test_a_websocket_from_another_site_is_refused(client: TestClient) -> None:
     for headers in ({"origin": "http://testserver"}, {}):
         with client.websocket_connect(f"/ws/{table_id}", headers=headers) as ws:
             assert ws.receive_json()["type"] == "view"
+
+
+@pytest.mark.sqlite_only
+@pytest.mark.parametrize("origin", ["http://[::1", "http://[testserver]x", "http://]["])
+def test_an_origin_that_is_no_url_is_refused(client: TestClient, origin: str) -> None:
+    """``urlsplit`` raises on a bracket that does not close an IPv6 address: the origin
+    check let that through as a 500 with a traceback, on a POST and on a handshake."""
+    table_id, _ = new_table(client)
+    r = client.post("/api/tables", json={"game": "mil", "name": "Ana"}, headers={"origin": origin})
+    assert r.status_code == 403, r.text
+    assert "may not change anything here" in r.json()["error"]
+    with (
+        pytest.raises(WebSocketDisconnect) as refused,
+        client.websocket_connect(f"/ws/{table_id}", headers={"origin": origin}),
+    ):
+        pass
+    assert refused.value.code == 1008
 
 
 @pytest.mark.sqlite_only
@@ -408,6 +496,28 @@ def test_an_external_lock_neither_freezes_nor_drops_the_person(
         while (m := me.receive())["type"] != "view" or m["version"] <= version:
             assert m["type"] != "error", m
         assert m["version"] > version
+
+
+@pytest.mark.sqlite_only
+def test_a_refused_write_logs_no_card(
+    client: TestClient, db_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The log of a refused write named the action whole, and the database's error held the
+    statement's parameters: the card of a play that was then not applied, still in the
+    person's hand (docs/server.md: nothing logged holds a card in play). It names the
+    action's kind, and the error its statement without the parameters."""
+    table_id, token = new_table(client, game="mariage", seed=3)
+    with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
+        me = Session(ws, random.Random(4))
+        view = me.wait_turn()
+        play = next(a for a in view["legal"] if a["type"] == "play")
+        with caplog.at_level(logging.INFO, logger="tapete.server"), write_lock(db_url):
+            me.act(play)
+            assert me.error()["code"] == "not_saved"
+    logged = [r.getMessage() for r in caplog.records if "refused (write)" in r.getMessage()]
+    assert logged and f"action {me.version} (play)" in logged[0], logged
+    card = play["card"]
+    assert all(f'"{card}"' not in line and f"'{card}'" not in line for line in logged), logged
 
 
 # ---------------------------------------------------------------------- 10. hints

@@ -189,6 +189,53 @@ def test_a_database_server_that_goes_away_loses_no_action(postgres_databases: Da
         assert action_count(app, table_id) > version
 
 
+def test_sockets_and_sessions_meet_a_database_gone_with_a_try_again(
+    postgres_databases: Databases,
+) -> None:
+    """While the database server is away: a table socket that must read its table, and the
+    lobby socket, get ``unavailable`` and close 1013 (the page reconnects); a request or a
+    handshake with a session cookie gets 503 or 1013. Before: a socket dropped without a
+    close frame (the busy handler took the WebSocket for a request), and every request of
+    a signed-in person, even the page, a 500 with a traceback (the session was read
+    outside the app's handlers)."""
+    app, name = _app_on_a_new_database(postgres_databases)
+    with TestClient(app) as client:
+        table_id, _ = new_table(client)
+        app.state.manager.tables.pop(table_id)  # (not in memory: opening it reads it)
+        with TestClient(app) as person:
+            r = person.post("/api/signup", json={"name": "Bea_1", "password": "abcdefghij"})
+            assert r.status_code == 201, r.text
+            _connections(postgres_databases.admin, name, allow=False)
+            try:
+                for path, words in (
+                    (f"/ws/{table_id}?lang=pt", "O servidor"),
+                    ("/ws/lobby", "The"),
+                ):
+                    with client.websocket_connect(path) as ws:
+                        error = ws.receive_json()
+                        assert error["code"] == "unavailable", error
+                        assert "try again" in error["detail"], error
+                        assert error["message"].startswith(words), error  # (?lang=, else en)
+                        with pytest.raises(WebSocketDisconnect) as closed:
+                            ws.receive_json()
+                        assert closed.value.code == 1013
+                for path in ("/", "/api/me", f"/api/tables/{table_id}"):
+                    r = person.get(path)
+                    assert r.status_code == 503 and "try again" in r.json()["error"], path
+                    assert r.headers["retry-after"] == "1"
+                with (
+                    pytest.raises(WebSocketDisconnect) as refused,
+                    person.websocket_connect(f"/ws/{table_id}"),
+                ):
+                    pass
+                assert refused.value.code == 1013
+            finally:
+                _connections(postgres_databases.admin, name, allow=True)
+            assert person.get("/api/me").json()["user"]["name"] == "Bea_1"
+            with person.websocket_connect(f"/ws/{table_id}") as ws:
+                assert ws.receive_json()["type"] == "view"
+
+
 def test_a_kept_write_connection_the_database_ends_is_replaced(
     postgres_databases: Databases,
 ) -> None:

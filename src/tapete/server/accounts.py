@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
-import json
+import logging
 import secrets
 import unicodedata
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
@@ -43,9 +43,9 @@ from starlette.requests import Request, cookie_parser
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from tapete.server.db import Base, utcnow
+from tapete.server.db import BUSY_ERRORS, Base, utcnow
 from tapete.server.limits import TokenBuckets, retry_after
-from tapete.server.security import origin_allowed
+from tapete.server.security import load_json_body, origin_allowed
 
 __all__ = [
     "COOKIE_NAME",
@@ -61,6 +61,8 @@ __all__ = [
     "current_user",
     "openapi_paths",
 ]
+
+log = logging.getLogger("tapete.server")
 
 COOKIE_NAME = "tapete_session"
 CSRF_HEADER = "x-csrf-token"
@@ -298,7 +300,8 @@ class Accounts:
     def sign_in(self, name: str, password: str) -> tuple[User, str, ActiveSession] | None:
         """Check the password and open a session, or None (wrong name or password: the same
         work either way)."""
-        key = name_key(name) if isinstance(name, str) else ""
+        # (a control character is in no user name, and PostgreSQL refuses a NUL in a query)
+        key = name_key(name) if isinstance(name, str) and name.isprintable() else ""
         with self.sessions() as session:
             row = session.scalar(select(UserRow).where(UserRow.name_key == key)) if key else None
         if len(password) > PASSWORD_MAX:  # no account has one: the same work, then no
@@ -473,9 +476,9 @@ async def _body(request: Request, allowed: set[str]) -> dict[str, Any]:
             415, f"the request must have Content-Type: application/json, got {ctype or 'none'!r}"
         )
     try:
-        data = json.loads(await request.body())
-    except (ValueError, RecursionError):
-        raise AccountError(400, "the request body is not valid JSON") from None
+        data = load_json_body(await request.body())
+    except ValueError as exc:
+        raise AccountError(400, str(exc)) from None
     if not isinstance(data, dict):
         raise AccountError(400, "the request body must be a JSON object")
     extra = sorted(set(data) - allowed)
@@ -513,7 +516,20 @@ class Identity:
             return
         headers = Headers(scope=scope)
         cookie = cookie_parser(headers.get("cookie", "")).get(COOKIE_NAME)
-        active = self.accounts.lookup(cookie) if cookie else None
+        try:
+            active = self.accounts.lookup(cookie) if cookie else None
+        except BUSY_ERRORS as exc:
+            # the database cannot be read now: 503 (try again), as the app's own answer to
+            # it; a WebSocket's handshake is refused and the page tries again by itself.
+            # (Outside the app's exception handlers, it was a 500 with a traceback.)
+            log.warning("%s: the session could not be read: %s", scope.get("path"), exc)
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 1013})
+                return
+            busy = {"error": "the server could not use its database just now: try again"}
+            response = JSONResponse(busy, status_code=503, headers={"Retry-After": "1"})
+            await response(scope, receive, send)
+            return
         state = dict(scope.get("state") or {})
         # (a layer outside the app that signs people in its own way may have set the user:
         # a session cookie of ours wins, else that one stays; no client can set scope state)

@@ -16,7 +16,15 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Coroutine, Generator, Iterable, Mapping
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Coroutine,
+    Generator,
+    Iterable,
+    Mapping,
+)
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -59,6 +67,7 @@ from tapete.server.security import (
     SUBPROTOCOL,
     Guard,
     TrustedProxies,
+    load_json_body,
     seat_token,
 )
 from tapete.server.tables import Table, TableError, TableManager, message_text
@@ -123,9 +132,9 @@ def parse_new_table(body: bytes, *, max_deals_limit: int = 10_000) -> dict[str, 
     if len(body) > MAX_BODY_BYTES:
         raise BadRequest(f"the request body is larger than {MAX_BODY_BYTES} bytes", 413)
     try:
-        data = json.loads(body)
-    except (ValueError, RecursionError):
-        raise BadRequest("the request body is not valid JSON") from None
+        data = load_json_body(body)
+    except ValueError as exc:
+        raise BadRequest(str(exc)) from None
     if not isinstance(data, dict):
         raise BadRequest("the request body must be a JSON object")
     allowed = {"game", "profile", "name", "language", "levels", "seed", "max_deals", *ROOM_FIELDS}
@@ -275,9 +284,9 @@ def parse_json_body(body: bytes, allowed: set[str]) -> dict[str, Any]:
     if len(body) > MAX_BODY_BYTES:
         raise BadRequest(f"the request body is larger than {MAX_BODY_BYTES} bytes", 413)
     try:
-        data = json.loads(body or b"{}")
-    except (ValueError, RecursionError):
-        raise BadRequest("the request body is not valid JSON") from None
+        data = load_json_body(body or b"{}")
+    except ValueError as exc:
+        raise BadRequest(str(exc)) from None
     if not isinstance(data, dict):
         raise BadRequest("the request body must be a JSON object")
     extra = sorted(set(data) - allowed)
@@ -739,6 +748,9 @@ class Server:
         """``/ws/lobby``: the lobby now, then again after every change (at most five times
         a second). The socket takes no messages."""
         await websocket.accept()
+        await _unless_busy(websocket, self._lobby_socket(websocket))
+
+    async def _lobby_socket(self, websocket: WebSocket) -> None:
         manager = self.manager
         if len(manager.lobby_listeners) >= self.limits.max_lobby_sockets:
             error = TableError(
@@ -927,6 +939,9 @@ class Server:
         # offered its token as a subprotocol closes a socket that answers none)
         offered = websocket.scope.get("subprotocols", ())
         await websocket.accept(subprotocol=SUBPROTOCOL if SUBPROTOCOL in offered else None)
+        await _unless_busy(websocket, self._table_socket(websocket))
+
+    async def _table_socket(self, websocket: WebSocket) -> None:
         table_id = table_id_of(websocket.path_params["table_id"])
         table = None if table_id is None else await self.manager.load(table_id)
         lang = websocket.query_params.get("lang", "en")
@@ -1217,10 +1232,35 @@ async def _not_found(request: Request, exc: Exception) -> Response:
     return HTMLResponse(page, status_code=404)
 
 
-async def _database_busy(request: Request, exc: Exception) -> Response:
+async def _unless_busy(websocket: WebSocket, serve: Awaitable[None]) -> None:
+    """Serve an accepted WebSocket (``serve``); when the database cannot be used now
+    (``BUSY_ERRORS``: PostgreSQL away, no free pooled connection), send the error
+    ``unavailable`` and close with 1013, "try again later": the page reconnects by itself.
+    (Raised on, it was a traceback in the log and a socket dropped without a close frame.)"""
+    try:
+        await serve
+    except BUSY_ERRORS as exc:
+        log.warning("%s: the database is busy: %s", websocket.url.path, exc)
+        lang = websocket.query_params.get("lang", "en")
+        error = TableError(
+            "unavailable", "the server could not use its database just now: try again"
+        )
+        with contextlib.suppress(Exception):
+            await websocket.send_json(error.to_json(lang if lang in LANGUAGES else "en"))
+            await websocket.close(code=1013)
+
+
+async def _database_busy(request: Request | WebSocket, exc: Exception) -> Any:
     """The database could not be read or written now (SQLite locked by another program,
     PostgreSQL unreachable or a lock timeout, no free pooled connection: ``BUSY_ERRORS``):
-    503, and the request may be tried again."""
+    503, and the request may be tried again. (A WebSocket that meets it before
+    :func:`_unless_busy` does is closed with 1013. Hence ``Any``: Starlette takes an HTTP
+    handler's response, or None from a WebSocket's.)"""
+    if isinstance(request, WebSocket):  # (Starlette hands the handler a WebSocket too)
+        log.warning("%s: the database is busy: %s", request.url.path, exc)
+        with contextlib.suppress(Exception):
+            await request.close(code=1013)
+        return None
     log.warning("%s %s: the database is busy: %s", request.method, request.url.path, exc)
     return JSONResponse(
         {"error": "the server could not use its database just now: try again"},

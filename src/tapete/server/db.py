@@ -405,14 +405,20 @@ def make_engine(url: str | URL, *, busy_timeout_s: float = 5.0) -> Engine:
     PostgreSQL: a pool of 8 connections (up to 16 at busy moments; a request waits at most
     10 s for one), each checked before use and renewed after 30 minutes (a server restart or
     a firewall's idle cut costs no request), a 10 s connection timeout, the session in UTC.
-    Options given in the URL's query (``?connect_timeout=3``) win over these."""
+    Options given in the URL's query (``?connect_timeout=3``) win over these.
+
+    Both: an error's text leaves out its statement's parameters (``hide_parameters``): a
+    refused write is logged, and its parameters held what the log must not (the card of an
+    action not applied, a seat's token, a chat line)."""
     parsed = database_url(url)
     if parsed.get_backend_name() == "sqlite":
         path = parsed.database or ""
         if path and path != ":memory:" and not path.startswith("file:"):
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(
-            parsed, connect_args={"check_same_thread": False, "timeout": busy_timeout_s}
+            parsed,
+            connect_args={"check_same_thread": False, "timeout": busy_timeout_s},
+            hide_parameters=True,
         )
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
@@ -434,6 +440,7 @@ def make_engine(url: str | URL, *, busy_timeout_s: float = 5.0) -> Engine:
             pool_recycle=1800,
             pool_pre_ping=True,
             pool_use_lifo=True,
+            hide_parameters=True,
         )
     except (ImportError, sa_exc.NoSuchModuleError) as exc:
         raise DatabaseError(

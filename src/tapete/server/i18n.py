@@ -59,6 +59,11 @@ ERRORS: Final[dict[str, dict[str, str]]] = {
         "pt": "O servidor não conseguiu guardar esta jogada: tente de novo.",
         "en": "The server could not save this action: try again.",
     },
+    "unavailable": {
+        "es": "El servidor no puede usar su base de datos ahora: vuelve a conectar en un momento.",
+        "pt": "O servidor não consegue usar a sua base de dados agora: reconecte num momento.",
+        "en": "The server cannot use its database just now: reconnect in a moment.",
+    },
     "not_started": {
         "es": "La partida empieza cuando todos los asientos están ocupados.",
         "pt": "A partida começa quando todos os lugares estão ocupados.",

@@ -39,6 +39,7 @@ __all__ = [
     "Guard",
     "TrustedProxies",
     "host_name",
+    "load_json_body",
     "origin_allowed",
     "seat_token",
 ]
@@ -71,6 +72,44 @@ _UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 class BodyTooLarge(Exception):
     """The body grew past the limit while it was read."""
+
+
+def load_json_body(body: bytes) -> Any:
+    """A request body's JSON value, or :class:`ValueError` with the sentence that says what
+    is wrong and where. Besides what ``json.loads`` refuses, a string (a value or a key)
+    that holds a lone UTF-16 surrogate (the escape ``\\ud800`` with no partner): JSON's
+    escapes let one through, but it is no character and cannot be encoded, so hashing a
+    password, comparing an invitation code or storing a name failed on it later, as a 500.
+    A pair of escapes that makes one character (``\\ud83c\\udccf``) is that character."""
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        raise ValueError("the request body is not valid JSON") from None
+    stack: list[tuple[Any, str]] = [(data, "the body")]  # (no recursion: it may nest deep)
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, dict):
+            for key in value:
+                _check_text(key, f"a key of {where}")
+            stack.extend(
+                (item, key if where == "the body" else f"{where}.{key}")
+                for key, item in value.items()
+            )
+        elif isinstance(value, list):
+            stack.extend((item, f"{where}[{i}]") for i, item in enumerate(value))
+        elif isinstance(value, str):
+            _check_text(value, where)
+    return data
+
+
+def _check_text(text: str, where: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"the request body is not valid JSON text: {where} holds a lone surrogate "
+            f"(\\u{ord(text[exc.start]):04x}), which is no character"
+        ) from None
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -195,7 +234,10 @@ def origin_allowed(scope: Scope, allowed_origins: frozenset[str]) -> bool:
     origin = origin.rstrip("/").lower()
     if origin in allowed_origins or "*" in allowed_origins:
         return True
-    parts = urlsplit(origin)
+    try:
+        parts = urlsplit(origin)
+    except ValueError:  # ("http://[::1": no URL; it raised, a 500)
+        return False
     host = _header(scope, b"host")
     return (
         parts.scheme in ("http", "https")

@@ -247,6 +247,9 @@ _TABLES = cast(SqlTable, TableRow.__table__)
 _SEATS_OF = (
     select(_SEATS).where(_SEATS.c.table_id == bindparam("b_table_id")).order_by(_SEATS.c.seat)
 )
+#: the characters of ``secrets.token_urlsafe`` (invitation codes)
+_URLSAFE = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
 _LOCK_STATUS = (
     select(_TABLES.c.status).where(_TABLES.c.id == bindparam("b_table_id")).with_for_update()
 )
@@ -1688,7 +1691,9 @@ class TableManager:
 
     def find_invite(self, code: str) -> int | None:
         """The table of an invitation code (None: no such code)."""
-        if not code or len(code) > 64:
+        # (what ``secrets.token_urlsafe`` makes; anything else is no code, and PostgreSQL
+        # refuses a NUL in a query's text: a 500)
+        if not code or len(code) > 64 or code.strip(_URLSAFE):
             return None
         with self.sessions() as session:
             return session.scalar(select(TableRow.id).where(TableRow.invite == code))
@@ -1787,7 +1792,9 @@ class TableManager:
         """After a failed write of action ``n``: put the table back as the database holds
         it (without that action), so that the connections stay and the person may try again.
         False if it cannot be rebuilt (the caller then drops it)."""
-        self.failed_writes.note("write", f"table {table.id}", f"action {n} {data}: {exc}")
+        # (the action's kind only: it was not applied, so a card it names is still in a hand)
+        kind = data.get("type") if isinstance(data, dict) else None
+        self.failed_writes.note("write", f"table {table.id}", f"action {n} ({kind}): {exc}")
         table.broken = True  # so that get() rebuilds it from the database
         try:
             fresh = self.get(table.id, keep=False)
