@@ -13,7 +13,7 @@ import pytest
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
-@pytest.mark.timeout(60)
+@pytest.mark.timeout(240)  # (seconds of a loaded machine; the suite's default is 300)
 def test_bench_room_plays_two_tables_and_reports_every_figure(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -137,7 +137,7 @@ def test_view_filter_never_skips_a_message_the_client_must_read(tmp_path: Path) 
         assert skipped[patches] > 2 * read[patches], (patches, skipped, read)
 
 
-@pytest.mark.timeout(60)
+@pytest.mark.timeout(240)  # (seconds of a loaded machine; the suite's default is 300)
 def test_bench_floor_plays_two_groups_and_counts_every_action(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -36,3 +36,24 @@ def test_a_thread_pool_is_shut_down_as_before() -> None:
     assert pool.submit(sum, [1, 2]).result() == 3
     stop_executor(pool)
     assert pool._shutdown
+
+
+def _interrupts() -> str:
+    """How a new worker takes Ctrl-C, before any initializer has run."""
+    import signal
+
+    handler = signal.getsignal(signal.SIGINT)
+    return "ignored" if handler == signal.SIG_IGN else repr(handler)
+
+
+def test_a_worker_ignores_ctrl_c_from_its_start() -> None:
+    # (Ctrl-C at the terminal reaches every process of the server's group; a worker still
+    # importing its modules printed a KeyboardInterrupt traceback as `tapete serve` ended)
+    import signal
+
+    from tapete.server.hints import WORKER_CONTEXT
+
+    before = signal.getsignal(signal.SIGINT)
+    with ProcessPoolExecutor(max_workers=1, mp_context=WORKER_CONTEXT) as pool:
+        assert pool.submit(_interrupts).result(60) == "ignored"
+    assert signal.getsignal(signal.SIGINT) is before  # (the server's own is put back)

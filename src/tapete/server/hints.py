@@ -11,12 +11,13 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import multiprocessing.connection
+import multiprocessing.context
 import os
 import signal
 import threading
 from collections.abc import Hashable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
-from typing import Any
+from typing import Any, Final
 
 __all__ = ["HintPool", "hint_payload", "init_worker", "stop_executor"]
 
@@ -32,6 +33,32 @@ def hint_payload(game: str, view: dict[str, Any], key: Hashable | None) -> dict[
         "reason_key": reason.key,
         "reason_args": reason.wire_args(),
     }
+
+
+class _QuietSpawnProcess(multiprocessing.context.SpawnProcess):
+    """A spawned worker that ignores Ctrl-C from its first instruction: it is started with
+    SIGINT ignored, which the new interpreter inherits and keeps (Python puts its
+    ``KeyboardInterrupt`` handler in place only over the default). The initializer's
+    :func:`ignore_interrupts` came too late for a worker still importing when Ctrl-C
+    reached the server's process group: it printed a ``KeyboardInterrupt`` traceback."""
+
+    def start(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            super().start()  # (signal handlers can be set in the main thread only)
+            return
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            super().start()
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+
+class _QuietSpawnContext(multiprocessing.context.SpawnContext):
+    Process = _QuietSpawnProcess
+
+
+#: the start method of the hints' and the reviews' worker processes: spawn, Ctrl-C ignored
+WORKER_CONTEXT: Final = _QuietSpawnContext()
 
 
 def init_worker() -> None:
@@ -89,7 +116,7 @@ class HintPool:
             if self.processes > 0:
                 self._executor = ProcessPoolExecutor(
                     self.processes,
-                    mp_context=multiprocessing.get_context("spawn"),
+                    mp_context=WORKER_CONTEXT,
                     initializer=init_worker,
                 )
             else:

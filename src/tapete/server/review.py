@@ -26,7 +26,6 @@ import contextlib
 import functools
 import logging
 import math
-import multiprocessing
 import os
 import time
 from collections.abc import Callable
@@ -44,7 +43,7 @@ from tapete.analysis import analyse_deal
 from tapete.game import JSON
 from tapete.replay import iter_replay
 from tapete.server.db import DealReviewRow, ReviewQueueRow, TableRow, utcnow
-from tapete.server.hints import init_worker, stop_executor
+from tapete.server.hints import WORKER_CONTEXT, init_worker, stop_executor
 from tapete.server.limits import path_number
 from tapete.server.security import TOKEN_PARAMETERS, seat_token
 from tapete.server.tables import TableManager
@@ -208,7 +207,7 @@ class ReviewService:
             if self.settings.process:
                 self._executor = ProcessPoolExecutor(
                     max_workers=1,
-                    mp_context=multiprocessing.get_context("spawn"),
+                    mp_context=WORKER_CONTEXT,
                     initializer=_lower_priority,
                     initargs=(self.settings.nice,),
                 )
