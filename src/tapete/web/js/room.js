@@ -99,7 +99,9 @@ function newsBox() {
       : null);
 }
 
-function seatLabel(s) {
+// a seat in words: its person, what kind of free seat it is, or the computer with its level
+// (the room strip, and the invitation page in lobby.js)
+export function seatLabel(s) {
   if (s.kind === "open") return t("seat_open");
   if (s.kind === "invited") return t("seat_invited");
   if (s.kind === "computer") return `${s.name} · ${tMaybe(`level_${s.level}`) ?? s.level}`;
