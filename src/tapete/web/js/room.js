@@ -24,8 +24,12 @@ function toggleMute(name) {
   renderRoom();
 }
 
+// who sits where, in one string: a change (someone sat down at a waiting table) renames a seat
+const seating = (p) => (p?.seats || []).map((s) => `${s.kind}:${s.name ?? ""}`).join("|");
+
 export function takePresence(msg) {
   const before = S.presence?.status;
+  const seated = seating(S.presence);
   S.presence = msg;
   takeClocks(msg.clocks);
   // a waiting table opened from "your games" or a second tab: its description has the code
@@ -37,7 +41,8 @@ export function takePresence(msg) {
       .catch(() => {});
   }
   // the table started (its view came just before): the status line and the turn marks
-  if (before === "waiting" && msg.status !== "waiting" && S.view) screen.table();
+  // (or someone sat down: the board and the sheet name them)
+  if (S.view && ((before === "waiting" && msg.status !== "waiting") || seating(msg) !== seated)) screen.table();
   renderRoom();
 }
 let asked = null;
