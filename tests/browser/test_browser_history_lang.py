@@ -73,3 +73,57 @@ def test_the_history_speaks_the_new_language(new_page, live_server) -> None:  # 
     assert sum(box["overflows"] for *_, box in boxes) > 4, boxes
     assert [x for x in boxes if not x[2]["atEnd"] or x[2]["cut"]] == []
     assert page.js_errors == []
+
+
+#: how much of What happened shows: the list's height, its lines' heights, and whether its top
+#: edge cuts a line (at its newest line)
+SHOWN = """() => { const ol = document.querySelector('[data-testid="log"]');
+    const top = ol.getBoundingClientRect().top + ol.clientTop;
+    const wrap = document.querySelector('.side .sheetwrap');
+    return { height: ol.clientHeight,
+             line: Math.min(...[...ol.children].map((li) => li.getBoundingClientRect().height)),
+             atEnd: ol.scrollTop + ol.clientHeight >= ol.scrollHeight - 1,
+             cut: [...ol.children].some((li) => { const r = li.getBoundingClientRect();
+                 return r.top < top - 0.5 && r.bottom > top + 0.5; }),
+             sheet: wrap.clientHeight,
+             side: document.querySelector('.side').scrollHeight
+                 - document.querySelector('.side').clientHeight }; }"""
+
+
+def test_a_long_sheet_leaves_the_history_its_lines(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
+    """Late in a game the score sheet holds more rows than the side panel: it scrolls in its
+    own box, and What happened keeps several whole lines beside it (it was squeezed with the
+    sheet, down to a sliver of one line, or nothing, at 1280x800 after 14 deals)."""
+    page = new_page(locale="es-ES", width=1280, height=800)
+    start_game(page, live_server.url, "mil-club", name="Ana", levels=("random", "random"), seed=7)
+    page.wait_for_selector(f"{tid('hand')} .card")
+    row = {
+        "dealer": 0,
+        "declarer": 1,
+        "bid": 100,
+        "contract": 100,
+        "scores": [25, 100, 40],
+        "deltas": [25, 100, 40],
+        "bolts": [1, 0, 0],
+        "in_barrel": [False, False, False],
+        "barrel_attempts": [0, 0, 0],
+    }
+    long = "Carla echa As de corazones. Fin de la mano. Ana -180 · Bruno -165 · Carla 100. "
+    page.evaluate(
+        """async ([row, lines]) => { const t = window.tapete;
+            t.view = { ...t.view, sheet: Array.from({ length: 20 }, () => row) };
+            t.log = lines;
+            (await import('/static/js/state.js')).screen.table(); }""",
+        [row, [long * (n - 1) + "Bruno pasa" for n in (1, 1, 2, 1, 1, 3, 1, 1)]],
+    )
+    shown = []
+    for height in (800, 720, 900):
+        page.set_viewport_size({"width": 1280, "height": height})
+        page.wait_for_timeout(100)
+        shown.append((height, page.evaluate(SHOWN)))
+    for height, box in shown:
+        assert box["atEnd"] and not box["cut"], (height, box)
+        assert box["height"] >= 3 * box["line"] - 1, (height, box)  # three rows at least
+        assert box["sheet"] >= 96, (height, box)  # the sheet keeps its 6 rem
+        assert box["side"] <= 1, (height, box)  # the panel overflows nothing
+    assert page.js_errors == []

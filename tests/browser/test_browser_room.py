@@ -215,3 +215,45 @@ def test_two_people_play_a_whole_mil_game_through_an_invitation(
         )
     finally:
         server.stop()
+
+
+def test_the_invitation_says_which_seats_computers_play(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
+    """The invitation page names a computer seat with its level, as the table's strip does:
+    "Lugar 3: Bruno · Jugador de club", not a bare "Bruno" that a newcomer takes for a
+    person who will sit down too."""
+    ana = new_page(locale="es-ES")
+    seats = ["me", "invited", "computer:rules"]
+    link = create_invited_table(ana, live_server.url, "mil-casa-500", seats)
+    strip = ana.inner_text(tid("seat-2"))
+    assert "Jugador de club" in strip, strip
+    bea = new_page(locale="pt-PT")
+    bea.goto(link)
+    bea.wait_for_selector(f"{tid('join')}[open]")
+    lines = bea.locator(f"{tid('join-seats')} li").all_inner_texts()
+    assert lines[0] == "Lugar 1: Ana", lines
+    assert lines[1] == "Lugar 2: Para uma pessoa convidada", lines
+    assert lines[2].startswith("Lugar 3: ") and lines[2].endswith(" · Jogador de clube"), lines
+    assert ana.js_errors == [] and bea.js_errors == []
+
+
+def test_a_person_who_sits_down_is_named_on_the_waiting_board(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
+    """While a table waits for its last seat, a person who sits down is named at once on the
+    board and the score sheet of those already seated, as in the strip above them (the board
+    went on saying "(invited)" until the game began)."""
+    ana = new_page(locale="en-GB")
+    link = create_invited_table(ana, live_server.url, "mil-club", ["me", "invited", "open"])
+    ana.wait_for_selector("section[data-testid='seat-1'] .name")
+    assert ana.inner_text("section[data-testid='seat-1'] .name") == "(invited)"
+    bea = new_page(locale="en-GB")
+    sit_down(bea, link, "Bea", host="Ana")
+    ana.wait_for_function(
+        "() => (window.tapete.presence?.seats || []).some((s) => s.name === 'Bea')"
+    )
+    ana.wait_for_function(
+        """() => document.querySelector("section[data-testid='seat-1'] .name")
+            .textContent === 'Bea'"""
+    )
+    headers = ana.locator(f"{tid('sheet')} th").all_inner_texts()
+    assert "Bea" in headers and "(free seat)" in headers, headers
+    assert ana.locator(tid("waiting")).count() == 1  # the third seat is still free
+    assert ana.js_errors == [] and bea.js_errors == []

@@ -416,3 +416,40 @@ def test_a_reconnection_lists_the_missed_moves_in_their_place(mil_page) -> None:
     lines = mil_page.evaluate(LOG_WORDS)
     assert lines[-3:] == ["Bruno puja 105", "Carla puja 110", "Bruno pasa"], lines
     assert lines[:-3] == before[len(before) + 3 - len(lines) :], (before, lines)
+
+
+@pytest.mark.parametrize(
+    ("locale", "said", "sheet"),
+    [
+        ("en-GB", "Ann closed the stock when Bruno had 0 points and 0 tricks", "stock closed"),
+        ("es-ES", "Ann cerró el mazo cuando Bruno tenía 0 puntos y 0 bazas", "mazo cerrado"),
+        ("pt-PT", "Ann fechou o monte quando Bruno tinha 0 pontos e 0 vazas", "monte fechado"),
+    ],
+)
+def test_a_closed_hand_says_whose_points_counted(  # type: ignore[no-untyped-def]
+    new_page, live_server, locale: str, said: str, sheet: str
+) -> None:
+    """A closed hand's game points follow the opponent's points and tricks at the closing:
+    seed 2's first hand, closed by Ann when Bruno had nothing, gives Bruno 3 with 5 tricks
+    ("+3", "Card points: 5–44" and nothing else looked like a wrong count). The held end
+    says the closing's numbers, and the sheet's row that the stock was closed."""
+    page = new_page(locale=locale)
+    start_game(page, live_server.url, "mariage", levels=("random",))
+    g = new_game("mariage", "mariage", seed=2, players=["Ann", "Bruno"])
+    rng = random.Random(2)
+    feed = Feeder(page)
+    feed.show(g.view(0))
+    while not g.view(0)["sheet"]:
+        acts = g.legal_actions()
+        close = [a for a in acts if a.to_json()["type"] == "close"]
+        plain = [a for a in acts if a.to_json()["type"] != "claim"] or acts
+        action = close[0] if close else rng.choice(plain)
+        events = [e.for_viewer(0) for e in g.apply(action)]
+        feed.events(g.view(0), events)
+    row = g.view(0)["sheet"][0]
+    assert (row["closed_by"], row["game_points"]) == (0, 3), row
+    assert said in page.inner_text(tid("deal-end-closing"))
+    assert sheet in page.inner_text(f"{tid('sheet')} {tid('sheet-row')}")
+    page.click(tid("next-deal"))
+    assert sheet in page.inner_text(f"{tid('sheet')} {tid('sheet-row')}")
+    assert page.js_errors == []

@@ -22,6 +22,7 @@ from tapete.mariage import (
     action_from_json,
 )
 from tapete.mariage.game import TARGET, MariageGame
+from tapete.replay import replay
 
 VIEW_KEYS = {
     "game", "profile", "seat", "players", "phase", "turn", "over", "winner", "legal", "hand",
@@ -203,8 +204,14 @@ def test_sheet_rows_follow_the_record() -> None:
     game = random_match(4, 4)
     rows = game.view(None)["sheet"]
     deals = game.to_record()["deals"]
-    assert rows == [{"dealer": d["dealer"], **d["result"]} for d in deals]
+    closing = ("closed_by", "closed_points", "closed_tricks")
+    plain = [{k: v for k, v in r.items() if k not in closing} for r in rows]
+    assert plain == [{"dealer": d["dealer"], **d["result"]} for d in deals]
     assert rows[-1]["match"] == game.match
+    # a closed hand's row adds its closing (who closed it: the record's close action)
+    for row, d in zip(rows, deals, strict=True):
+        closer = [a["seat"] for a in d["actions"] if a["type"] == "close"]
+        assert row.get("closed_by") == (closer[0] if closer else None)
 
 
 def test_trick_and_last_trick_in_the_view() -> None:
@@ -227,3 +234,44 @@ def test_illegal_action_message_names_seat_action_and_reason() -> None:
     pattern = rf"^seat {game.turn} cannot play .*: not in hand$"
     with pytest.raises(IllegalActionError, match=pattern):
         game.apply(Play(other))
+
+
+def _first_hand_closed_at_once(seed: int) -> tuple[MariageGame, list[dict[str, object]]]:
+    """Seed ``seed``'s match, the stock closed at the first chance and random moves without
+    claims otherwise, until its first hand ends; and that last action's events' payloads."""
+    g = new_game("mariage", "mariage", seed=seed, players=["Ann", "Bruno"])
+    assert isinstance(g, MariageGame)
+    rng = random.Random(seed)
+    while True:
+        acts = g.legal_actions()
+        close = [a for a in acts if isinstance(a, Close)]
+        events = g.apply(
+            close[0] if close else rng.choice([a for a in acts if not isinstance(a, Claim)] or acts)
+        )
+        if g.finished:
+            return g, [e.for_viewer(0) for e in events]
+
+
+def test_a_closed_hand_s_sheet_row_says_the_closing() -> None:
+    """A closed hand's game points follow the opponent's points and tricks at the closing, not
+    at the end (seed 2: Ann closes when Bruno has nothing, fails, and Bruno scores 3 with 5
+    tricks): its sheet row and its deal_end row say them, from the engine's state, so that a
+    player can see why; a hand nobody closed has none of them."""
+    g, events = _first_hand_closed_at_once(2)
+    row = g.view(0)["sheet"][0]
+    closing = {"closed_by": 0, "closed_points": 0, "closed_tricks": 0}
+    assert {k: row[k] for k in closing} == closing
+    assert row["game_points"] == 3 and row["tricks"][1] > 0  # the closing decided, not the end
+    end = next(e for e in events if e["type"] == "deal_end")
+    assert end["row"] == row == g.view(None)["sheet"][0]
+    assert "closed_by" not in g.finished[0]["result"]  # the record's result is unchanged
+    # a replay of the record rebuilds them
+    again = replay(g.to_record())
+    assert again.view(0)["sheet"] == g.view(0)["sheet"]
+    # a hand nobody closed
+    g = new_game("mariage", "mariage", seed=5, players=["Ann", "Bruno"])
+    rng = random.Random(5)
+    while not g.view(0)["sheet"]:
+        acts = [a for a in g.legal_actions() if not isinstance(a, Close | Claim)]
+        g.apply(rng.choice(acts or g.legal_actions()))
+    assert not {"closed_by", "closed_points", "closed_tricks"} & set(g.view(0)["sheet"][0])

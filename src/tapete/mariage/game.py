@@ -129,6 +129,9 @@ class MariageGame:
         #: Finished hands in record form (``dealer``, ``hands``, ``stock``, ``actions``,
         #: ``result``).
         self.finished: list[JSON] = []
+        #: Per finished hand, its closing for the views' sheet rows (``closed_by`` and the
+        #: opponent's ``closed_points`` and ``closed_tricks`` written down then), or ``{}``.
+        self._closings: list[JSON] = []
         self._winner: int | None = None
         self._stopped = False
         for s in (0, 1):
@@ -297,7 +300,8 @@ class MariageGame:
         fair = self._fair[k]
         deal = _deal_json(state, result.to_json(self.match), fair)
         self.finished.append(deal)
-        end: JSON = {"deal": k, "row": {"dealer": deal["dealer"], **deal["result"]}}
+        self._closings.append(_closing(state))
+        end: JSON = {"deal": k, "row": self._sheet_row(k)}
         if fair is not None:  # the hand is over: its seed is revealed
             end["fair"] = fair.to_json()
         events.append(Event("deal_end", end))
@@ -306,6 +310,12 @@ class MariageGame:
             return
         self.state = self._new_state(1 - state.dealer)
         events.append(_deal_event(self.state, self.deal_number, self.commitment))
+
+    def _sheet_row(self, k: int) -> JSON:
+        """Hand ``k``'s row of the views' sheet: its record ``result`` with ``dealer`` and, for
+        a closed hand, the closing (the opponent's position then decides the game points)."""
+        deal = self.finished[k]
+        return {"dealer": deal["dealer"], **deal["result"], **self._closings[k]}
 
     def view(self, seat: int | None) -> JSON:
         """What ``seat`` may know (None: a spectator); JSON-safe, keys as in the contract."""
@@ -330,7 +340,7 @@ class MariageGame:
         match: JSON = {
             "players": list(self.players),
             "match": list(self.match),
-            "sheet": [{"dealer": d["dealer"], **d["result"]} for d in self.finished],
+            "sheet": [self._sheet_row(k) for k in range(len(self.finished))],
         }
         return match, self.state.public_view()
 
@@ -457,6 +467,19 @@ def _deal_event(state: State, deal_number: int, commitment: str | None) -> Event
         public,
         {s: {"hand": [CARD_NAMES[c] for c in sorted(state.initial_hands[s])]} for s in (0, 1)},
     )
+
+
+def _closing(state: State) -> JSON:
+    """A finished hand's closing for its sheet row: who closed the stock and the opponent's
+    points and tricks written down then (``{}``: nobody closed)."""
+    position = state.closed_position
+    if position is None:
+        return {}
+    return {
+        "closed_by": state.closed_by,
+        "closed_points": position[0],
+        "closed_tricks": position[1],
+    }
 
 
 def _deal_json(state: State, result: JSON | None, fair: FairDeal | None) -> JSON:

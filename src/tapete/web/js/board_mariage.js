@@ -6,7 +6,7 @@ import { h } from "./dom.js";
 import { S, STORE_POINTS, blocked, handHidden, myTurn, playerName, screen, toAct } from "./state.js";
 import { t } from "./i18n.js";
 import { SUIT_SYMBOL, backs, shownCard, suitLabel } from "./cards.js";
-import { actionText } from "./history.js";
+import { actionText, closingText } from "./history.js";
 import { hintBox } from "./hints.js";
 import { actionButton, centerTricks, renderHand } from "./play.js";
 import { matchSheet } from "./sheet.js";
@@ -60,7 +60,9 @@ function center(v) {
     const r = S.pause.row;
     c.classList.remove("has-stock");
     c.append(pausePanel(h("div", { class: "dealresult", testid: "deal-end-result" }, h("strong", {}, dealEndText(r)),
-      Array.isArray(r.points) ? h("div", {}, `${t("card_points")}: ${r.points.join("–")}`) : null)));
+      Array.isArray(r.points) ? h("div", {}, `${t("card_points")}: ${r.points.join("–")}`) : null,
+      // a closed hand: the opponent's position at the closing counted, not the cards above
+      closingText(r) ? h("div", { class: "note", testid: "deal-end-closing" }, closingText(r)) : null)));
     return c;
   }
   const stock = h("div", { class: "stock", testid: "stock", role: "group", "aria-label": t("stock") });

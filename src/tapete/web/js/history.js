@@ -4,7 +4,7 @@
 
 import { fmt, h, isNone } from "./dom.js";
 import { S, STORE_HISTORY, playerName } from "./state.js";
-import { t, tOwn } from "./i18n.js";
+import { t, tCount, tOwn } from "./i18n.js";
 import { cardName } from "./cards.js";
 
 const LOG_LINES = 8;
@@ -42,6 +42,15 @@ export function dealEndText(row, nameOf = playerName) {
   if (r.annulled) return t("ev_annulled");
   const scores = (r.scores || []).map((s, i) => `${nameOf(i)} ${fmt(s)}`).join(" · ");
   return `${t("ev_deal_end")} ${scores}`;
+}
+
+// a closed hand's closing (the sheet row's closed_by, closed_points, closed_tricks): the
+// opponent's points and tricks then, which decide the game points ("" for a hand not closed)
+export function closingText(row, nameOf = playerName) {
+  const r = row || {};
+  if (isNone(r.closed_by)) return "";
+  return tCount("closing_count", r.closed_tricks, {
+    closer: nameOf(r.closed_by), name: nameOf(1 - r.closed_by), points: r.closed_points, tricks: r.closed_tricks });
 }
 
 // one event in words, or "" for those the history does not list (tricks, talons, ...); a new

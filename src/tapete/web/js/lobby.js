@@ -10,6 +10,7 @@ import { S, STORE_NAME, resetTableState, screen } from "./state.js";
 import { refusal, t, tCount, tMaybe } from "./i18n.js";
 import { gameChoices, kindOf, profileLabel } from "./kinds.js";
 import { connect, resumeTable } from "./connection.js";
+import { seatLabel } from "./room.js";
 import { api, leaveWatchUrl, rememberTable, savedTables, storeSession } from "./session.js";
 
 const SEAT_KINDS = ["me", "open", "invited", "computer"];
@@ -231,7 +232,7 @@ export async function showJoin(code) {
     h("p", { testid: "join-table" }, profileLabel(info.profile, info.game), info.rated ? ` · ${t("rated")}` : "",
       h("span", { testid: "join-clock" }, ` · ${clockText(info.clock)}`)),
     h("ul", { class: "saved", testid: "join-seats" }, info.seats.map((s) => h("li", {},
-      t("seat_n", { n: s.seat + 1 }), ": ", s.kind === "person" || s.kind === "computer" ? s.name : t(`seat_${s.kind}`)))),
+      t("seat_n", { n: s.seat + 1 }), ": ", seatLabel(s)))),
     free ? h("fieldset", {}, h("legend", {}, t("you")), h("label", { for: "join-name" }, t("your_name")), nameInput)
       : h("p", { class: "note" }, t("table_full")),
     err,

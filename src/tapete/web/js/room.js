@@ -24,8 +24,12 @@ function toggleMute(name) {
   renderRoom();
 }
 
+// who sits where, in one string: a change (someone sat down at a waiting table) renames a seat
+const seating = (p) => (p?.seats || []).map((s) => `${s.kind}:${s.name ?? ""}`).join("|");
+
 export function takePresence(msg) {
   const before = S.presence?.status;
+  const seated = seating(S.presence);
   S.presence = msg;
   takeClocks(msg.clocks);
   // a waiting table opened from "your games" or a second tab: its description has the code
@@ -37,7 +41,8 @@ export function takePresence(msg) {
       .catch(() => {});
   }
   // the table started (its view came just before): the status line and the turn marks
-  if (before === "waiting" && msg.status !== "waiting" && S.view) screen.table();
+  // (or someone sat down: the board and the sheet name them)
+  if (S.view && ((before === "waiting" && msg.status !== "waiting") || seating(msg) !== seated)) screen.table();
   renderRoom();
 }
 let asked = null;
@@ -99,7 +104,9 @@ function newsBox() {
       : null);
 }
 
-function seatLabel(s) {
+// a seat in words: its person, what kind of free seat it is, or the computer with its level
+// (the room strip, and the invitation page in lobby.js)
+export function seatLabel(s) {
   if (s.kind === "open") return t("seat_open");
   if (s.kind === "invited") return t("seat_invited");
   if (s.kind === "computer") return `${s.name} · ${tMaybe(`level_${s.level}`) ?? s.level}`;

@@ -91,7 +91,8 @@ export function matchTable(v, rows = v.sheet || [], nameOf = playerName, testid 
   const body = h("tbody");
   rows.forEach((r, i) => {
     body.append(h("tr", { testid: "sheet-row" }, h("td", {}, String(i + 1)),
-      h("td", {}, isNone(r.winner) ? t("tie") : [word(nameOf(r.winner)), " · ", ...words(t(`why_${r.reason}`))]),
+      h("td", {}, isNone(r.winner) ? t("tie") : [word(nameOf(r.winner)), " · ", ...words(t(`why_${r.reason}`))],
+        isNone(r.closed_by) ? null : [" · ", ...words(t("sheet_closed"))]),
       h("td", {}, `+${r.game_points ?? 0} (${(r.match || []).join("–")})`),
       h("td", {}, (r.points || []).join("–"))));
   });

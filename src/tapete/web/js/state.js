@@ -88,6 +88,8 @@ export const blocked = () => Boolean(S.pending || S.offline || S.pause);
 export const legalOf = (type) => (S.view?.legal || []).filter((a) => a.type === type);
 export const hintIs = (pred) => Boolean(S.hint && S.hint.action && pred(S.hint.action));
 // a seat nobody has taken yet has no name: the Lobby's words for it (screen.freeSeat, set by
-// app.js: "Open to anyone", "For an invited person")
+// app.js: "Open to anyone", "For an invited person"); one taken while the table waits has the
+// name the presence says until the view has it (it has once the game begins)
 export const playerName = (seat) => S.view?.players?.[seat]
+  || (S.presence?.seats?.[seat]?.kind === "person" ? S.presence.seats[seat].name : null)
   || (screen.freeSeat ? screen.freeSeat(S.presence?.seats?.[seat]?.kind) : `#${seat}`);
