@@ -1,5 +1,5 @@
 """What happened follows the language: a change of language says the history's lines again
-in the new one (they stayed in the language they were said in: "Bruno echa As de picas"
+in the new one (they stayed in the language they were said in: "Bruno echa el as de picas"
 under an English table), after a reload too; and on its newest line the list shows whole
 lines, none cut in half at its top."""
 
@@ -58,7 +58,7 @@ def test_the_history_speaks_the_new_language(new_page, live_server) -> None:  # 
 
     # the newest line shows, and no line is cut in half at the top: lines of one to four rows
     # (the words of a deal's end wrap in the side panel), in windows of several widths
-    long = "Carla echa As de corazones. Fin de la mano. Ana -180 · Bruno -165 · Carla 100. "
+    long = "Carla echa el as de corazones. Fin de la mano. Ana -180 · Bruno -165 · Carla 100. "
     boxes = []
     for lines in ([1, 3, 3, 1, 1, 1, 1, 1], [2, 1, 4, 1, 2, 1, 1, 1], [1, 1, 1, 1, 2, 2, 2, 2]):
         page.evaluate(
@@ -108,7 +108,7 @@ def test_a_long_sheet_leaves_the_history_its_lines(new_page, live_server) -> Non
         "in_barrel": [False, False, False],
         "barrel_attempts": [0, 0, 0],
     }
-    long = "Carla echa As de corazones. Fin de la mano. Ana -180 · Bruno -165 · Carla 100. "
+    long = "Carla echa el as de corazones. Fin de la mano. Ana -180 · Bruno -165 · Carla 100. "
     page.evaluate(
         """async ([row, lines]) => { const t = window.tapete;
             t.view = { ...t.view, sheet: Array.from({ length: 20 }, () => row) };

@@ -107,8 +107,26 @@ def test_a_given_card_reads_as_in_each_language(new_page, live_server) -> None: 
         )
     assert "gives the Nine of spades to" in said["en"][0], said
     assert "gives a card to" in said["en"][1], said
-    assert " da Nueve de picas a " in said["es"][0], said
-    assert " dá Nove de espadas a " in said["pt"][0], said
+    assert " da el nueve de picas a " in said["es"][0], said
+    assert " dá o nove de espadas a " in said["pt"][0], said
+    # a card in a sentence has its article in the gender of its rank, in running text's case
+    for lang, card, words in (
+        ("es", "QH", "Ana echa la reina de corazones"),
+        ("es", "JC", "Ana echa la jota de tréboles"),
+        ("pt", "QH", "Ana joga a dama de copas"),
+        ("pt", "AS", "Ana joga o ás de espadas"),
+        ("en", "QH", "Ana plays the Queen of hearts"),
+    ):
+        said_play = page.evaluate(
+            """async ([lang, card]) => {
+                const i18n = await import('/static/js/i18n.js');
+                const history = await import('/static/js/history.js');
+                await i18n.loadLang(lang);
+                return history.actionText({ type: 'play', card }, 0, 'ev', () => 'Ana');
+            }""",
+            [lang, card],
+        )
+        assert said_play == words, said_play
 
 
 def test_numbers_are_written_as_each_language_writes_them(new_page, live_server) -> None:  # type: ignore[no-untyped-def]

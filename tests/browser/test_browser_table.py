@@ -414,11 +414,11 @@ def test_hints_give_cards_their_gender(new_page, live_server) -> None:
     assert unbeatable("KS", "es").endswith(" Se lleva la baza: nadie puede superarlo.")
     assert unbeatable("QS", "pt").endswith(" Ganha a vaza: ninguém a pode bater.")
     # the articles
-    assert trump("QS", "es") == "Pista: echa Nueve de corazones. Falla la Q♠."
-    assert trump("KS", "es") == "Pista: echa Nueve de corazones. Falla el K♠."
-    assert trump("JD", "es") == "Pista: echa Nueve de corazones. Falla la J♦."
-    assert trump("QS", "pt") == "Dica: jogue Nove de copas. Corta a Q♠."
-    assert trump("JS", "pt") == "Dica: jogue Nove de copas. Corta o J♠."
+    assert trump("QS", "es") == "Pista: echa el nueve de corazones. Falla la Q♠."
+    assert trump("KS", "es") == "Pista: echa el nueve de corazones. Falla el K♠."
+    assert trump("JD", "es") == "Pista: echa el nueve de corazones. Falla la J♦."
+    assert trump("QS", "pt") == "Dica: jogue o nove de copas. Corta a Q♠."
+    assert trump("JS", "pt") == "Dica: jogue o nove de copas. Corta o J♠."
     assert trump("QS", "en") == "Hint: play the Nine of hearts. It trumps the Q♠."
 
 
@@ -452,7 +452,7 @@ def test_a_hint_says_its_move_once(new_page, live_server) -> None:
     text = show("en", play, "take_points", {"card": "QS", "points": 13})
     assert text == "Hint: play the Queen of spades. It takes the trick and its 13 points.", text
     text = show("es", play, "take_points", {"card": "QS", "points": 13})
-    assert text == "Pista: echa Reina de picas. Se lleva la baza y sus 13 puntos.", text
+    assert text == "Pista: echa la reina de picas. Se lleva la baza y sus 13 puntos.", text
     # a reason that is only its move: the move, and its average over sampled deals if any
     text = show("en", {"type": "keep"}, "keep", {})
     assert text == "Hint: keep playing.", text
@@ -460,7 +460,8 @@ def test_a_hint_says_its_move_once(new_page, live_server) -> None:
     assert text == "Hint: play the Queen of spades.", text
     text = show("es", play, "lead_card", {"card": "QS", "sampled_avg": "+0.8"})
     assert text == (
-        "Pista: echa Reina de picas. Da de media +0,8 puntos de partida en los repartos simulados."
+        "Pista: echa la reina de picas. Da de media +0,8 puntos de partida en los repartos "
+        "simulados."
     ), text
     # the average wraps a why as it wraps a reason
     args = {"card": "QS", "lead": "JS", "sampled_avg": "-0.4"}

@@ -4,7 +4,7 @@
 import { fmt, h, isNone } from "./dom.js";
 import { S, STORE_POINTS, blocked, handHidden, hintIs, legalOf, myTurn, playerName, screen, toAct } from "./state.js";
 import { t, tOwn } from "./i18n.js";
-import { SUIT_SYMBOL, backs, cardName, cardShort, shownCard, suitLabel } from "./cards.js";
+import { SUIT_SYMBOL, backs, cardInText, cardShort, shownCard, suitLabel } from "./cards.js";
 import { act } from "./connection.js";
 import { actionText } from "./history.js";
 import { hintBox } from "./hints.js";
@@ -61,7 +61,7 @@ function giveTarget(v, seat) {
   if (!gives.some((a) => a.to === seat)) return null;
   const hinted = hintIs((a) => a.type === "give" && a.card === card && a.to === seat);
   // (its name spells the card out, as the hand's cards do: "Give the ten of hearts to Bruno")
-  const label = card ? t("give_card_to", { card: cardName(card), name: playerName(seat) }) : null;
+  const label = card ? t("give_card_to", { card: cardInText(card), name: playerName(seat) }) : null;
   return h("button", { type: "button", class: `give-to primary ${hinted ? "hinted" : ""}`, testid: `give-to-${seat}`, disabled: !ok, "aria-label": label,
     onclick: () => { if (ok) { S.ui.giveCard = null; act({ type: "give", card, to: seat }); } } },
   card ? t("give_card_to", { card: cardShort(card), name: playerName(seat) }) : t("give_to", { name: playerName(seat) }));
@@ -188,7 +188,7 @@ function actions(v) {
   const rospis = legal.find((a) => a.type === "rospis");
   if (rospis) panel.append(h("div", { class: "panel" }, actionButton(rospis, t("rospis_btn"), "rospis", "warn"), h("span", { class: "note" }, t("rospis_note"))));
   if (legal.some((a) => a.type === "give")) {
-    panel.append(h("div", { class: "panel note", testid: "give-help" }, S.ui.giveCard ? t("give_choose_player", { card: cardName(S.ui.giveCard) }) : t("give_choose_card")));
+    panel.append(h("div", { class: "panel note", testid: "give-help" }, S.ui.giveCard ? t("give_choose_player", { card: cardInText(S.ui.giveCard) }) : t("give_choose_card")));
   }
   const contracts = legal.filter((a) => a.type === "contract").map((a) => a.value).sort((a, b) => a - b);
   if (contracts.length) panel.append(stepper("contract", contracts, t("contract"), t("play_btn"), (value) => ({ type: "contract", value })));

@@ -2,7 +2,7 @@
 // A card is a two-letter string from the view: rank (A T K Q J 9 8 7) and suit (S C D H).
 
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { t, tMaybe } from "./i18n.js";
 
 export const SUIT_SYMBOL = { S: "♠", C: "♣", D: "♦", H: "♥" };
 const RANK_SHOWN = { A: "A", T: "10", K: "K", Q: "Q", J: "J", 9: "9", 8: "8", 7: "7" };
@@ -11,6 +11,13 @@ const rankOf = (c) => c[0];
 const suitOf = (c) => c[1];
 
 export const cardName = (c) => t("card_name", { rank: t(`rank_${rankOf(c)}`), suit: t(`suit_${suitOf(c)}`) });
+// a card named in a sentence, with its article in the language's gender for its rank and
+// its name as running text has it (es "la reina de corazones", pt "o ás de copas", en "the
+// Queen of Hearts"): what happened, and what a hint or a button says to do
+export function cardInText(c) {
+  const name = t("card_name_in_text", { rank: t(`rank_in_text_${rankOf(c)}`), suit: t(`suit_${suitOf(c)}`) });
+  return (tMaybe(`card_the_${rankOf(c)}`) ?? t("card_the")).split("{card}").join(name);
+}
 export const cardShort = (c) => `${RANK_SHOWN[rankOf(c)]}${SUIT_SYMBOL[suitOf(c)]}`;
 export const suitLabel = (s) => `${t(`suit_${s}`)} ${SUIT_SYMBOL[s]}`;
 

@@ -5,7 +5,7 @@
 import { fmt, h, isNone } from "./dom.js";
 import { S, STORE_HISTORY, playerName } from "./state.js";
 import { t, tCount, tOwn } from "./i18n.js";
-import { cardName } from "./cards.js";
+import { cardInText } from "./cards.js";
 
 const LOG_LINES = 8;
 
@@ -20,9 +20,9 @@ export function actionText(action, seat, who, nameOf = playerName) {
     case "redeal": return t(`${who}_redeal`, { ...p, reason: t(`reason_${a.reason}`) });
     case "keep": return t(`${who}_keep`, p);
     case "rospis": return t(`${who}_rospis`, p);
-    case "give": return t(`${who}_give`, { ...p, card: a.card ? t("the_card", { card: cardName(a.card) }) : t("a_card"), to: nameOf(a.to) });
+    case "give": return t(`${who}_give`, { ...p, card: a.card ? cardInText(a.card) : t("a_card"), to: nameOf(a.to) });
     case "contract": return t(`${who}_contract`, { ...p, value: a.value });
-    case "play": return t(a.marriage ? `${who}_play_marriage` : `${who}_play`, { ...p, card: cardName(a.card) });
+    case "play": return t(a.marriage ? `${who}_play_marriage` : `${who}_play`, { ...p, card: cardInText(a.card) });
     case "exchange": return t(`${who}_exchange`, p);
     case "marriage": return t(`${who}_marriage`, { ...p, suit: t(`suit_${a.suit}`) });
     case "close": return t(`${who}_close`, p);
