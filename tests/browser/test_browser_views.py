@@ -419,15 +419,30 @@ def test_a_reconnection_lists_the_missed_moves_in_their_place(mil_page) -> None:
 
 
 @pytest.mark.parametrize(
-    ("locale", "said", "sheet"),
+    ("locale", "said", "sheet", "not_twice"),
     [
-        ("en-GB", "Ann closed the stock when Bruno had 0 points and 0 tricks", "stock closed"),
-        ("es-ES", "Ann cerró el mazo cuando Bruno tenía 0 puntos y 0 bazas", "mazo cerrado"),
-        ("pt-PT", "Ann fechou o monte quando Bruno tinha 0 pontos e 0 vazas", "monte fechado"),
+        (
+            "en-GB",
+            "Ann closed the stock when Bruno had 0 points and 0 tricks",
+            "the closing failed",
+            "stock closed",
+        ),
+        (
+            "es-ES",
+            "Ann cerró el mazo cuando Bruno tenía 0 puntos y 0 bazas",
+            "falló el cierre",
+            "mazo cerrado",
+        ),
+        (
+            "pt-PT",
+            "Ann fechou o monte quando Bruno tinha 0 pontos e 0 vazas",
+            "o fecho falhou",
+            "monte fechado",
+        ),
     ],
 )
 def test_a_closed_hand_says_whose_points_counted(  # type: ignore[no-untyped-def]
-    new_page, live_server, locale: str, said: str, sheet: str
+    new_page, live_server, locale: str, said: str, sheet: str, not_twice: str
 ) -> None:
     """A closed hand's game points follow the opponent's points and tricks at the closing:
     seed 2's first hand, closed by Ann when Bruno had nothing, gives Bruno 3 with 5 tricks
@@ -449,7 +464,37 @@ def test_a_closed_hand_says_whose_points_counted(  # type: ignore[no-untyped-def
     row = g.view(0)["sheet"][0]
     assert (row["closed_by"], row["game_points"]) == (0, 3), row
     assert said in page.inner_text(tid("deal-end-closing"))
-    assert sheet in page.inner_text(f"{tid('sheet')} {tid('sheet-row')}")
+    shown = page.inner_text(f"{tid('sheet')} {tid('sheet-row')}")
+    assert sheet in shown and not_twice not in shown, shown  # (its reason says the closing)
     page.click(tid("next-deal"))
     assert sheet in page.inner_text(f"{tid('sheet')} {tid('sheet-row')}")
     assert page.js_errors == []
+
+
+def test_a_reason_that_says_the_closing_is_not_followed_by_stock_closed(  # type: ignore[no-untyped-def]
+    new_page, live_server
+) -> None:
+    """'declaró tras el cierre · mazo cerrado' said the closing twice."""
+    page = new_page(locale="es-ES")
+    page.goto(live_server.url)
+    rows = [
+        {"winner": 1, "reason": "opponent_claimed_after_close", "game_points": 2,
+         "match": [0, 2], "points": [40, 66], "closed_by": 0, "closed_points": 40,
+         "closed_tricks": 2},
+        {"winner": 0, "reason": "claim", "game_points": 1, "match": [1, 2],
+         "points": [70, 40], "closed_by": 0, "closed_points": 40, "closed_tricks": 2},
+    ]  # fmt: skip
+    texts = page.evaluate(
+        """async (rows) => {
+            const i18n = await import('/static/js/i18n.js');
+            const sheet = await import('/static/js/sheet.js');
+            await i18n.loadLang('es');
+            const names = (s) => ['Ana', 'Bruno'][s];
+            const table = sheet.matchTable({ players: ['Ana', 'Bruno'] }, rows, names);
+            const found = table.querySelectorAll('[data-testid="sheet-row"]');
+            return [...found].map((r) => r.textContent);
+        }""",
+        rows,
+    )
+    assert "declaró tras el cierre" in texts[0] and "mazo cerrado" not in texts[0], texts
+    assert "declaró 66" in texts[1] and "mazo cerrado" in texts[1], texts

@@ -83,6 +83,9 @@ export function matchSheet(v) {
   return side;
 }
 
+// the reasons whose words already say the stock was closed (no "stock closed" after them)
+const SAYS_CLOSED = new Set(["closer_failed", "opponent_claimed_after_close"]);
+
 // the table of a match's hands (rows with `game_points`), as scoreTable
 export function matchTable(v, rows = v.sheet || [], nameOf = playerName, testid = "sheet") {
   const table = h("table", { class: "sheet match", testid },
@@ -92,7 +95,7 @@ export function matchTable(v, rows = v.sheet || [], nameOf = playerName, testid 
   rows.forEach((r, i) => {
     body.append(h("tr", { testid: "sheet-row" }, h("td", {}, String(i + 1)),
       h("td", {}, isNone(r.winner) ? t("tie") : [word(nameOf(r.winner)), " · ", ...words(t(`why_${r.reason}`))],
-        isNone(r.closed_by) ? null : [" · ", ...words(t("sheet_closed"))]),
+        isNone(r.closed_by) || SAYS_CLOSED.has(r.reason) ? null : [" · ", ...words(t("sheet_closed"))]),
       h("td", {}, `+${r.game_points ?? 0} (${(r.match || []).join("–")})`),
       h("td", {}, (r.points || []).join("–"))));
   });
