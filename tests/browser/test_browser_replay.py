@@ -23,6 +23,7 @@ from browser_helpers import (
     tid,
     view,
 )
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tapete.games import kind
 from tapete.server.db import make_engine
@@ -35,7 +36,10 @@ DEAL = {"es": "Mano {n} de {total}", "en": "Deal {n} of {total}"}
 
 def finished_table(db_path: Path, game: str, seed: int, max_deals: int) -> tuple[int, str]:
     """A table played to its end by random choices, made by a second manager on the live
-    server's database (as an administrator would; the live server reads it from there)."""
+    server's database (as an administrator would; the live server reads it from there).
+    The same ``seed`` plays the same game every run: the computer seats' choices are seeded
+    from it too (each run played, replayed and reviewed another game, so a failure could not
+    be played again)."""
 
     async def play() -> tuple[int, str]:
         engine = make_engine(f"sqlite:///{db_path}")
@@ -50,6 +54,13 @@ def finished_table(db_path: Path, game: str, seed: int, max_deals: int) -> tuple
                 seed=seed,
                 max_deals=max_deals,
             )
+
+            # (a computer's random numbers come from the server's secret and the table's id,
+            # which depends on the tests run before: here from the seed alone)
+            def bot_seed(seat: int | None, version: int) -> int:
+                return hash((seed, seat or 0, version))
+
+            table.bot_seed = bot_seed  # type: ignore[method-assign]
             rng = random.Random(seed)
             while not table.game.over:
                 await manager.settled(table)
@@ -68,6 +79,28 @@ def finished_table(db_path: Path, game: str, seed: int, max_deals: int) -> tuple
     # (Playwright's sync API holds an event loop in this thread: the play gets its own)
     with ThreadPoolExecutor(1) as pool:
         return pool.submit(asyncio.run, play()).result(timeout=120)
+
+
+#: what the page asked the review endpoint and got: (start, duration in ms, status)
+REVIEW_REQUESTS = """() => performance.getEntriesByType("resource")
+    .filter((e) => e.name.includes("/review/"))
+    .map((e) => [Math.round(e.startTime), Math.round(e.duration), e.responseStatus])"""
+
+
+def wait_for_review(page: Any, part: str, timeout_ms: int) -> None:
+    """Wait for the open review window to show ``part``. If it does not, fail with what the
+    window shows and the review requests the page made (each one's start, duration and
+    status): "still preparing" (no answer, or 202 over and over), an error, or the review
+    without ``part``, instead of only "Timeout exceeded"."""
+    try:
+        page.wait_for_selector(f"{tid('review')}[open] {tid(part)}", timeout=timeout_ms)
+    except PlaywrightTimeoutError:
+        shown = page.evaluate("() => document.getElementById('review')?.innerText")
+        asked = page.evaluate(REVIEW_REQUESTS)
+        raise AssertionError(
+            f"no {part} in the review window after {timeout_ms / 1000:g} s; it shows "
+            f"{shown!r}; the review requests (start ms, duration ms, status): {asked}"
+        ) from None
 
 
 def frame_no(page: Any) -> int:
@@ -195,7 +228,7 @@ def test_the_replay_by_its_link_and_from_the_games_window(new_page, live_server,
     shot(page, artifacts, "replay-mil-es")
     # the deal review of the deal on screen opens from the replay (issue 12), over it
     page.click(tid("replay-review"))
-    page.wait_for_selector(f"{tid('review')}[open] {tid('review-curve')}", timeout=120_000)
+    wait_for_review(page, "review-curve", 120_000)
     assert page.inner_text(tid("review-deal-no")) == DEAL["es"].format(n=1, total=2)
     page.click(f"{tid('review')} {tid('review-close')}")
     page.wait_for_selector(f"{tid('review')}:not([open])", state="attached")
@@ -281,7 +314,7 @@ def test_the_review_over_a_replay_is_of_that_games_players(new_page, live_server
         if own_table:  # the browser's game is drawn under the replay
             page.wait_for_selector("#table[data-over='true']", state="attached")
         page.click(tid("replay-review"))
-        page.wait_for_selector(f"{tid('review')}[open] {tid('review-action')}", timeout=120_000)
+        wait_for_review(page, "review-action", 120_000)
         data: dict[str, Any] = page.request.get(review).json()
         return data
 
@@ -324,7 +357,7 @@ def test_a_review_that_fails_for_a_moment_is_asked_again_then_offers_try_again(
     page.click(tid("replay-review"))
     # 500 and 500 (asked again after 2 s, then 4 s), 503 ("being prepared": asked again as
     # ever), then the real answer
-    page.wait_for_selector(f"{tid('review')}[open] {tid('review-curve')}", timeout=60_000)
+    wait_for_review(page, "review-curve", 60_000)
     assert failures["seen"] == 3
 
     # failing for good: after the third failure the window says so, with "Try again"
@@ -335,5 +368,5 @@ def test_a_review_that_fails_for_a_moment_is_asked_again_then_offers_try_again(
     assert page.inner_text(tid("review-error")) == "Not available right now."
     page.unroute("**/api/tables/*/review/*")
     page.click(tid("review-retry"))
-    page.wait_for_selector(f"{tid('review')}[open] {tid('review-curve')}", timeout=60_000)
+    wait_for_review(page, "review-curve", 60_000)
     assert page.locator(tid("review-retry")).count() == 0

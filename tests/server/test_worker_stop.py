@@ -1,14 +1,20 @@
 """Stopping the server's worker pools (the deal reviews', the hints') does not wait for a job
 under way: at exit Python joins a pool's worker process, so a server stopped during a
-background analysis waited for the analysis to end (seen as a stop that took over 10 s)."""
+background analysis waited for the analysis to end (seen as a stop that took over 10 s). A
+hint worker that dies is replaced."""
 
 from __future__ import annotations
 
+import asyncio
 import multiprocessing
 import time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
-from tapete.server.hints import stop_executor
+import pytest
+
+from tapete.games import new_game
+from tapete.server.hints import HintPool, stop_executor
 
 
 def test_a_worker_in_the_middle_of_a_job_is_stopped_at_once() -> None:
@@ -57,3 +63,31 @@ def test_a_worker_ignores_ctrl_c_from_its_start() -> None:
     with ProcessPoolExecutor(max_workers=1, mp_context=WORKER_CONTEXT) as pool:
         assert pool.submit(_interrupts).result(60) == "ignored"
     assert signal.getsignal(signal.SIGINT) is before  # (the server's own is put back)
+
+
+def test_a_hint_worker_that_dies_is_replaced_by_the_next_hint() -> None:
+    """A hint worker process that died (killed, out of memory) broke its pool for good: a
+    broken pool refuses every job, so every later hint failed (the seat was shown its first
+    legal action, "no suggestion") until the server restarted. The hint under way when the
+    worker dies fails; the next one starts a new worker."""
+    game = new_game("mil", "club", seed=3)
+    view = game.view(game.turn)
+    pool = HintPool(processes=1, threads=1, max_pending=4)
+
+    async def run() -> None:
+        first = await pool.hint("mil", view, None, 120)
+        assert first["action"] in view["legal"]
+        assert isinstance(pool._executor, ProcessPoolExecutor)
+        (worker,) = pool._executor._processes.values()
+        worker.kill()
+        worker.join(10)
+        with pytest.raises(BrokenProcessPool):
+            await pool.hint("mil", view, None, 120)
+        again = await pool.hint("mil", view, None, 120)
+        assert again["action"] in view["legal"]
+        assert pool.pending == 0
+
+    try:
+        asyncio.run(run())
+    finally:
+        pool.shutdown()

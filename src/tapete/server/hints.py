@@ -17,6 +17,7 @@ import signal
 import threading
 from collections.abc import Hashable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Final
 
 __all__ = ["HintPool", "hint_payload", "init_worker", "stop_executor"]
@@ -136,9 +137,17 @@ class HintPool:
     ) -> dict[str, Any]:
         loop = asyncio.get_running_loop()
         self.pending += 1
+        pool = self._pool()
         try:
-            future = loop.run_in_executor(self._pool(), hint_payload, game, view, key)
+            future = loop.run_in_executor(pool, hint_payload, game, view, key)
             return await asyncio.wait_for(future, timeout=timeout_s)
+        except BrokenProcessPool:
+            # the worker died (killed, out of memory): the next hint starts a new pool. A
+            # broken pool refuses every job, so every later hint failed until a restart.
+            if self._executor is pool:
+                self._executor = None
+                pool.shutdown(wait=False, cancel_futures=True)
+            raise
         finally:
             self.pending -= 1
 

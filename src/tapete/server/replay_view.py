@@ -34,7 +34,8 @@ from tapete.reader import describe_action
 from tapete.replay import iter_replay
 from tapete.server.db import TableRow
 from tapete.server.limits import path_number
-from tapete.server.review import _error, _plain, stop_jobs
+from tapete.server.review import _error, stop_jobs
+from tapete.server.review_worker import plain
 from tapete.server.tables import TableManager
 
 __all__ = ["ReplayService", "ReplaySettings", "openapi_paths", "replay_frames", "replay_summary"]
@@ -111,7 +112,7 @@ def replay_frames(record: JSON, first: int = 0, last: int | None = None) -> dict
             seat = game.turn
             recorded: list[JSON] = deals[deal]["actions"]
             entry = recorded[j] if j < len(recorded) else {}
-            if entry.get("seat") != seat or _plain(entry) != _plain(data):
+            if entry.get("seat") != seat or plain(entry) != plain(data):
                 continue  # an engine action the record leaves out: applied, no frame
             j += 1
             if deal < first:
@@ -128,7 +129,7 @@ def replay_frames(record: JSON, first: int = 0, last: int | None = None) -> dict
                     game.scores,
                 )
             )
-            open_ = (deal, game.state, seat, _plain(data))
+            open_ = (deal, game.state, seat, plain(data))
         else:
             if open_ is not None and game is not None:  # the game's last deal
                 d, state, seat, data = open_

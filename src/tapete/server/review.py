@@ -26,7 +26,6 @@ import contextlib
 import functools
 import logging
 import math
-import os
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
@@ -39,12 +38,11 @@ from sqlalchemy.exc import IntegrityError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from tapete.analysis import analyse_deal
 from tapete.game import JSON
-from tapete.replay import iter_replay
 from tapete.server.db import DealReviewRow, ReviewQueueRow, TableRow, utcnow
-from tapete.server.hints import WORKER_CONTEXT, init_worker, stop_executor
+from tapete.server.hints import WORKER_CONTEXT, stop_executor
 from tapete.server.limits import path_number
+from tapete.server.review_worker import compute_review, deal_steps, lower_priority
 from tapete.server.security import TOKEN_PARAMETERS, seat_token
 from tapete.server.tables import TableManager
 
@@ -58,9 +56,6 @@ __all__ = [
 ]
 
 log = logging.getLogger("tapete.server")
-
-#: the public fields of a position that the review shows at every step, when the game has them
-_PUBLIC = ("trump", "talon", "indicator", "stock_count", "contract")
 
 
 @dataclass(frozen=True)
@@ -93,84 +88,11 @@ class ReviewSettings:
     max_failures: int = 3
 
 
-def _plain(action: JSON) -> JSON:
-    """An action's fields without its seat and with ``false`` flags left out."""
-    return {k: v for k, v in action.items() if k != "seat" and v is not False}
-
-
-def _last_trick(view: JSON) -> list[JSON]:
-    last = view.get("last_trick")
-    if last is None:
-        tricks = view.get("tricks") or []
-        last = tricks[-1] if tricks else None
-    return list(last["cards"]) if isinstance(last, dict) else []
-
-
-def deal_steps(record: JSON, deal: int) -> list[JSON]:
-    """The position before every action of finished deal ``deal`` of ``record``, as the
-    engine shows it: each seat's hand (``game.view(seat)``), the trick on the table and the
-    one taken before it, how many tricks were taken (the index of the open-value curve's
-    point), and the public fields of :data:`_PUBLIC` (``game.view(None)``).
-    ``index`` is the action's index in the deal's recorded actions (``None`` for an action
-    the format leaves out), as in the analysis report's decisions. Nothing after the deal's
-    last action is read (the next deal's cards never enter a review)."""
-    seats = len(record["players"])
-    recorded: list[JSON] = record["deals"][deal]["actions"]
-    steps: list[JSON] = []
-    j = 0
-    replay = iter_replay(record, check_results=False)
-    try:
-        for game, action in replay:
-            done = len(game.finished_deals)
-            if done < deal:
-                continue
-            if done > deal:
-                break
-            data = action.to_json()
-            seat = game.turn
-            index = None
-            entry = recorded[j] if j < len(recorded) else {}
-            if entry.get("seat") == seat and _plain(entry) == _plain(data):
-                index = j
-                j += 1
-            public = game.view(None)
-            step: JSON = {
-                "index": index,
-                "seat": seat,
-                "action": data,
-                "hands": [game.view(s)["hand"] for s in range(seats)],
-                "trick": list(public.get("trick") or []),
-                "last_trick": _last_trick(public),
-                "tricks_done": sum(public.get("tricks_won") or []),
-            }
-            step.update({k: public[k] for k in _PUBLIC if k in public})
-            steps.append(step)
-    finally:
-        replay.close()
-    return steps
-
-
-def compute_review(record: JSON, deal: int, quick: bool, budget: float, seed: int) -> JSON:
-    """The stored review of one finished deal: the analysis report and the deal's steps.
-    Pure and picklable (it runs in the worker process)."""
-    report = analyse_deal(record, deal, seed=seed, quick=quick, budget=budget)
-    return {"report": report, "steps": deal_steps(record, deal)}
-
-
 def seat_losses(report: JSON) -> list[float]:
     """Per seat, the loss the statistics count: the expected loss, or the open loss of a
     quick (open-handed only) report."""
     key = "open_loss" if report.get("quick") else "expected_loss"
     return [float(s.get(key) or 0.0) for s in report["seats"]]
-
-
-def _lower_priority(nice: int) -> None:
-    """The worker process's initializer: lower its priority below the server's (and, as
-    every worker of the server, leave Ctrl-C to it and end with it: ``init_worker``)."""
-    init_worker()
-    if nice > 0 and hasattr(os, "nice"):
-        with contextlib.suppress(OSError):
-            os.nice(nice)
 
 
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
@@ -208,7 +130,7 @@ class ReviewService:
                 self._executor = ProcessPoolExecutor(
                     max_workers=1,
                     mp_context=WORKER_CONTEXT,
-                    initializer=_lower_priority,
+                    initializer=lower_priority,
                     initargs=(self.settings.nice,),
                 )
             else:
