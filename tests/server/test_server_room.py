@@ -826,3 +826,31 @@ def test_the_protocol_page_prints_every_schema() -> None:
             assert marker in page, marker
             block = page.split(marker, 1)[1].split("```json", 1)[1].split("```", 1)[0]
             assert json.loads(block) == schema, (direction, kind)
+
+
+def test_a_record_does_not_wait_behind_the_computers_moves(
+    app: Starlette, client: TestClient
+) -> None:
+    """A record's download (and a deal review, which reads the same) was built in the
+    computers' thread pool: at busy tables it waited behind every computer move queued there
+    (a review in a test waited over 120 s). Every computer thread is held here."""
+    import threading
+
+    made = make_table(
+        client,
+        seats=[{"kind": "me"}] + [{"kind": "computer", "level": "random"}] * 2,
+        seed=5,
+    )
+    manager = app.state.manager
+    release = threading.Event()
+    held = [manager.bot_pool.submit(release.wait, 30) for _ in range(manager.limits.bot_workers)]
+    try:
+        began = time.monotonic()
+        url = f"/api/tables/{made['table']}/record"
+        r = client.get(url, headers={"X-Tapete-Token": made["token"]})
+        assert r.status_code == 200, r.text
+        assert time.monotonic() - began < 10
+    finally:
+        release.set()
+        for job in held:
+            job.result(30)

@@ -1746,13 +1746,14 @@ class TableManager:
         database (an action the database may yet refuse), and the database one action behind
         it. The record is built in a worker thread: a table in memory holds its lock
         meanwhile (no action is applied there), one not in memory is rebuilt from the
-        database once its last write has ended."""
-        loop = asyncio.get_running_loop()
+        database once its last write has ended. Not in the computers' pool: a download or a
+        deal review waited there behind every computer move queued at busy tables (and the
+        table's own moves behind it, its lock held)."""
         table = self.tables.get(table_id)
         if table is not None and not table.broken:
             async with table.lock:
                 if not table.broken:
-                    record = await loop.run_in_executor(self.bot_pool, self.record, table)
+                    record = await asyncio.to_thread(self.record, table)
                     done = table, record
                 else:
                     done = None
@@ -1760,12 +1761,10 @@ class TableManager:
                 self._maybe_evict(table)  # (not forgotten while this held its lock)
                 return done
         await self.written(table_id)
-        loaded = await loop.run_in_executor(
-            self.bot_pool, functools.partial(self.get, table_id, keep=False)
-        )
+        loaded = await asyncio.to_thread(self.get, table_id, keep=False)
         if loaded is None:
             return None
-        return loaded, await loop.run_in_executor(self.bot_pool, self.record, loaded)
+        return loaded, await asyncio.to_thread(self.record, loaded)
 
     async def written(self, table_id: int) -> None:
         """Wait until no write of ``table_id`` is under way (one whose table was dropped from
