@@ -477,8 +477,8 @@ class Table:
         if self.clocks is None or self.game.over:
             return False
         people = [seat for seat, level in enumerate(self.levels) if level is None]
-        present = {listener.seat for listener in self.listeners}
-        if any(seat in present for seat in people):
+        connected = self.connected()
+        if any(connected.get(seat) for seat in people):
             return False
         return any(seat not in self.abandoned for seat in people)
 

@@ -15,9 +15,11 @@ export const cardName = (c) => t("card_name", { rank: t(`rank_${rankOf(c)}`), su
 // its name as running text has it (es "la reina de corazones", pt "o ás de copas", en "the
 // Queen of Hearts"): what happened, and what a hint or a button says to do
 export function cardInText(c) {
-  const name = t("card_name_in_text", { rank: t(`rank_in_text_${rankOf(c)}`), suit: t(`suit_${suitOf(c)}`) });
-  return (tMaybe(`card_the_${rankOf(c)}`) ?? t("card_the")).split("{card}").join(name);
+  return withArticle(c, t("card_name_in_text", { rank: t(`rank_in_text_${rankOf(c)}`), suit: t(`suit_${suitOf(c)}`) }));
 }
+// `shown` (the card c's name, or its short form "Q♠") after the article of c's rank in the
+// language ({card_the}: es "la" for Q and J, pt "a" for Q, "the" in English)
+export const withArticle = (c, shown) => (tMaybe(`card_the_${rankOf(c)}`) ?? t("card_the")).split("{card}").join(shown);
 export const cardShort = (c) => `${RANK_SHOWN[rankOf(c)]}${SUIT_SYMBOL[suitOf(c)]}`;
 export const suitLabel = (s) => `${t(`suit_${s}`)} ${SUIT_SYMBOL[s]}`;
 

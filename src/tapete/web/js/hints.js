@@ -4,7 +4,7 @@
 import { decimalText, h } from "./dom.js";
 import { S } from "./state.js";
 import { t, tMaybe } from "./i18n.js";
-import { SUIT_SYMBOL, cardShort } from "./cards.js";
+import { SUIT_SYMBOL, cardShort, withArticle } from "./cards.js";
 import { actionText } from "./history.js";
 
 export function takeHint(msg) {
@@ -44,7 +44,7 @@ function hintWhy(hint) {
 function gendered(k, card, shown) {
   const pick = (key) => tMaybe(`${key}_${card[0]}`) ?? t(key);
   return {
-    [`${k}_the`]: pick("card_the").split("{card}").join(shown),
+    [`${k}_the`]: withArticle(card, shown),
     [`${k}_it`]: pick("card_it"),
     [`${k}_lo`]: pick("card_lo"),
   };

@@ -83,14 +83,15 @@ async function load() {
   }
   // a failure that may pass (no answer, the server's 5xx) is asked again twice before the
   // window says so, with "Try again" (it used to stop at the first one, for good)
-  if (!res.ok && (res.status === 0 || res.status >= 500) && R.failures < 2) {
+  const mayPass = !res.ok && (res.status === 0 || res.status >= 500);
+  if (mayPass && R.failures < 2) {
     R.failures += 1;
     R.timer = setTimeout(load, 2000 * R.failures);
     return;
   }
   if (res.ok) R.data = res.body;
   else R.error = res.status === 409 ? t("review_not_over") : (res.status === 403 ? t("review_forbidden") : t("unavailable"));
-  R.retry = !res.ok && (res.status === 0 || res.status >= 500);
+  R.retry = mayPass;
   render();
 }
 
