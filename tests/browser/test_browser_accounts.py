@@ -28,6 +28,15 @@ def _rate_two_games(db_path: object, user_id: int) -> None:
     engine.dispose()
 
 
+def _lobby_error(page, starting: str = "") -> None:  # type: ignore[no-untyped-def]
+    """Wait until the Lobby says why it refused (a line starting with ``starting``)."""
+    page.wait_for_function(
+        "(s) => { const t = document.querySelector('[data-testid=\"lobby-error\"]')"
+        ".textContent; return t !== '' && t.startsWith(s); }",
+        arg=starting,
+    )
+
+
 def test_sign_up_see_your_page_play_and_sign_out(new_page, live_server, artifacts) -> None:  # type: ignore[no-untyped-def]
     page = new_page(locale="pt-PT")
     page.goto(live_server.url)
@@ -152,9 +161,7 @@ def test_a_guest_refused_a_rated_table_reads_why_in_the_language(new_page, live_
     assert page.locator(tid("seats-order-note")).count() == 0
     page.check(tid("opt-rated"))
     page.click(tid("create-table"))
-    page.wait_for_function(
-        "() => document.querySelector('[data-testid=\"lobby-error\"]').textContent !== ''"
-    )
+    _lobby_error(page)
     assert page.inner_text(tid("lobby-error")) == (
         "Las mesas con puntuación son para jugadores con cuenta: entra primero."
     )
@@ -162,18 +169,12 @@ def test_a_guest_refused_a_rated_table_reads_why_in_the_language(new_page, live_
     page.select_option(tid("seat-choice-1"), "invited")
     page.check(tid("opt-public"))
     page.click(tid("create-table"))
-    page.wait_for_function(
-        "() => document.querySelector('[data-testid=\"lobby-error\"]').textContent"
-        ".startsWith('Una mesa pública')"
-    )
+    _lobby_error(page, "Una mesa pública")
     # no seat "Yo" (it read 'exactly one seat must be yours: {"kind": "me"}')
     page.uncheck(tid("opt-public"))
     page.select_option(tid("seat-choice-0"), "invited")
     page.click(tid("create-table"))
-    page.wait_for_function(
-        "() => document.querySelector('[data-testid=\"lobby-error\"]').textContent"
-        ".startsWith('Exactamente un asiento')"
-    )
+    _lobby_error(page, "Exactamente un asiento")
     # a delay typed past its bounds comes back inside them when the field is left
     page.fill(tid("opt-delay"), "999")
     page.dispatch_event(tid("opt-delay"), "change")
@@ -196,9 +197,7 @@ def test_a_rated_table_with_a_computer_is_refused_in_the_language(new_page, live
     page.select_option(tid("seat-choice-2"), "computer:rules")
     page.check(tid("opt-rated"))
     page.click(tid("create-table"))
-    page.wait_for_function(
-        "() => document.querySelector('[data-testid=\"lobby-error\"]').textContent !== ''"
-    )
+    _lobby_error(page)
     assert page.inner_text(tid("lobby-error")) == (
         "Una mesa con puntuación es solo para personas: no elijas ningún asiento de"
         " ordenador, o desmarca «Con puntuación»."

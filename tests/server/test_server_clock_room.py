@@ -109,6 +109,14 @@ def _bea_drops(
     return _until("takeover", ana)
 
 
+def _ana_and_bea(client: TestClient, **body: Any) -> tuple[dict[str, Any], int, dict[str, Any]]:
+    """A Mariage table of Ana (seat 0) and Bea, invited, who sits down (``body``: the rest of
+    the table's settings): the table as made, its id, and Bea's seat."""
+    made = make_table(client, game="mariage", seats=[{"kind": "me"}, {"kind": "invited"}], **body)
+    tid = made["table"]
+    return made, tid, sit(client, tid, "Bea", invite=made["invite"])
+
+
 def _drain(session: Session, version: int) -> None:
     while session.view is None or session.version < version:
         session.receive()
@@ -196,16 +204,9 @@ def test_abandonment_is_stored_and_survives_a_restart(make_app: MakeApp) -> None
     clock = FakeClock()
     app.state.manager.now = clock
     with TestClient(app) as client:
-        made = make_table(
-            client,
-            game="mariage",
-            seats=[{"kind": "me"}, {"kind": "invited"}],
-            seed=3,
-            max_deals=1,
-            clock={"grace_s": 10, "abandon_s": 60},
+        made, tid, bea = _ana_and_bea(
+            client, seed=3, max_deals=1, clock={"grace_s": 10, "abandon_s": 60}
         )
-        tid = made["table"]
-        bea = sit(client, tid, "Bea", invite=made["invite"])
         with client.websocket_connect(f"/ws/{tid}?token={made['token']}") as wa:
             a = Session(wa)
             assert _bea_drops(client, app, tid, bea["token"], a, clock, 10)["seat"] == 1
@@ -243,15 +244,7 @@ def test_the_computers_wait_while_every_person_is_away(app: Starlette, client: T
     seats")."""
     clock = FakeClock()
     app.state.manager.now = clock
-    made = make_table(
-        client,
-        game="mariage",
-        seats=[{"kind": "me"}, {"kind": "invited"}],
-        seed=3,
-        clock={"grace_s": 10, "abandon_s": 60},
-    )
-    tid = made["table"]
-    bea = sit(client, tid, "Bea", invite=made["invite"])
+    made, tid, bea = _ana_and_bea(client, seed=3, clock={"grace_s": 10, "abandon_s": 60})
     for token in (made["token"], bea["token"]):
         with client.websocket_connect(f"/ws/{tid}?token={token}") as ws:
             _until("view", Session(ws))
@@ -288,16 +281,7 @@ def test_the_computers_wait_while_every_person_is_away(app: Starlette, client: T
 def test_move_time_and_bank_then_back(app: Starlette, client: TestClient) -> None:
     clock = FakeClock()
     app.state.manager.now = clock
-    made = make_table(
-        client,
-        game="mariage",
-        seats=[{"kind": "me"}, {"kind": "invited"}],
-        seed=4,
-        max_deals=1,
-        clock={"move_s": 5, "bank_s": 10},
-    )
-    tid = made["table"]
-    bea = sit(client, tid, "Bea", invite=made["invite"])
+    made, tid, bea = _ana_and_bea(client, seed=4, max_deals=1, clock={"move_s": 5, "bank_s": 10})
     lobby_clock = client.get(f"/api/tables/{tid}").json()["clock"]
     assert lobby_clock == {"move_s": 5, "bank_s": 10, "grace_s": 30.0, "abandon_s": 300.0}
     with (
@@ -507,11 +491,7 @@ def test_an_unrated_table_has_no_rating_changes(client: TestClient) -> None:
 def test_an_invited_persons_page_lists_the_game_they_sat_at(
     app: Starlette, client: TestClient
 ) -> None:
-    made = make_table(
-        client, game="mariage", seats=[{"kind": "me"}, {"kind": "invited"}], max_deals=1
-    )
-    tid = made["table"]
-    bea = sit(client, tid, "Bea", invite=made["invite"])
+    made, tid, bea = _ana_and_bea(client, max_deals=1)
     with (
         client.websocket_connect(f"/ws/{tid}?token={made['token']}") as wa,
         client.websocket_connect(f"/ws/{tid}?token={bea['token']}") as wb,
