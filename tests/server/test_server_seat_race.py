@@ -168,7 +168,6 @@ def test_computers_filling_a_quick_table_keep_off_a_seat_taken_elsewhere(
         dan = b.post(f"/api/tables/{table}/seats", json={"name": "Dan"})
         assert dan.status_code == 201 and dan.json()["seat"] == 1, dan.text
         now[0] += 6
-        import time; time.sleep(1.2)
         # the server's own once-a-second fill runs on the same (fake) clock and may come
         # first: either way the table is filled exactly once, by server one
         filled = a.portal.call(one.state.manager.fill_due)  # type: ignore[union-attr]
