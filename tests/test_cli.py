@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from tapete.cli import main
+from tapete.cli.common import size_text
 
 
 @pytest.mark.parametrize(
@@ -1018,3 +1019,72 @@ def test_replay_reads_a_large_file_a_record_at_a_time(
         tracemalloc.stop()
     assert "OK" in capsys.readouterr().out
     assert peak < 2_000_000, f"replay held {peak:,} bytes at its peak"
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_replay_reads_its_file_once_and_shows_the_bytes_read(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    read_reference: Callable[[str], list[str]],
+    monkeypatch: pytest.MonkeyPatch,
+    newline: str,
+) -> None:
+    # (the file was read a first time to count its records for the bar, by a second reader
+    # that copied the first's line cap and pretty-record test)
+    good = read_reference("mariage.jsonl")[0]
+    path = tmp_path / "many.jsonl"
+    path.write_bytes(("\ufeff" + (good + newline) * 20).encode("utf-8"))
+    opened: list[str] = []
+    real_open = Path.open
+
+    def counting_open(self: Path, *args: Any, **kwargs: Any) -> Any:
+        opened.append(self.name)
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", counting_open)
+    assert main(["replay", str(path)]) == 0
+    assert opened == ["many.jsonl"]
+    err = capsys.readouterr().err.splitlines()
+    size = size_text(path.stat().st_size)
+    assert err and all(line.startswith("replay [") for line in err), err
+    # the bar grows with the bytes read and ends full, with the games replayed so far
+    assert err[-1].startswith("replay [" + "#" * 30 + f"] {size}/{size} "), err
+    assert err[-1].endswith(" 20 games") and len(err) >= 5, err
+
+
+def test_a_record_file_counts_what_it_read_never_past_its_size(
+    tmp_path: Path, read_reference: Callable[[str], list[str]]
+) -> None:
+    from tapete.cli.common import RecordFile
+
+    good = json.loads(read_reference("mariage.jsonl")[0])
+    good["players"][0] = "Iñés"  # (two characters of two bytes each)
+    line = json.dumps(good, ensure_ascii=False)
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(("\ufeff" + line + "\r\n\r\n" + line + "\n").encode("utf-8"))
+    file = RecordFile(path)
+    assert (file.size, file.read_so_far()) == (3 + 2 * (len(line) + 2) + 2 + 2 + 1, 0)
+    seen = [(number, record["players"][0], file.read_so_far()) for number, record in file]
+    # lines 1 and 3 (line 2 is blank); a line end is one character (universal newlines)
+    assert seen == [(1, "Iñés", len(line) + 1), (3, "Iñés", 2 * len(line) + 3)]
+    assert file.read_so_far() < file.size
+    assert RecordFile(tmp_path).size == 0 and RecordFile(tmp_path / "nope").size == 0
+
+
+def test_a_progress_in_bytes_says_sizes_as_people_read_them() -> None:
+    from tapete.cli.common import Progress
+
+    assert [size_text(n) for n in (0, 999, 1_000, 12_345, 3_210_000, 1_100_000_000)] == [
+        "0 B",
+        "999 B",
+        "1.0 kB",
+        "12.3 kB",
+        "3.2 MB",
+        "1.1 GB",
+    ]
+    stream = io.StringIO()
+    with Progress(3_210_000, "replay", stream=stream, in_bytes=True) as progress:
+        progress.update(1_605_000, "7 games")
+    line = stream.getvalue().splitlines()[-1]
+    assert line.startswith("replay [" + "#" * 15 + " " * 15 + "] 1.6 MB/3.2 MB ")
+    assert line.endswith("/s 7 games"), line

@@ -24,12 +24,12 @@ from tapete.games import kind, kinds, new_game
 
 __all__ = [
     "Progress",
+    "RecordFile",
     "UnreadableFile",
     "check_output",
     "check_players",
     "check_profile",
     "count",
-    "count_record_lines",
     "default_game",
     "fail",
     "game_names",
@@ -41,6 +41,7 @@ __all__ = [
     "read_numbered_record_file",
     "read_record_file",
     "seat_rng",
+    "size_text",
 ]
 
 
@@ -183,40 +184,46 @@ def read_numbered_record_file(path: str | Path) -> list[tuple[int, dict[str, Any
 def iter_numbered_record_file(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """The records of the file ``path`` (JSON Lines or one pretty-printed record, UTF-8; a
     byte-order mark is tolerated), each with the line it starts on, for every command that
-    reads one (``replay``, ``solve``, ``analyse``). Read lazily, a line at a time, never
-    more of a line than a record may hold (``records.iter_load_numbered``): a file of any
-    size costs the memory of one record, and ``/dev/zero`` or a file of one endless line is
-    refused as soon as it passes a record's length (it was read whole first, until the
-    memory ran out). Raises :class:`UnreadableFile` when the file cannot be read, also
-    part way (Python's own message, ``[Errno 21] Is a directory: '/tmp/x'``, neither said
-    what was expected nor read as a sentence), and :class:`~tapete.errors.RecordError` at
-    the first record that is not valid."""
-    from tapete import records
-
-    with _open_record_file(path) as fp:
-        yield from records.iter_load_numbered(_Checked(fp, path))
+    reads one (``replay``, ``solve``, ``analyse``): :class:`RecordFile` without the count
+    of bytes read."""
+    return iter(RecordFile(path))
 
 
-def count_record_lines(path: str | Path) -> int:
-    """How many records the file ``path`` seems to hold, for a progress bar before reading
-    them: its lines that are not blank (1 for a pretty-printed record), counted a line at a
-    time; the count stops where the file cannot be read or a line is longer than a record
-    (the reading will say why)."""
-    from tapete import records
+class RecordFile:
+    """A record file read lazily, a line at a time, never more of a line than a record may
+    hold (``records.iter_load_numbered``): a file of any size costs the memory of one
+    record, and ``/dev/zero`` or a file of one endless line is refused as soon as it passes
+    a record's length (it was read whole first, until the memory ran out). Iterating gives
+    each record with the line it starts on; :attr:`size` and :meth:`read_so_far` say how
+    far the one reading has come, for a progress bar (the file was read a first time to
+    count its records, by a second reader that copied the first's rules).
 
-    found = 0
-    try:
-        with _open_record_file(path) as fp:
-            while line := fp.readline(records.MAX_RECORD_CHARS + 2):
-                if len(line.rstrip("\r\n")) > records.MAX_RECORD_CHARS:
-                    return found + 1
-                if line.strip():
-                    if found == 0 and line.strip() == "{":
-                        return 1
-                    found += 1
-    except (UnreadableFile, UnicodeDecodeError, OSError):
-        pass
-    return found
+    The iteration raises :class:`UnreadableFile` when the file cannot be read, also part
+    way (Python's own message, ``[Errno 21] Is a directory: '/tmp/x'``, neither said what
+    was expected nor read as a sentence), and :class:`~tapete.errors.RecordError` at the
+    first record that is not valid."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = path
+        try:  # (0 for what is no regular file: a pipe, /dev/zero, a folder)
+            self.size = Path(path).stat().st_size if Path(path).is_file() else 0
+        except OSError:
+            self.size = 0  # (the reading says why)
+        self._text: _Checked | None = None
+
+    def __iter__(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        from tapete import records
+
+        with _open_record_file(self.path) as fp:
+            self._text = _Checked(fp, self.path)
+            yield from records.iter_load_numbered(self._text)
+
+    def read_so_far(self) -> int:
+        """The characters read so far, those of the records given (a pretty-printed record's
+        file is read whole at once). Never more than :attr:`size`, the bytes: a UTF-8
+        character takes one byte or more, and a line end two on Windows, so the count
+        falls short of the size by those, and by a byte-order mark."""
+        return 0 if self._text is None else self._text.chars
 
 
 def _open_record_file(path: str | Path) -> TextIO:
@@ -240,6 +247,7 @@ class _Checked:
     def __init__(self, fp: TextIO, path: str | Path) -> None:
         self._fp = fp
         self._path = path
+        self.chars = 0  # (read so far)
 
     def readline(self, size: int = -1, /) -> str:
         return self._guarded(self._fp.readline, size)
@@ -249,12 +257,22 @@ class _Checked:
 
     def _guarded(self, read: Callable[[int], str], size: int) -> str:
         try:
-            return read(size)
+            text = read(size)
         except UnicodeDecodeError as exc:
             reason = f"not UTF-8 text ({exc.reason})"
             raise UnreadableFile(f"{self._path} is not a record file: {reason}") from None
         except OSError as exc:
             raise UnreadableFile(_unreadable(self._path, exc)) from None
+        self.chars += len(text)
+        return text
+
+
+def size_text(size: int) -> str:
+    """A count of bytes as people read it: ``512 B``, ``12.3 kB``, ``3.2 MB``, ``1.1 GB``."""
+    for unit, scale in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
+        if size >= scale:
+            return f"{size / scale:.1f} {unit}"
+    return f"{size} B"
 
 
 def seat_rng(seed: int | None, game_index: int, seat: int) -> random.Random:
@@ -273,9 +291,12 @@ class Progress:
     ends the bar's line, so the summary never lands on it.
     """
 
-    def __init__(self, total: int, label: str, *, stream: TextIO | None = None) -> None:
+    def __init__(
+        self, total: int, label: str, *, stream: TextIO | None = None, in_bytes: bool = False
+    ) -> None:
         self.total = max(total, 1)
         self.label = label
+        self.in_bytes = in_bytes
         self.stream = stream if stream is not None else sys.stderr
         self.start = time.perf_counter()
         self.tty = self.stream.isatty()
@@ -297,19 +318,28 @@ class Progress:
             self._task = self._bar.add_task(label, total=self.total, count="", rate="", extra="")
 
     def _count(self, done: int) -> str:
+        if self.in_bytes:  # (a pipe's size is not known)
+            return (
+                size_text(done)
+                if done > self.total
+                else f"{size_text(done)}/{size_text(self.total)}"
+            )
         if done > self.total:
             return f"{done} (at least {self.total})"
         return f"{done}/{self.total}"
 
+    def _rate(self, done: int) -> str:
+        rate = done / max(time.perf_counter() - self.start, 1e-9)
+        return f"{size_text(round(rate))}/s" if self.in_bytes else f"{rate:.1f}/s"
+
     def update(self, done: int, extra: str = "") -> None:
         frac = min(done / self.total, 1.0)
-        rate = done / max(time.perf_counter() - self.start, 1e-9)
         if self._bar is not None and self._task is not None:
             self._bar.update(
                 self._task,
                 completed=min(done, self.total),
                 count=self._count(done),
-                rate=f"{rate:.1f}/s",
+                rate=self._rate(done),
                 extra=extra,
             )
             if done >= self.total:
@@ -322,7 +352,7 @@ class Progress:
             return
         self.last_tenth = tenth
         bar = "#" * int(frac * 30)
-        line = f"{self.label} [{bar:<30}] {self._count(done)} {rate:.1f}/s {extra}".rstrip()
+        line = f"{self.label} [{bar:<30}] {self._count(done)} {self._rate(done)} {extra}".rstrip()
         self.stream.write(line + "\n")
         self.stream.flush()
 

@@ -6,14 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from tapete.cli.common import (
-    Progress,
-    UnreadableFile,
-    count,
-    count_record_lines,
-    fail,
-    iter_numbered_record_file,
-)
+from tapete.cli.common import Progress, RecordFile, UnreadableFile, count, fail
 from tapete.errors import RecordError
 
 __all__ = ["add_parser", "run"]
@@ -38,11 +31,13 @@ def run(args: argparse.Namespace) -> int:
     path = Path(args.file)
     games = deals = finished = fair = 0
     kinds: dict[str, int] = {}
-    # a record at a time (one record's memory, whatever the file's size), after a count of
-    # its lines for the progress bar, whose line ends before the summary or the error
-    with Progress(count_record_lines(path), "replay") as progress:
+    # a record at a time (one record's memory, whatever the file's size), in one reading
+    # that the progress bar follows in bytes; the bar's line ends before the summary or the
+    # error
+    file = RecordFile(path)
+    with Progress(file.size, "replay", in_bytes=True) as progress:
         try:
-            for i, (line, rec) in enumerate(iter_numbered_record_file(path)):
+            for i, (line, rec) in enumerate(file):
                 try:
                     game = replay(rec, index=i)
                 except RecordError as exc:
@@ -56,7 +51,10 @@ def run(args: argparse.Namespace) -> int:
                 finished += game.winner is not None
                 key = f"{rec['game']}/{rec['profile']}"
                 kinds[key] = kinds.get(key, 0) + 1
-                progress.update(i + 1)
+                if file.size:  # (a pipe's is not known: no bar)
+                    progress.update(file.read_so_far(), count(games, "game"))
+            if file.read_so_far() < file.size:  # (fewer characters than bytes: the bar ends)
+                progress.update(file.size, count(games, "game"))
         except UnreadableFile as exc:
             progress.close()
             return fail("replay", str(exc))
