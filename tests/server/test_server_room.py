@@ -702,6 +702,33 @@ def test_lobby_sockets_are_bounded(make_app: MakeApp) -> None:
             assert two.receive_json()["code"] == "too_many"
 
 
+def test_one_address_holds_a_bounded_share_of_the_lobby_sockets(make_app: MakeApp) -> None:
+    """A few addresses could take every lobby socket: each has at most its share, and gets
+    it back as its sockets close; another address is served meanwhile."""
+    limits = Limits(
+        create_burst=100_000,
+        hint_processes=0,
+        list_cache_s=0,
+        max_lobby_sockets=10,
+        max_lobby_sockets_per_client=2,
+    )
+    app = make_app(limits=limits)
+    with TestClient(app) as client, TestClient(app, client=("10.0.0.2", 50000)) as other:
+        with client.websocket_connect("/ws/lobby") as one:
+            assert one.receive_json()["type"] == "lobby"
+            with client.websocket_connect("/ws/lobby") as two:
+                assert two.receive_json()["type"] == "lobby"
+                with client.websocket_connect("/ws/lobby") as three:
+                    refused = three.receive_json()
+                    assert refused["code"] == "too_many"
+                    assert refused["detail"] == "your address already has 2 lobby connections"
+                with other.websocket_connect("/ws/lobby") as theirs:
+                    assert theirs.receive_json()["type"] == "lobby"
+            with client.websocket_connect("/ws/lobby") as again:  # (two closed: a place)
+                assert again.receive_json()["type"] == "lobby"
+        assert app.state.server.lobby_by_client == {}
+
+
 class FakeClock:
     def __init__(self) -> None:
         self.t = 1000.0

@@ -595,6 +595,8 @@ class Server:
         #: hints per (table, seat)
         self.hints = TokenBuckets(self.limits.hint_burst, self.limits.hint_refill_s)
 
+        #: client address -> its open lobby WebSockets
+        self.lobby_by_client: dict[str, int] = {}
         #: (list, parameters) -> (time it expires, the page)
         self.list_cache: dict[tuple[Any, ...], tuple[float, Any]] = {}
         #: the workers that compute hints (the computer players have their own)
@@ -751,18 +753,23 @@ class Server:
         await _unless_busy(websocket, self._lobby_socket(websocket))
 
     async def _lobby_socket(self, websocket: WebSocket) -> None:
-        manager = self.manager
-        if len(manager.lobby_listeners) >= self.limits.max_lobby_sockets:
-            error = TableError(
-                "too_many", f"the lobby already has {self.limits.max_lobby_sockets} connections"
-            )
-            await websocket.send_json(error.to_json())
+        manager, limits = self.manager, self.limits
+        address = websocket.client.host if websocket.client else "unknown"
+        mine = self.lobby_by_client.get(address, 0)
+        refusal = None
+        if mine >= limits.max_lobby_sockets_per_client:
+            refusal = f"your address already has {mine} lobby connections"
+        elif len(manager.lobby_listeners) >= limits.max_lobby_sockets:
+            refusal = f"the lobby already has {limits.max_lobby_sockets} connections"
+        if refusal is not None:
+            await websocket.send_json(TableError("too_many", refusal).to_json())
             await websocket.close(code=1013)
             return
         conn = Connection(websocket, self.manager.max_queue)
         manager.lobby_listeners.add(conn)
-        conn.push_json({"type": "lobby", "tables": manager.lobby()})
+        self.lobby_by_client[address] = mine + 1
         try:
+            conn.push_json({"type": "lobby", "tables": manager.lobby()})
             while True:
                 message = await websocket.receive()
                 if message["type"] == "websocket.disconnect" or conn.ended:
@@ -773,6 +780,10 @@ class Server:
             pass
         finally:
             manager.lobby_listeners.discard(conn)
+            if self.lobby_by_client[address] > 1:
+                self.lobby_by_client[address] -= 1
+            else:
+                del self.lobby_by_client[address]
             await conn.finish()
 
     def _table_id(self, request: Request) -> int | None:

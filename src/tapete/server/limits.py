@@ -112,6 +112,11 @@ class Limits:
     #: bucket of ``chat_burst`` that refills one line every ``chat_refill_s`` seconds)
     history_actions: int = 400
     max_lobby_sockets: int = 256
+    #: open lobby WebSockets from one client address, so that a few addresses cannot take
+    #: every one of ``max_lobby_sockets`` (a page holds one only while its lobby is open;
+    #: a club's players behind one address share these; a trusted proxy's clients count by
+    #: the address it names)
+    max_lobby_sockets_per_client: int = 16
     chat_burst: int = 5
     chat_refill_s: float = 2.0
 
