@@ -1,0 +1,129 @@
+"""A SQLite file deleted or replaced while the server runs (docs/server.md, "The database
+file lost"): the open connections would go on writing to the deleted file, which the next
+start cannot find, and a new connection would make an empty one in its place. Every read and
+write is refused instead, and one ERROR line says how to save the deleted file's data."""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+import pytest
+from server_helpers import TEST_LIMITS, new_table, set_secret
+from sqlalchemy import exc as sa_exc
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
+
+from tapete.server.app import create_app
+from tapete.server.db import make_engine
+
+
+def _remove(path: Path) -> None:
+    """The file and its WAL companions, as ``rm -r`` of the data folder removes them."""
+    for name in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        name.unlink(missing_ok=True)
+
+
+def test_a_deleted_file_refuses_every_transaction_and_makes_no_empty_one(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "data" / "t.sqlite3"
+    engine = make_engine(f"sqlite:///{path}")
+    with engine.begin() as connection:
+        connection.exec_driver_sql("CREATE TABLE t (x INTEGER)")
+        connection.exec_driver_sql("INSERT INTO t VALUES (1)")
+    held = engine.connect()  # (a connection kept open, as the server's write thread keeps one)
+    held.close()
+    _remove(path)
+    with (
+        caplog.at_level(logging.ERROR, logger="tapete.server"),
+        pytest.raises(sa_exc.OperationalError, match="was deleted or replaced") as refused,
+        engine.begin() as connection,
+    ):
+        connection.exec_driver_sql("INSERT INTO t VALUES (2)")
+    assert f"the database file {path} was deleted" in str(refused.value)
+    engine.dispose()  # (every pooled connection closed: the next one opens the file anew)
+    with pytest.raises(sa_exc.OperationalError, match="was deleted or replaced"):
+        engine.connect()
+    assert not path.exists()  # (SQLite would have made an empty one)
+    [line] = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+    assert line.startswith(f"the database file {path} was deleted or replaced")
+    assert "Every read and write is refused" in line
+
+
+def test_a_file_moved_in_place_of_the_database_is_refused_too(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite3"
+    engine = make_engine(f"sqlite:///{path}")
+    with engine.begin() as connection:
+        connection.exec_driver_sql("CREATE TABLE t (x INTEGER)")
+    other = tmp_path / "other.sqlite3"
+    other.write_bytes(path.read_bytes())
+    os.replace(other, path)
+    with pytest.raises(sa_exc.OperationalError, match="was deleted or replaced"):
+        engine.connect().begin()
+    engine.dispose()
+
+
+def test_the_error_line_says_where_the_deleted_data_can_be_copied_from(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """On Linux the deleted file stays readable through ``/proc/PID/fd`` while the server
+    holds it open: the line names those copies."""
+    path = tmp_path / "t.sqlite3"
+    engine = make_engine(f"sqlite:///{path}")
+    connection = engine.connect()
+    with connection.begin():
+        connection.exec_driver_sql("CREATE TABLE t (x INTEGER)")
+        connection.exec_driver_sql("INSERT INTO t VALUES (7)")
+    _remove(path)
+    with (
+        caplog.at_level(logging.ERROR, logger="tapete.server"),
+        pytest.raises(sa_exc.OperationalError),
+    ):
+        connection.begin()
+    line = caplog.records[-1].getMessage()
+    copies = [w for w in line.split() if w.startswith(f"/proc/{os.getpid()}/fd/")]
+    assert copies and f"{copies[0]} to {path}" in line, line
+    saved = tmp_path / "saved.sqlite3"
+    saved.write_bytes(Path(copies[0]).read_bytes())  # (what the operator is told to do)
+    connection.close()
+    engine.dispose()
+    assert saved.stat().st_size > 0
+
+
+def _app(path: Path) -> Starlette:
+    app = create_app(f"sqlite:///{path}", delay_ms=0, rate_limit=10_000, limits=TEST_LIMITS)
+    set_secret(app)
+    return app
+
+
+def test_a_server_whose_file_is_deleted_writes_nothing_and_its_data_can_be_saved(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "tapete.sqlite3"
+    app = _app(path)
+    with TestClient(app) as client, caplog.at_level(logging.ERROR, logger="tapete.server"):
+        table_id, token = new_table(client)
+        with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
+            view = ws.receive_json()
+            assert view["type"] == "view"
+        _remove(path)
+        r = client.post("/api/tables", json={"game": "mil", "name": "Bea"})
+        assert r.status_code == 503 and "try again" in r.json()["error"], r.text
+        app.state.manager.tables.pop(table_id, None)  # (not in memory: opening it reads it)
+        with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
+            assert ws.receive_json()["code"] == "unavailable"
+        assert not path.exists()
+        # the operator does what the line says, while the server still runs
+        [line] = [r.getMessage() for r in caplog.records if "was deleted" in r.getMessage()]
+        words = line.split()
+        for at, word in enumerate(words):
+            if word.startswith("/proc/"):
+                Path(words[at + 2].rstrip(",")).write_bytes(Path(word).read_bytes())
+        assert path.exists()
+    with TestClient(_app(path)) as client:  # ... and restarts it: the table is back
+        assert client.get(f"/api/tables/{table_id}").json()["status"] == "playing"
+        with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
+            again = ws.receive_json()
+        assert again["type"] == "view" and again["version"] == view["version"]
