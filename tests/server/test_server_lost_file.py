@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from server_helpers import TEST_LIMITS, new_table, set_secret
@@ -15,8 +16,15 @@ from sqlalchemy import exc as sa_exc
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
+from tapete.server import db
 from tapete.server.app import create_app
 from tapete.server.db import make_engine
+
+
+@pytest.fixture(autouse=True)
+def _look_at_every_transaction(monkeypatch: pytest.MonkeyPatch) -> None:
+    """(A server looks at its file at most once a second; here at every transaction.)"""
+    monkeypatch.setattr(db, "FILE_CHECK_EVERY_S", 0.0)
 
 
 def _remove(path: Path) -> None:
@@ -62,6 +70,30 @@ def test_a_file_moved_in_place_of_the_database_is_refused_too(tmp_path: Path) ->
     os.replace(other, path)
     with pytest.raises(sa_exc.OperationalError, match="was deleted or replaced"):
         engine.connect().begin()
+    engine.dispose()
+
+
+def test_a_server_looks_at_its_file_once_a_second_at_most(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A look is a ``stat`` (15-60 microseconds here): transactions within a second of the
+    last look do not look; what they write goes to the deleted file, which can be saved."""
+    clock = [100.0]
+    monkeypatch.setattr(db, "FILE_CHECK_EVERY_S", 1.0)
+    monkeypatch.setattr(db, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    path = tmp_path / "t.sqlite3"
+    engine = make_engine(f"sqlite:///{path}")
+    connection = engine.connect()
+    with connection.begin():  # (a look: the file is there)
+        connection.exec_driver_sql("CREATE TABLE t (x INTEGER)")
+    _remove(path)
+    clock[0] += 0.9
+    with connection.begin():  # (no look yet)
+        connection.exec_driver_sql("INSERT INTO t VALUES (1)")
+    clock[0] += 0.2
+    with pytest.raises(sa_exc.OperationalError, match="was deleted or replaced"):
+        connection.begin()
+    connection.close()
     engine.dispose()
 
 

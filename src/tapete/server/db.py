@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import os
 import sqlite3
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -399,6 +401,10 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 log = logging.getLogger("tapete.server")
 
+#: a transaction looks whether the SQLite file is still there at most this often
+#: (:class:`WatchedFile`)
+FILE_CHECK_EVERY_S = 1.0
+
 
 class WatchedFile:
     """The file of a SQLite database, watched while a server uses it. Deleted or replaced
@@ -409,12 +415,17 @@ class WatchedFile:
     opened, every one is refused with an ``OperationalError`` (the server's usual answer to
     a database it cannot use: ``503``, ``unavailable``, ``not_saved``), and one ERROR line
     says what happened and how to save what the deleted file holds while the server runs.
-    (A look is one ``stat``, about 2 microseconds a transaction.)"""
+
+    A look is one ``stat`` (15-60 microseconds on a busy machine), so a transaction looks
+    only when :data:`FILE_CHECK_EVERY_S` has gone by since the last look: what is written
+    meanwhile goes to the deleted file, which the line tells how to copy."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.identity: tuple[int, int] | None = None  # (device, inode) first opened
         self.lost: str | None = None  # the refusal, once the file is lost
+        self.every_s = FILE_CHECK_EVERY_S
+        self._looked = -math.inf
 
     def _now(self) -> tuple[int, int] | None:
         try:
@@ -432,6 +443,10 @@ class WatchedFile:
     def check(self, *_: Any) -> None:
         """Raise ``OperationalError`` if the file is lost (SQLAlchemy's ``begin``)."""
         if self.lost is None and self.identity is not None:
+            now = time.monotonic()
+            if now - self._looked < self.every_s:
+                return
+            self._looked = now
             if self._now() == self.identity:
                 return
             self.lost = (
@@ -446,6 +461,7 @@ class WatchedFile:
         """Refuse to open a connection (SQLAlchemy's ``do_connect``) once the file is lost:
         SQLite would make an empty one."""
         if self.identity is not None:
+            self._looked = -math.inf  # (a new connection looks, always)
             with contextlib.suppress(sa_exc.OperationalError):
                 self.check()
             if self.lost is not None:
