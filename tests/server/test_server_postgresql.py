@@ -4,6 +4,7 @@ database server that goes away in the middle of a game and comes back."""
 
 from __future__ import annotations
 
+import os
 import random
 import socket
 import threading
@@ -94,6 +95,14 @@ def test_the_connections_wait_briefly_for_locks_and_speak_utc(
             assert c.execute(text("SHOW lock_timeout")).scalar_one() == "250ms"
             assert c.execute(text("SHOW TimeZone")).scalar_one() == "UTC"
             assert c.execute(text("SHOW application_name")).scalar_one() == "tapete"
+            # a server that vanishes from the network fails a statement in about 20 s: TCP
+            # keepalives and a user timeout on the socket (the kernel's retransmissions
+            # took about 15 minutes, while every table waited)
+            fd = c.connection.dbapi_connection.fileno()  # type: ignore[union-attr]
+            with socket.socket(fileno=os.dup(fd)) as sock:
+                assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE) == 1
+                assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT) == 20_000
+                assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE) == 10
         with mine.connect() as c:
             assert c.execute(text("SHOW application_name")).scalar_one() == "club"
             assert c.execute(text("SHOW work_mem")).scalar_one() == "8MB"
