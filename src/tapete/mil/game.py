@@ -325,7 +325,7 @@ class MilGame:
         keys in another order; no key in both). The server encodes the shared part once
         for all the seats of a broadcast (``Table.view_texts``)."""
         game, deal = self._public_view()
-        st = self.state
+        st = self.shown_deal
         if st is None or deal is None:
             return {**game, **_no_deal_shared()}, [
                 {"seat": seat, **_no_deal_own()} for seat in seats
@@ -337,6 +337,15 @@ class MilGame:
                 _stopped(own)
             owns.append(own)
         return {**game, **deal}, owns
+
+    @property
+    def shown_deal(self) -> State | None:
+        """The deal the views show: the one being played, or, once the game is over, the
+        last one as it ended (its tricks, talon, contract and marriages are public; each
+        seat sees its own cards of it only, as it did then). None before any deal ended."""
+        if self.state is not None or not self.deals:
+            return self.state
+        return self.deals[-1][0]
 
     def _public_view(self) -> tuple[dict[str, Any], dict[str, Any] | None]:
         """The game's part of every view (all but ``seat``) and the deal's
@@ -351,7 +360,8 @@ class MilGame:
         game["players"] = list(self.players)  # (the server names a seat when it is taken)
         game["phase"] = self.phase
         game["turn"] = self.turn
-        return game, None if st is None else st.public_view()
+        shown = self.shown_deal
+        return game, None if shown is None else shown.public_view()
 
     def _game_keys(self) -> dict[str, Any]:
         """The game's part of the views, in their order; ``players``, ``phase`` and ``turn``
@@ -367,7 +377,8 @@ class MilGame:
             "over": self.over,
             "winner": self.winner,
             "deal_number": self.deal_number,
-            "dealer": self.dealer,
+            # (once the game is over, the dealer of the last deal, which the views show)
+            "dealer": self.dealer if self.shown_deal is None else self.shown_deal.dealer,
             "target": p.target,
             "barrel_from": p.barrel_from,
             # club: a player in the barrel has this many deals to get out (scoring.py)
@@ -385,7 +396,7 @@ class MilGame:
     ) -> dict[str, Any]:
         game, deal = public
         v: dict[str, Any] = {"game": game["game"], "profile": game["profile"], "seat": seat, **game}
-        st = self.state
+        st = self.shown_deal
         if st is None or deal is None:
             v.update(_no_deal_shared())
             v.update(_no_deal_own())
@@ -401,8 +412,9 @@ class MilGame:
 
 
 def _stopped(view: dict[str, Any]) -> None:
-    """A game stopped in the middle of a deal: nobody acts any more (a view's keys)."""
-    view.update(legal=[], redeal_reasons=[], redeal_cards={})
+    """The deal of a game that is over (stopped in its middle, or the last one as it ended):
+    nobody acts any more, and no hand's points are counted (a view's keys)."""
+    view.update(legal=[], redeal_reasons=[], redeal_cards={}, hand_points=None)
 
 
 def _no_deal_shared() -> dict[str, Any]:
