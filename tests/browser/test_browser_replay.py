@@ -34,12 +34,21 @@ STEP = {"es": "Paso {n} de {total}", "pt": "Passo {n} de {total}", "en": "Step {
 DEAL = {"es": "Mano {n} de {total}", "en": "Deal {n} of {total}"}
 
 
-def finished_table(db_path: Path, game: str, seed: int, max_deals: int) -> tuple[int, str]:
-    """A table played to its end by random choices, made by a second manager on the live
-    server's database (as an administrator would; the live server reads it from there).
-    The same ``seed`` plays the same game every run: the computer seats' choices are seeded
-    from it too (each run played, replayed and reviewed another game, so a failure could not
-    be played again)."""
+def finished_table(
+    db_path: Path,
+    game: str,
+    seed: int,
+    max_deals: int | None,
+    start: dict[str, Any] | None = None,
+    level: str = "random",
+) -> tuple[int, str]:
+    """A table played to its end, the person's seat by random choices and the others by
+    computers of ``level``, made by a second manager on the live server's database (as an
+    administrator would; the live server reads it from there): stopped after ``max_deals``
+    deals, or (None) played until someone wins, from the position ``start`` if given. The
+    same ``seed`` plays the same game every run: the computer seats' choices are seeded from
+    it too (each run played, replayed and reviewed another game, so a failure could not be
+    played again)."""
 
     async def play() -> tuple[int, str]:
         engine = make_engine(f"sqlite:///{db_path}")
@@ -50,9 +59,10 @@ def finished_table(db_path: Path, game: str, seed: int, max_deals: int) -> tuple
                 profile=kind(game).profiles[0],
                 name="Ana",
                 language="en",
-                levels=["random"] * (kind(game).seats - 1),
+                levels=[level] * (kind(game).seats - 1),
                 seed=seed,
                 max_deals=max_deals,
+                start=start,
             )
 
             # (a computer's random numbers come from the server's secret and the table's id,
