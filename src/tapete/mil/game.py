@@ -21,6 +21,7 @@ from tapete.mil.actions import Give, KeepDeal, MilAction, Play, Redeal, action_f
 from tapete.mil.profiles import Profile, get_profile
 from tapete.mil.scoring import BARREL_ATTEMPTS, DealResult, Standing, settle
 from tapete.mil.state import MARRIAGE_VALUES, State, contract_made, hand_order
+from tapete.records import record_index
 from tapete.scores import score_json
 
 __all__ = ["DealSource", "MilGame", "deal_cards", "open_view"]
@@ -190,7 +191,7 @@ class MilGame:
         n_marriages = len(st.marriages)
         auction = st.declarer < 0
         st.apply(action)
-        events = [_action_event(st, seat, action)]
+        events = [_action_event(st, seat, action, record_index(st.history, _recorded))]
         if len(st.marriages) > n_marriages:
             suit = st.marriages[-1][1]
             events.append(
@@ -298,9 +299,7 @@ class MilGame:
         fair = self._fair[k]
         if fair is not None:  # a finished deal: commitment and seed
             deal["fair"] = fair.to_json()
-        deal["actions"] = [
-            {"seat": seat, **a.to_json()} for seat, a in st.history if not isinstance(a, KeepDeal)
-        ]
+        deal["actions"] = [{"seat": seat, **a.to_json()} for seat, a in st.history if _recorded(a)]
         deal["result"] = res.to_json(self.profile)
         return deal
 
@@ -483,20 +482,31 @@ def open_view(st: State) -> dict[str, Any]:
     return v
 
 
-def _action_event(st: State, seat: int, action: MilAction) -> Event:
-    """The action as every viewer may see it: a give's card only for the giver and the
-    receiver; a redeal with the cards that justify it (shown to everyone)."""
+def _recorded(action: MilAction) -> bool:
+    """Whether a record writes ``action``: every action but a declined redeal offer
+    (``KeepDeal``), which the reader puts back (docs/records.md)."""
+    return not isinstance(action, KeepDeal)
+
+
+def _action_event(st: State, seat: int, action: MilAction, index: int | None) -> Event:
+    """The action as every viewer may see it, with its ``index`` in the deal's record: a
+    give's card only for the giver and the receiver; a redeal with the cards that justify it
+    (shown to everyone)."""
     data = action.to_json()
     if action.__class__ is Play:
-        return Event("action", {"seat": seat, "action": data})
+        return Event("action", {"seat": seat, "action": data, "index": index})
     if isinstance(action, Give):
         hidden = {**data, "card": None}
         mine = {"action": data}
-        return Event("action", {"seat": seat, "action": hidden}, {seat: mine, action.to: mine})
+        return Event(
+            "action",
+            {"seat": seat, "action": hidden, "index": index},
+            {seat: mine, action.to: mine},
+        )
     if isinstance(action, Redeal):
         shown = [CARD_NAMES[c] for c in st.redeal_proof(seat, action.reason)]
-        return Event("action", {"seat": seat, "action": data, "shown": shown})
-    return Event("action", {"seat": seat, "action": data})
+        return Event("action", {"seat": seat, "action": data, "index": index, "shown": shown})
+    return Event("action", {"seat": seat, "action": data, "index": index})
 
 
 def _deal_event(st: State, deal_number: int, commitment: str | None) -> Event:
