@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from tapete.cards import parse_card
 from tapete.errors import IllegalActionError, InvalidNotationError
-from tapete.game import Event
+from tapete.game import JSON, Event
 from tapete.games import kind, kinds, new_game
 from tapete.mariage.actions import Claim, Close, Exchange
 from tapete.mil.actions import Give, Redeal
@@ -262,6 +262,34 @@ def test_mil_redeal_shows_the_cards_that_justify_it() -> None:
     assert action["action"] == redeals[0].to_json() and action["shown"] == proof
     assert [e.type for e in events] == ["action", "deal_end", "deal"]
     assert events[1].for_viewer(None)["row"]["annulled"] is True
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_an_action_event_carries_its_index_in_the_deals_record(name: str) -> None:
+    """Each action event's ``index`` is the action's place in its deal's record ``actions``
+    (the replay's frame ``index + 1``: the history's numbers follow it), None for an action
+    the record leaves out (Mil ``keep``, Mariage ``decline``), over whole random games."""
+    leave = {"mil": "keep", "mariage": "decline"}[name]
+    left_out = set()
+    for seed in range(8):
+        game = new_game(name, seed=seed, max_deals=12)
+        rng = random.Random(seed)
+        deals: list[list[tuple[int | None, JSON]]] = [[]]
+        while not game.over:
+            seat = game.turn
+            legal = game.legal_actions()
+            rare = [a for a in legal if a.to_json()["type"] == leave]  # (mostly taken)
+            events = game.apply(rare[0] if rare and rng.random() < 0.7 else rng.choice(legal))
+            ev = events[0].for_viewer(seat)  # (a give's card for its giver)
+            assert events[0].for_viewer(None)["index"] == ev["index"]  # (public)
+            deals[-1].append((ev["index"], {"seat": seat, **ev["action"]}))
+            if any(e.type == "deal" for e in events):
+                deals.append([])
+        for deal, seen in zip(game.to_record()["deals"], deals, strict=True):
+            assert [a for i, a in seen if i is not None] == deal["actions"]
+            assert [i for i, _ in seen if i is not None] == list(range(len(deal["actions"])))
+            left_out |= {a["type"] for i, a in seen if i is None}
+    assert left_out == {leave}
 
 
 @pytest.mark.parametrize("name", NAMES)

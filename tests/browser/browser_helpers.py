@@ -9,6 +9,9 @@ from typing import Any, Literal
 
 from playwright.sync_api import Page
 
+from tapete.server.db import make_engine
+from tapete.server.tables import TableManager
+
 TABLE = "#table"
 
 # aria-label of a card in each language (the seeds' words)
@@ -85,6 +88,19 @@ def start_game(
         page.fill(tid("seed"), str(seed))
     page.click(tid("start"))
     page.wait_for_selector(f"{TABLE}[data-version]")
+
+
+def admin_table(db_path: Path, **options: Any) -> tuple[int, str]:
+    """A table made by a second manager on the live server's database (``db_path``), as an
+    administrator would, never through the HTTP API (a start position, ``max_deals``): the
+    live server reads it from there when a page connects. ``options`` go to
+    ``TableManager.create``; returns the table's id and its token."""
+    engine = make_engine(f"sqlite:///{db_path}")
+    try:
+        table = TableManager(engine).create(**options)
+    finally:
+        engine.dispose()
+    return table.id, table.token
 
 
 def keep_seat(page: Page, table: int, token: str, seat: int = 0) -> None:

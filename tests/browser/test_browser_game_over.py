@@ -10,11 +10,18 @@ import random
 from typing import Any
 
 import pytest
-from browser_helpers import LOCALES, open_seat, play_until_deal_ends, shot, state, tid, view
+from browser_helpers import (
+    LOCALES,
+    admin_table,
+    open_seat,
+    play_until_deal_ends,
+    shot,
+    state,
+    tid,
+    view,
+)
 
 from tapete.replay import replay
-from tapete.server.db import make_engine
-from tapete.server.tables import TableManager
 
 WON = {"es": "¡Has ganado!", "pt": "Ganhou!", "en": "You won!"}
 WINS = {
@@ -74,21 +81,16 @@ MARIAGE_START = {"game_points": [6, 6]}
 def _table(live_server: Any, game: str, start: dict[str, Any], seed: int) -> tuple[int, str]:
     """A table begun from ``start``, made by a second manager on the server's database (the
     live server rebuilds it from there when the page connects)."""
-    engine = make_engine(f"sqlite:///{live_server.db_path}")
-    try:
-        manager = TableManager(engine)
-        table = manager.create(
-            game=game,
-            profile="club" if game == "mil" else "mariage",
-            name="Ana",
-            language="en",
-            levels=["rules"] * (2 if game == "mil" else 1),
-            seed=seed,
-            start=start,
-        )
-    finally:
-        engine.dispose()
-    return table.id, table.token
+    return admin_table(
+        live_server.db_path,
+        game=game,
+        profile="club" if game == "mil" else "mariage",
+        name="Ana",
+        language="en",
+        levels=["rules"] * (2 if game == "mil" else 1),
+        seed=seed,
+        start=start,
+    )
 
 
 def _open(page: Any, url: str, table_id: int, token: str) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 from browser_helpers import (
     LOCALES,
+    admin_table,
     card_label,
     keep_seat,
     open_seat,
@@ -34,12 +35,21 @@ STEP = {"es": "Paso {n} de {total}", "pt": "Passo {n} de {total}", "en": "Step {
 DEAL = {"es": "Mano {n} de {total}", "en": "Deal {n} of {total}"}
 
 
-def finished_table(db_path: Path, game: str, seed: int, max_deals: int) -> tuple[int, str]:
-    """A table played to its end by random choices, made by a second manager on the live
-    server's database (as an administrator would; the live server reads it from there).
-    The same ``seed`` plays the same game every run: the computer seats' choices are seeded
-    from it too (each run played, replayed and reviewed another game, so a failure could not
-    be played again)."""
+def finished_table(
+    db_path: Path,
+    game: str,
+    seed: int,
+    max_deals: int | None,
+    start: dict[str, Any] | None = None,
+    level: str = "random",
+) -> tuple[int, str]:
+    """A table played to its end, the person's seat by random choices and the others by
+    computers of ``level``, made by a second manager on the live server's database (as an
+    administrator would; the live server reads it from there): stopped after ``max_deals``
+    deals, or (None) played until someone wins, from the position ``start`` if given. The
+    same ``seed`` plays the same game every run: the computer seats' choices are seeded from
+    it too (each run played, replayed and reviewed another game, so a failure could not be
+    played again)."""
 
     async def play() -> tuple[int, str]:
         engine = make_engine(f"sqlite:///{db_path}")
@@ -50,9 +60,10 @@ def finished_table(db_path: Path, game: str, seed: int, max_deals: int) -> tuple
                 profile=kind(game).profiles[0],
                 name="Ana",
                 language="en",
-                levels=["random"] * (kind(game).seats - 1),
+                levels=[level] * (kind(game).seats - 1),
                 seed=seed,
                 max_deals=max_deals,
+                start=start,
             )
 
             # (a computer's random numbers come from the server's secret and the table's id,
@@ -136,21 +147,18 @@ def test_the_replay_from_the_end_window_steps_with_the_keyboard(
     new_page, live_server, artifacts
 ) -> None:  # type: ignore[no-untyped-def]
     # a Mariage match at 6–6: the next hand, played by clicking, decides it
-    engine = make_engine(f"sqlite:///{live_server.db_path}")
-    try:
-        table = TableManager(engine).create(
-            game="mariage",
-            profile="mariage",
-            name="Ana",
-            language="en",
-            levels=["rules"],
-            seed=8,
-            start={"game_points": [6, 6]},
-        )
-    finally:
-        engine.dispose()
+    table_id, token = admin_table(
+        live_server.db_path,
+        game="mariage",
+        profile="mariage",
+        name="Ana",
+        language="en",
+        levels=["rules"],
+        seed=8,
+        start={"game_points": [6, 6]},
+    )
     page = new_page(locale=LOCALES["en"])
-    open_seat(page, live_server.url, table.id, table.token)
+    open_seat(page, live_server.url, table_id, token)
     log: list[str] = []
     rng = random.Random(8)
     for _ in range(4):
@@ -162,8 +170,8 @@ def test_the_replay_from_the_end_window_steps_with_the_keyboard(
     page.click(tid("over-replay"))
     page.wait_for_selector(f"{REPLAY}[open] {tid('replay-position')}")
     assert not page.is_visible(f"{tid('over')}[open]")
-    record = page.request.get(f"{live_server.url}/api/tables/{table.id}/record").json()
-    body = page.request.get(f"{live_server.url}/api/tables/{table.id}/replay/0").json()
+    record = page.request.get(f"{live_server.url}/api/tables/{table_id}/record").json()
+    body = page.request.get(f"{live_server.url}/api/tables/{table_id}/replay/0").json()
     frames = body["frames"]
     assert len(frames) == len(record["deals"][0]["actions"]) + 1
     # the deal as dealt: both hands face up, the stock's cards too, nothing played yet
@@ -275,15 +283,17 @@ def test_a_replay_link_stays_over_the_end_of_this_browsers_game(new_page, live_s
 
 
 def test_an_unfinished_game_is_not_replayed(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
-    engine = make_engine(f"sqlite:///{live_server.db_path}")
-    try:
-        table = TableManager(engine).create(
-            game="mil", profile="club", name="Ana", language="pt", levels=["random"] * 2, seed=4
-        )
-    finally:
-        engine.dispose()
+    table_id, _ = admin_table(
+        live_server.db_path,
+        game="mil",
+        profile="club",
+        name="Ana",
+        language="pt",
+        levels=["random"] * 2,
+        seed=4,
+    )
     page = new_page(locale=LOCALES["pt"])
-    page.goto(f"{live_server.url}/?replay={table.id}")
+    page.goto(f"{live_server.url}/?replay={table_id}")
     page.wait_for_selector(f"{REPLAY}[open] {tid('replay-error')}")
     assert page.inner_text(tid("replay-error")) == (
         "A repetição abre quando o jogo acaba: mostra todas as mãos."

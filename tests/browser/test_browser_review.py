@@ -19,6 +19,7 @@ import pytest
 from browser_helpers import (
     LOCALES,
     TABLE,
+    admin_table,
     open_seat,
     play_until_deal_ends,
     shot,
@@ -30,9 +31,7 @@ from browser_helpers import (
 from browser_server import LiveServer
 from playwright.sync_api import expect
 
-from tapete.server.db import make_engine
 from tapete.server.review import ReviewSettings, compute_review
-from tapete.server.tables import TableManager
 
 TITLE = {"es": "Revisión de la mano {n}", "pt": "Revisão da mão {n}", "en": "Review of deal {n}"}
 BUTTON = {"es": "Revisar esta mano", "pt": "Rever esta mão", "en": "Review this deal"}
@@ -167,21 +166,19 @@ def test_review_a_mil_deal_in_three_languages(new_page, review_server, artifacts
 def test_review_a_finished_game_from_the_game_over_window(
     new_page, review_server, artifacts
 ) -> None:  # type: ignore[no-untyped-def]
-    engine = make_engine(f"sqlite:///{review_server.db_path}")
-    try:  # a Mariage match that the next hand decides, made as an administrator would
-        table = TableManager(engine).create(
-            game="mariage",
-            profile="mariage",
-            name="Ana",
-            language="en",
-            levels=["random"],
-            seed=12,
-            start={"game_points": [6, 6]},
-        )
-    finally:
-        engine.dispose()
+    # a Mariage match that the next hand decides, made as an administrator would
+    table_id, token = admin_table(
+        review_server.db_path,
+        game="mariage",
+        profile="mariage",
+        name="Ana",
+        language="en",
+        levels=["random"],
+        seed=12,
+        start={"game_points": [6, 6]},
+    )
     page = new_page(locale=LOCALES["pt"])
-    _open_table(page, review_server.url, table.id, table.token)
+    _open_table(page, review_server.url, table_id, token)
     rng = random.Random(5)
     for _ in range(3):
         if state(page)["over"] == "true":

@@ -271,6 +271,39 @@ def test_winning_ends_the_game() -> None:
     assert game.to_record()["winner"] == 0
 
 
+def test_the_views_of_a_won_game_show_its_last_deal_as_it_ended() -> None:
+    # the table of a finished game: the last deal's tricks, talon, contract and marriages
+    # (public), each seat's own gives only; nobody to act and no hand's points
+    game = game_of("club", CLUB_164, scores=(880, 0, 0), in_barrel=(True, False, False))
+    play_deal(game, CLUB_164)
+    assert game.over and game.state is None
+    for seat in (0, 1, 2, None):
+        view = game.view(seat)
+        assert view["phase"] == "over" and view["turn"] is None and view["legal"] == []
+        assert view["deal_number"] == 1 and view["dealer"] == 2 and view["declarer"] == 0
+        assert view["contract"] == 160 and view["talon"] == ["AH", "9S", "JS"]
+        assert len(view["tricks"]) == 8 and view["tricks_won"] == [5, 2, 1]
+        assert view["tricks"][-1] == {
+            "leader": 1,
+            "cards": [
+                {"seat": 1, "card": "JH"},
+                {"seat": 2, "card": "AH"},
+                {"seat": 0, "card": "9S"},
+            ],
+            "winner": 2,
+        }
+        assert view["marriages"] == [{"seat": 0, "suit": "D", "value": 80}]
+        assert view["hand"] == [] and view["hand_counts"] == [0, 0, 0]
+        assert view["hand_points"] is None and view["redeal_cards"] == {}
+        # (a give's card for the declarer and the receiver only, as during the deal)
+        assert [g["card"] for g in view["given"]] == {
+            0: ["AD", "AH"],
+            1: ["AD", None],
+            2: [None, "AH"],
+            None: [None, None],
+        }[seat]
+
+
 def test_dealer_passes_clockwise_after_each_completed_deal() -> None:
     game = game_of("club", CLUB_164, dealer=1)
     dealers = []

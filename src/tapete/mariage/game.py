@@ -23,6 +23,7 @@ from tapete.fair import DealSeeds, FairDeal, fresh_deck, shuffled
 from tapete.game import JSON, DealSummary, Event, split_views
 from tapete.mariage.actions import Action, Close, Decline, Exchange, Marriage, action_from_json
 from tapete.mariage.state import STOCK_SIZE, WIN_POINTS, State, deal_cards, deal_deck
+from tapete.records import record_index
 
 __all__ = [
     "DEFAULT_PLAYERS",
@@ -248,7 +249,8 @@ class MariageGame:
         indicator = state.indicator
         state.apply(action)
         assert seat is not None
-        events = [Event("action", {"seat": seat, "action": action.to_json()})]
+        index = record_index(state.history, _recorded)
+        events = [Event("action", {"seat": seat, "action": action.to_json(), "index": index})]
         cls = type(action)
         if following:
             leader, lead, follow, winner = state.last_trick  # type: ignore[misc]
@@ -482,6 +484,12 @@ def _closing(state: State) -> JSON:
     }
 
 
+def _recorded(action: Action) -> bool:
+    """Whether a record writes ``action``: every action but a ``Decline`` (a closed hand's
+    last trick taker not claiming), which the reader puts back (docs/records.md)."""
+    return type(action) is not Decline
+
+
 def _deal_json(state: State, result: JSON | None, fair: FairDeal | None) -> JSON:
     deal: JSON = {
         "dealer": state.dealer,
@@ -491,9 +499,7 @@ def _deal_json(state: State, result: JSON | None, fair: FairDeal | None) -> JSON
     if fair is not None:  # a finished hand: commitment and seed
         deal["fair"] = fair.to_json()
     deal["actions"] = [
-        {"seat": seat, **action.to_json()}
-        for seat, action in state.history
-        if type(action) is not Decline
+        {"seat": seat, **action.to_json()} for seat, action in state.history if _recorded(action)
     ]
     if result is not None:
         deal["result"] = result

@@ -21,6 +21,7 @@ from tapete.mil.actions import Give, KeepDeal, MilAction, Play, Redeal, action_f
 from tapete.mil.profiles import Profile, get_profile
 from tapete.mil.scoring import BARREL_ATTEMPTS, DealResult, Standing, settle
 from tapete.mil.state import MARRIAGE_VALUES, State, contract_made, hand_order
+from tapete.records import record_index
 from tapete.scores import score_json
 
 __all__ = ["DealSource", "MilGame", "deal_cards", "open_view"]
@@ -190,7 +191,7 @@ class MilGame:
         n_marriages = len(st.marriages)
         auction = st.declarer < 0
         st.apply(action)
-        events = [_action_event(st, seat, action)]
+        events = [_action_event(st, seat, action, record_index(st.history, _recorded))]
         if len(st.marriages) > n_marriages:
             suit = st.marriages[-1][1]
             events.append(
@@ -298,9 +299,7 @@ class MilGame:
         fair = self._fair[k]
         if fair is not None:  # a finished deal: commitment and seed
             deal["fair"] = fair.to_json()
-        deal["actions"] = [
-            {"seat": seat, **a.to_json()} for seat, a in st.history if not isinstance(a, KeepDeal)
-        ]
+        deal["actions"] = [{"seat": seat, **a.to_json()} for seat, a in st.history if _recorded(a)]
         deal["result"] = res.to_json(self.profile)
         return deal
 
@@ -325,7 +324,7 @@ class MilGame:
         keys in another order; no key in both). The server encodes the shared part once
         for all the seats of a broadcast (``Table.view_texts``)."""
         game, deal = self._public_view()
-        st = self.state
+        st = self.shown_deal
         if st is None or deal is None:
             return {**game, **_no_deal_shared()}, [
                 {"seat": seat, **_no_deal_own()} for seat in seats
@@ -337,6 +336,15 @@ class MilGame:
                 _stopped(own)
             owns.append(own)
         return {**game, **deal}, owns
+
+    @property
+    def shown_deal(self) -> State | None:
+        """The deal the views show: the one being played, or, once the game is over, the
+        last one as it ended (its tricks, talon, contract and marriages are public; each
+        seat sees its own cards of it only, as it did then). None before any deal ended."""
+        if self.state is not None or not self.deals:
+            return self.state
+        return self.deals[-1][0]
 
     def _public_view(self) -> tuple[dict[str, Any], dict[str, Any] | None]:
         """The game's part of every view (all but ``seat``) and the deal's
@@ -351,7 +359,8 @@ class MilGame:
         game["players"] = list(self.players)  # (the server names a seat when it is taken)
         game["phase"] = self.phase
         game["turn"] = self.turn
-        return game, None if st is None else st.public_view()
+        shown = self.shown_deal
+        return game, None if shown is None else shown.public_view()
 
     def _game_keys(self) -> dict[str, Any]:
         """The game's part of the views, in their order; ``players``, ``phase`` and ``turn``
@@ -367,7 +376,8 @@ class MilGame:
             "over": self.over,
             "winner": self.winner,
             "deal_number": self.deal_number,
-            "dealer": self.dealer,
+            # (once the game is over, the dealer of the last deal, which the views show)
+            "dealer": self.dealer if self.shown_deal is None else self.shown_deal.dealer,
             "target": p.target,
             "barrel_from": p.barrel_from,
             # club: a player in the barrel has this many deals to get out (scoring.py)
@@ -385,7 +395,7 @@ class MilGame:
     ) -> dict[str, Any]:
         game, deal = public
         v: dict[str, Any] = {"game": game["game"], "profile": game["profile"], "seat": seat, **game}
-        st = self.state
+        st = self.shown_deal
         if st is None or deal is None:
             v.update(_no_deal_shared())
             v.update(_no_deal_own())
@@ -401,8 +411,9 @@ class MilGame:
 
 
 def _stopped(view: dict[str, Any]) -> None:
-    """A game stopped in the middle of a deal: nobody acts any more (a view's keys)."""
-    view.update(legal=[], redeal_reasons=[], redeal_cards={})
+    """The deal of a game that is over (stopped in its middle, or the last one as it ended):
+    nobody acts any more, and no hand's points are counted (a view's keys)."""
+    view.update(legal=[], redeal_reasons=[], redeal_cards={}, hand_points=None)
 
 
 def _no_deal_shared() -> dict[str, Any]:
@@ -471,20 +482,31 @@ def open_view(st: State) -> dict[str, Any]:
     return v
 
 
-def _action_event(st: State, seat: int, action: MilAction) -> Event:
-    """The action as every viewer may see it: a give's card only for the giver and the
-    receiver; a redeal with the cards that justify it (shown to everyone)."""
+def _recorded(action: MilAction) -> bool:
+    """Whether a record writes ``action``: every action but a declined redeal offer
+    (``KeepDeal``), which the reader puts back (docs/records.md)."""
+    return not isinstance(action, KeepDeal)
+
+
+def _action_event(st: State, seat: int, action: MilAction, index: int | None) -> Event:
+    """The action as every viewer may see it, with its ``index`` in the deal's record: a
+    give's card only for the giver and the receiver; a redeal with the cards that justify it
+    (shown to everyone)."""
     data = action.to_json()
     if action.__class__ is Play:
-        return Event("action", {"seat": seat, "action": data})
+        return Event("action", {"seat": seat, "action": data, "index": index})
     if isinstance(action, Give):
         hidden = {**data, "card": None}
         mine = {"action": data}
-        return Event("action", {"seat": seat, "action": hidden}, {seat: mine, action.to: mine})
+        return Event(
+            "action",
+            {"seat": seat, "action": hidden, "index": index},
+            {seat: mine, action.to: mine},
+        )
     if isinstance(action, Redeal):
         shown = [CARD_NAMES[c] for c in st.redeal_proof(seat, action.reason)]
-        return Event("action", {"seat": seat, "action": data, "shown": shown})
-    return Event("action", {"seat": seat, "action": data})
+        return Event("action", {"seat": seat, "action": data, "index": index, "shown": shown})
+    return Event("action", {"seat": seat, "action": data, "index": index})
 
 
 def _deal_event(st: State, deal_number: int, commitment: str | None) -> Event:

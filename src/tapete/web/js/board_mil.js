@@ -15,6 +15,10 @@ import { commitmentMark } from "./fairness.js";
 
 export const fits = (v) => "talon_count" in v;
 
+// the cards are being played, or the game is over and its view shows the last deal as it
+// ended (its tricks): the seats count their tricks and points
+const counting = (v) => v.phase === "play" || Boolean(v.over && v.tricks?.length);
+
 export function render(v) {
   const root = h("div", { class: `board seats-${v.players.length} profile-${v.profile}` });
   // the cards that justify a redeal this seat may ask for come with the view
@@ -79,7 +83,7 @@ function opponent(v, seat, place = null) {
     h("div", { class: "badges" }, seatBadges(v, seat)),
     backs(v.hand_counts?.[seat] ?? 0, "fan"),
     h("div", { class: "meta" }, t("cards_count", { n: v.hand_counts?.[seat] ?? 0 }),
-      v.phase === "play" ? ` · ${t("tricks_count", { n: v.tricks_won?.[seat] ?? 0 })}` : ""),
+      counting(v) ? ` · ${t("tricks_count", { n: v.tricks_won?.[seat] ?? 0 })}` : ""),
     bid ? h("div", { class: "bubble", testid: `bid-of-${seat}` }, bid) : null,
     got.length ? h("div", { class: "meta" }, got.map((g) => t("received", { card: g.card ? cardShort(g.card) : t("a_card") })).join(" ")) : null,
     h("div", { class: "chips" }, marriagesOf(v, seat)),
@@ -117,12 +121,13 @@ function center(v, justify) {
     c.append(h("div", { class: "announced", testid: "marriages" },
       v.marriages.map((m) => h("span", { class: `chip marriage suit-${m.suit}` }, t("marriage_by", { name: playerName(m.seat), suit: suitLabel(m.suit), value: m.value })))));
   }
-  // the previous deal's result stays in the middle while the next auction runs
+  // the previous deal's result stays in the middle while the next auction runs, and the last
+  // deal's once the game is over (the view then shows that deal as it ended)
   const prevRow = (v.sheet || [])[v.sheet.length - 1];
-  if (prevRow && (v.phase === "bidding" || v.phase === "redeal_offer")) c.append(dealResultBox(v, prevRow));
+  if (prevRow && (v.phase === "bidding" || v.phase === "redeal_offer" || v.over)) c.append(dealResultBox(v, prevRow));
   // talon: face down until revealed, then shown to everyone for the rest of the deal
   const word = talonWord(v);
-  const talon = h("div", { class: `talon ${v.phase === "play" ? "small" : ""}`, testid: "talon", role: "group", "aria-label": word },
+  const talon = h("div", { class: `talon ${counting(v) ? "small" : ""}`, testid: "talon", role: "group", "aria-label": word },
     h("div", { class: "label" }, v.talon && !isNone(v.declarer) ? `${word}, ${t("talon_for", { name: playerName(v.declarer) })}` : word));
   // the talon's cards are named as the talon's, not as the hand's
   if (v.talon) talon.append(h("div", { class: "cards" }, v.talon.map((x) => named(shownCard(x, justify && justify(x) ? "justify" : ""), word))));
@@ -228,8 +233,8 @@ function me(v, justify) {
       h("span", { class: "score", title: t("score") }, fmt(v.scores?.[seat] ?? 0)),
       h("span", { class: "badges" }, seatBadges(v, seat)),
       v.phase === "bidding" && lastBidOf(v, seat) ? h("span", { class: "bubble" }, lastBidOf(v, seat)) : null,
-      v.phase === "play" ? h("span", { class: "meta" }, t("tricks_count", { n: v.tricks_won?.[seat] ?? 0 })) : null,
-      v.phase === "play" ? runningPoints(v, seat) : null,
+      counting(v) ? h("span", { class: "meta" }, t("tricks_count", { n: v.tricks_won?.[seat] ?? 0 })) : null,
+      counting(v) ? runningPoints(v, seat) : null,
       got.length ? h("span", { class: "meta" }, got.map((g) => t("received_from", { card: cardShort(g.card), name: playerName(g.from) })).join(" ")) : null,
       h("span", { class: "chips" }, marriagesOf(v, seat))),
     actions(v),

@@ -84,7 +84,7 @@ function byDeal(said) {
 // said, put in words when it is drawn (a change of language says it again in the new one)
 // (``said``: the events that say something, already found by takeEvents)
 function logLine(said) {
-  const kept = said.map((ev) => (ev.type === "action" ? { type: ev.type, seat: ev.seat, action: ev.action }
+  const kept = said.map((ev) => (ev.type === "action" ? { type: ev.type, seat: ev.seat, action: ev.action, index: ev.index }
     : ev.type === "deal" ? { type: ev.type, deal_number: ev.deal_number } : { type: ev.type, row: ev.row }));
   return { events: kept, names: [...(S.view?.players || [])] };
 }
@@ -161,7 +161,23 @@ export function loadHistory() {
   } catch { /* unreadable: start empty */ }
 }
 
+// a line's number: the step of its deal's replay that shows it (the replay window's "Step n"
+// and its numbered moves: frame f is step f + 1), so that line N means the same move however
+// many lines came before or were dropped: a new deal's line is the deal as dealt (frame 0,
+// step 1), an action the record's actions[index] (frame index + 1, step index + 2: the index
+// comes with the event); none for an action the record leaves out (its index null: Mil's
+// keep, Mariage's decline, which have no frame of their own) or a line kept by an older page
+function lineStep(line) {
+  const first = typeof line === "string" ? null : line.events?.[0];
+  if (first?.type === "deal") return 1;
+  if (first?.type === "action" && typeof first.index === "number") return first.index + 2;
+  return null;
+}
+
 export function logBox() {
   return h("div", { class: "log" }, h("h2", {}, t("log")),
-    h("ol", { testid: "log" }, S.log.map((x) => h("li", {}, lineText(x)))));
+    h("ol", { testid: "log" }, S.log.map((x) => {
+      const n = lineStep(x);
+      return h("li", { value: n, class: n === null ? "unnumbered" : null }, lineText(x));
+    })));
 }
