@@ -29,6 +29,7 @@ __all__ = [
     "Game",
     "GameKind",
     "RecordReader",
+    "record_index",
     "split_views",
 ]
 
@@ -44,6 +45,16 @@ def split_views(views: Sequence[JSON], own_keys: frozenset[str]) -> tuple[JSON, 
     each view's ``own_keys``."""
     shared = {k: v for k, v in views[0].items() if k not in own_keys}
     return shared, [{k: v for k, v in view.items() if k in own_keys} for view in views]
+
+
+def record_index(history: Sequence[tuple[int, Any]], recorded: Callable[[Any], bool]) -> int | None:
+    """The place of the last action of a deal's ``history`` (``(seat, action)`` pairs, the
+    engine's) among the actions its record writes (``recorded``: the game's test), from 0: the
+    record's ``actions[i]``, the replay's frame ``i + 1``; None when the record leaves it out.
+    Each game's action events carry it (docs/dev/protocol.md, "Events")."""
+    if not recorded(history[-1][1]):
+        return None
+    return sum(1 for _, action in history if recorded(action)) - 1
 
 
 @runtime_checkable

@@ -22,7 +22,7 @@ a record through the engine and checks every action and result.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final, NoReturn, Protocol
@@ -44,7 +44,6 @@ __all__ = [
     "load",
     "loads",
     "loads_numbered",
-    "record_index",
 ]
 
 FORMAT: Final = "tapete/1"
@@ -63,16 +62,6 @@ _CONTAINERS: Final = frozenset({dict, list, tuple})
 # Line separators that Python's str.splitlines() and JavaScript's older JSON.parse treat
 # specially: written as escapes, so that a record is always exactly one line.
 _ESCAPES: Final = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
-
-
-def record_index(history: Sequence[tuple[int, Any]], recorded: Callable[[Any], bool]) -> int | None:
-    """The place of the last action of a deal's ``history`` (``(seat, action)`` pairs, the
-    engine's) among the actions its record writes (``recorded``: the game's test), from 0: the
-    record's ``actions[i]``, the replay's frame ``i + 1``; None when the record leaves it out.
-    Each game's action events carry it (docs/dev/protocol.md, "Events")."""
-    if not recorded(history[-1][1]):
-        return None
-    return sum(1 for _, action in history if recorded(action)) - 1
 
 
 def _no_constant(name: str) -> NoReturn:

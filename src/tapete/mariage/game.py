@@ -20,10 +20,9 @@ from typing import Any, Final
 from tapete.cards import CARD_NAMES, CARD_POINTS, MARIAGE_DECK, SUIT_LETTERS, Card
 from tapete.errors import IllegalActionError
 from tapete.fair import DealSeeds, FairDeal, fresh_deck, shuffled
-from tapete.game import JSON, DealSummary, Event, split_views
+from tapete.game import JSON, DealSummary, Event, record_index, split_views
 from tapete.mariage.actions import Action, Close, Decline, Exchange, Marriage, action_from_json
 from tapete.mariage.state import STOCK_SIZE, WIN_POINTS, State, deal_cards, deal_deck
-from tapete.records import record_index
 
 __all__ = [
     "DEFAULT_PLAYERS",

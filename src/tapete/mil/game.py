@@ -16,12 +16,11 @@ from tapete.cards import (
 )
 from tapete.errors import IllegalActionError
 from tapete.fair import DealSeeds, FairDeal, fresh_deck, shuffled
-from tapete.game import DealSummary, Event
+from tapete.game import DealSummary, Event, record_index
 from tapete.mil.actions import Give, KeepDeal, MilAction, Play, Redeal, action_from_json
 from tapete.mil.profiles import Profile, get_profile
 from tapete.mil.scoring import BARREL_ATTEMPTS, DealResult, Standing, settle
 from tapete.mil.state import MARRIAGE_VALUES, State, contract_made, hand_order
-from tapete.records import record_index
 from tapete.scores import score_json
 
 __all__ = ["DealSource", "MilGame", "deal_cards", "open_view"]
