@@ -402,7 +402,9 @@ class Connection:
     generation, whose pauses were the p99 latency (docs/benchmarks.md, "Online room
     load"). A send that does suspend goes on in a task, and later messages queue behind it
     (at most ``max_queue``: past that the client is not reading, and the socket is closed
-    with 1008)."""
+    with 1008). A socket whose buffer stays full for ``Limits.ws_write_stall_s`` is closed
+    by the server's protocol (``connections.LeanWebSocket``): the handler then reads its
+    disconnect, and :meth:`finish` stops the send that waited."""
 
     def __init__(self, websocket: WebSocket, max_queue: int, language: str = "en") -> None:
         self.websocket = websocket
@@ -1287,8 +1289,8 @@ def uvicorn_config(app: Starlette, host: str, port: int, limits: Limits, **optio
 
     from tapete.server.collector import Collector, tune_gc
     from tapete.server.connections import (
-        LeanWebSocket,
         guarded_h11,
+        lean_websocket,
         quiet_accept_errors,
         raise_file_limit,
     )
@@ -1309,8 +1311,9 @@ def uvicorn_config(app: Starlette, host: str, port: int, limits: Limits, **optio
         # X-Forwarded-For is read by the guard, from --trusted-proxies only (uvicorn's own
         # default believes it from any loopback peer)
         proxy_headers=False,
-        # uvicorn's websockets-sansio protocol, less two costs of every message
-        ws=LeanWebSocket,
+        # uvicorn's websockets-sansio protocol, less three costs of every message, and
+        # bounded for a client that stops reading
+        ws=lean_websocket(limits, app.state.refusals),
         ws_per_message_deflate=limits.ws_deflate,
         ws_max_size=limits.ws_max_size,
         ws_ping_interval=limits.ws_ping_interval_s,
