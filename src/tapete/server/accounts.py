@@ -175,8 +175,10 @@ class AccountError(Exception):
 def check_user_name(value: Any) -> str:
     """A user name as it is stored (NFC, spaces at the ends removed), or raise
     :class:`ValueError` saying what is wrong: 3 to 24 characters, letters (any alphabet, but
-    one script: ``tapete.names.one_script``), digits 0-9 and ``_ . -``, beginning with a
-    letter or digit.
+    one script: ``tapete.names.one_script``; each in its plain form, which NFKC keeps: no
+    ligature such as ``ﬃ``, no full-width letter), digits 0-9 and ``_ . -``, beginning with
+    a letter or digit. (A plain letter's case-folded form is at most two characters, so a
+    name's ``name_key`` fits its 64: 24 ``ﬃ`` made 72, which PostgreSQL refused.)
 
     >>> check_user_name(" Joao_99 ")
     'Joao_99'
@@ -198,6 +200,9 @@ def check_user_name(value: Any) -> str:
             raise ValueError(
                 f"the user name may hold only letters, digits 0-9 and _ . - (found {ch!r})"
             )
+        plain = unicodedata.normalize("NFKC", ch)
+        if plain != ch:
+            raise ValueError(f"the user name must write {ch!r} as {plain!r}, its plain form")
     if not _is_letter_or_digit(name[0]):
         raise ValueError("the user name must begin with a letter or a digit")
     return one_script(name, "the user name")
