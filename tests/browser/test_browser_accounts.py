@@ -28,6 +28,28 @@ def _rate_two_games(db_path: object, user_id: int) -> None:
     engine.dispose()
 
 
+def _send_account_form(page, url: str, name: str, password: str, signing_up: bool) -> None:  # type: ignore[no-untyped-def]
+    """Open the page, close its Games window and send the account window's form (to sign up,
+    or to sign in) with ``name`` and ``password``."""
+    page.goto(url)
+    page.wait_for_selector(f"{tid('newgame')}[open]")
+    page.keyboard.press("Escape")
+    page.click(tid("open-account"))
+    if signing_up:
+        page.click(tid("account-switch"))
+    page.fill(tid("account-name"), name)
+    page.fill(tid("account-password"), password)
+    page.click(tid("account-submit"))
+
+
+def _account_error(page) -> str:  # type: ignore[no-untyped-def]
+    """The account window's refusal, once it says one."""
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=\"account-error\"]').textContent !== ''"
+    )
+    return str(page.inner_text(tid("account-error")))
+
+
 def _lobby_error(page, starting: str = "") -> None:  # type: ignore[no-untyped-def]
     """Wait until the Lobby says why it refused (a line starting with ``starting``)."""
     page.wait_for_function(
@@ -115,17 +137,8 @@ def test_sign_up_see_your_page_play_and_sign_out(new_page, live_server, artifact
 
 def test_a_wrong_password_says_so_in_the_language(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
     page = new_page(locale="es-ES")
-    page.goto(live_server.url)
-    page.wait_for_selector(f"{tid('newgame')}[open]")
-    page.keyboard.press("Escape")
-    page.click(tid("open-account"))
-    page.fill(tid("account-name"), "Nadie_aqui")
-    page.fill(tid("account-password"), "no es esta")
-    page.click(tid("account-submit"))
-    page.wait_for_function(
-        "() => document.querySelector('[data-testid=\"account-error\"]').textContent !== ''"
-    )
-    assert page.inner_text(tid("account-error")) == "Nombre de usuario o contraseña incorrectos."
+    _send_account_form(page, live_server.url, "Nadie_aqui", "no es esta", signing_up=False)
+    assert _account_error(page) == "Nombre de usuario o contraseña incorrectos."
     assert page.is_visible(f"{tid('account')}[open]") and page.locator(tid("my-page")).count() == 0
 
 
@@ -133,14 +146,7 @@ def test_a_too_short_name_is_told_in_the_pages_language(new_page, live_server) -
     """The browser's own check spoke its language in a bubble and left the form's line empty;
     the page says the rules in its language and puts the focus on the field."""
     page = new_page(locale="pt-PT")
-    page.goto(live_server.url)
-    page.wait_for_selector(f"{tid('newgame')}[open]")
-    page.keyboard.press("Escape")
-    page.click(tid("open-account"))
-    page.click(tid("account-switch"))  # (to sign up)
-    page.fill(tid("account-name"), "ab")
-    page.fill(tid("account-password"), "uma frase longa")
-    page.click(tid("account-submit"))
+    _send_account_form(page, live_server.url, "ab", "uma frase longa", signing_up=True)
     rules = page.inner_text(tid("account-rules"))
     assert rules.startswith("Nome de utilizador: de 3 a 24")
     assert page.inner_text(tid("account-error")) == rules
@@ -206,3 +212,18 @@ def test_a_rated_table_with_a_computer_is_refused_in_the_language(new_page, live
     page.uncheck(tid("opt-rated"))
     page.click(tid("create-table"))
     page.wait_for_selector(tid("waiting"))
+
+
+def test_a_name_in_two_alphabets_is_refused_in_the_language(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
+    """ "Аna" with a Cyrillic А could pass for someone's "Ana": refused at sign-up and as a
+    guest's name in the Lobby, and the page says why in its language (the server's code,
+    name_scripts; docs/server.md, "Names that look alike")."""
+    page = new_page(locale="pt-PT")
+    _send_account_form(page, live_server.url, "\u0410na_pt", "uma frase longa", signing_up=True)
+    alphabet = "Escreva o nome num só alfabeto (latino, cirílico, grego…)"
+    assert _account_error(page).startswith(alphabet)
+    page.click(tid("account-cancel"))
+    open_lobby(page, None, "\u0410na")
+    page.click(tid("quick-game"))
+    _lobby_error(page, alphabet)
+    assert page.locator(tid("my-page")).count() == 0 and page.js_errors == []

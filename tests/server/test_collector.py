@@ -203,5 +203,6 @@ def test_no_garbage_is_left_frozen_by_games_and_sockets(
         gc.garbage.clear()
     # (the server's own end leaves a few dozen: its protocol class, a few transports)
     assert found < 150, kinds.most_common(10)
-    assert not kinds.keys() & {"LeanWebSocket", "GuardedH11", "WebSocket", "Connection"}
+    sockets = {"LeanWebSocket", "ServedWebSocket", "GuardedH11", "WebSocket", "Connection"}
+    assert not kinds.keys() & sockets
     apps.clear()  # (the app itself, frozen with it, is garbage only now)

@@ -51,6 +51,7 @@ def serving(make_app: MakeApp, limits: Limits, **options: Any) -> Iterator[int]:
         free = int(s.getsockname()[1])
     app = make_app(limits=limits, **options)
     server = uvicorn.Server(uvicorn_config(app, "127.0.0.1", free, limits, log_level="warning"))
+    app.state.uvicorn_server = server  # (a test may run a callback in its loop)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
@@ -258,3 +259,100 @@ def test_the_serving_process_collects_garbage_rarely(
         assert Limits().gc_thresholds == (50_000, 20, 100)
     finally:
         gc.set_threshold(*before)
+
+
+# ---------------------------------------------------------------------- a client not reading
+
+
+def _post(port: int, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    s = _sock(port)
+    with s:
+        data = json.dumps(body).encode()
+        s.sendall(
+            f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(data)}\r\n\r\n".encode()
+            + data
+        )
+        status, _, answer = _response(s)
+    assert status == 201, answer
+    out: dict[str, Any] = json.loads(answer)
+    return out
+
+
+def _silent_socket(port: int, table: int, token: str) -> socket.socket:
+    """A WebSocket opened by hand with a small receive buffer, which then reads nothing."""
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.settimeout(10)
+    s.connect(("127.0.0.1", port))
+    s.sendall(
+        f"GET /ws/{table}?token={token} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+    )
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += s.recv(1)
+    assert head.startswith(b"HTTP/1.1 101"), head
+    return s
+
+
+def test_a_client_that_stops_reading_is_closed_and_its_seat_taken_over(
+    make_app: MakeApp,
+) -> None:
+    """Ana's socket reads nothing while the server has megabytes for her: once its buffers
+    are full and its writing has stayed paused ``ws_write_stall_s`` it is closed (1008, the
+    reason after what she has not read, and the connection dropped as long again later),
+    and Bea sees Ana's seat disconnected, then a computer take it after the grace. The pings
+    are off, so nothing else closes it: before the bound, the socket and its seat stayed
+    connected for good (uvicorn's own close waits for the unsent bytes, and its ping
+    timeout never told the app)."""
+    from websockets.sync.client import connect
+
+    limits = dataclasses.replace(LIMITS, ws_write_stall_s=0.5, ws_ping_interval_s=3600.0)
+    apps: list[Any] = []
+
+    def made(**options: Any) -> Any:
+        apps.append(make_app(**options))
+        return apps[-1]
+
+    with serving(made, limits) as port:
+        [app] = apps
+        seats = [{"kind": "me"}, {"kind": "invited"}]
+        body = {"game": "mariage", "name": "Ana", "seats": seats, "clock": {"grace_s": 1}}
+        ana = _post(port, "/api/tables", body)
+        table = ana["table"]
+        bea = _post(port, f"/api/tables/{table}/seats", {"name": "Bea", "invite": ana["invite"]})
+        with (
+            connect(f"ws://127.0.0.1:{port}/ws/{table}?token={bea['token']}") as ws,
+            _silent_socket(port, table, ana["token"]) as silent,
+        ):
+
+            def next_message(wanted: Any) -> dict[str, Any]:
+                deadline = time.monotonic() + 30
+                while time.monotonic() < deadline:
+                    message: dict[str, Any] = json.loads(ws.recv(timeout=30))
+                    if wanted(message):
+                        return message
+                raise AssertionError("no such message came")
+
+            next_message(lambda m: m["type"] == "presence" and m["seats"][0]["connected"] == 1)
+            big = "x" * 200_000  # (64 of them: more than any socket buffer holds)
+
+            def flood() -> None:
+                listeners = app.state.manager.tables[table].listeners
+                for conn in [c for c in listeners if c.seat == 0]:
+                    for _ in range(64):
+                        conn.push(big)
+
+            loop = app.state.uvicorn_server.servers[0].get_loop()
+            loop.call_soon_threadsafe(flood)
+            next_message(lambda m: m["type"] == "presence" and m["seats"][0]["connected"] == 0)
+            taken = next_message(lambda m: m["type"] == "takeover")
+            assert (taken["seat"], taken["reason"]) == (0, "disconnected")
+            # Ana's socket is gone: what the system had taken for her, then the end
+            silent.settimeout(30)
+            with contextlib.suppress(ConnectionResetError):
+                while silent.recv(1 << 20):
+                    pass
+        assert app.state.refusals.kinds.keys() >= {"ws_not_reading"}

@@ -34,6 +34,7 @@ class Transport(asyncio.Transport):
         self.pauses = 0
         self.resumes = 0
         self.closing = False
+        self.aborted = False
 
     def get_extra_info(self, name: str, default: Any = None) -> Any:
         return {"sockname": ("127.0.0.1", 8000), "peername": ("127.0.0.1", 5555)}.get(name, default)
@@ -53,6 +54,9 @@ class Transport(asyncio.Transport):
     def close(self) -> None:
         self.closing = True
 
+    def abort(self) -> None:
+        self.closing = self.aborted = True
+
 
 def client_text(text: str) -> bytes:
     """A client's text frame (masked, as a client must)."""
@@ -63,23 +67,26 @@ def client_text(text: str) -> bytes:
     return bytes((0x81, 0x80 | len(payload))) + mask + masked
 
 
-def server_texts(data: bytes) -> list[str]:
-    """The text frames the server wrote (after its handshake answer)."""
+def server_frames(data: bytes) -> list[Frame]:
+    """The frames the server wrote (after its handshake answer)."""
     head, _, rest = bytes(data).partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 101"), head
     reader = StreamReader()
     reader.feed_data(rest)
     reader.feed_eof()
-    texts = []
-    parser = Frame.parse(reader.read_exact, mask=False)
+    frames = []
     while True:
         try:
-            frame = next_frame(parser)
+            frames.append(next_frame(Frame.parse(reader.read_exact, mask=False)))
         except EOFError:
-            return texts
-        assert frame.opcode is Opcode.TEXT
-        texts.append(frame.data.decode())
-        parser = Frame.parse(reader.read_exact, mask=False)
+            return frames
+
+
+def server_texts(data: bytes) -> list[str]:
+    """The text frames the server wrote (after its handshake answer)."""
+    frames = server_frames(data)
+    assert all(frame.opcode is Opcode.TEXT for frame in frames)
+    return [frame.data.decode() for frame in frames]
 
 
 def next_frame(parser: Any) -> Frame:
@@ -110,10 +117,12 @@ def handshake(protocol: LeanWebSocket, extensions: str = "") -> None:
     )
 
 
-def opened(extensions: str = "", **options: Any) -> tuple[LeanWebSocket, Transport, asyncio.Event]:
-    """(In a running loop) a protocol with uvicorn's ``options`` that received a client's
-    opening request, its transport, and an event set once the app (which never reads) has
-    accepted."""
+def opened(
+    extensions: str = "", kind: type[LeanWebSocket] = LeanWebSocket, **options: Any
+) -> tuple[LeanWebSocket, Transport, asyncio.Event]:
+    """(In a running loop) a protocol of ``kind`` with uvicorn's ``options`` that received a
+    client's opening request, its transport, and an event set once the app (which never
+    reads) has accepted."""
     accepted = asyncio.Event()
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
@@ -122,9 +131,9 @@ def opened(extensions: str = "", **options: Any) -> tuple[LeanWebSocket, Transpo
         accepted.set()
         await asyncio.sleep(3600)  # (never reads: the messages wait)
 
-    config = uvicorn.Config(app, ws=LeanWebSocket, ws_ping_interval=None, lifespan="off", **options)
+    config = uvicorn.Config(app, ws=kind, ws_ping_interval=None, lifespan="off", **options)
     config.load()
-    protocol = LeanWebSocket(config, ServerState(), {}, asyncio.get_running_loop())
+    protocol = kind(config, ServerState(), {}, asyncio.get_running_loop())
     transport = Transport()
     protocol.connection_made(transport)
     handshake(protocol, extensions)
@@ -224,6 +233,75 @@ def test_reading_pauses_only_when_messages_wait_and_texts_are_written_at_once() 
             assert gone() is None, "a closed connection is only freed by the collector"
         finally:
             gc.enable()
+
+    asyncio.run(main())
+
+
+# --- a client that reads nothing ------------------------------------------------------------
+
+
+class Bounded(LeanWebSocket):
+    """The protocol as the server runs it (``lean_websocket``), with a short bound."""
+
+    WRITE_STALL_S = 0.01
+
+
+async def dropped(transport: Transport) -> None:
+    """Wait (a few seconds at most) until the protocol drops ``transport``."""
+    for _ in range(500):
+        if transport.aborted:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the transport was not dropped")
+
+
+def test_a_socket_whose_writing_stays_paused_is_closed_then_dropped() -> None:
+    """The transport's buffer full (the client reads nothing) for ``WRITE_STALL_S``: the app
+    gets its disconnect (1008 and why), the close frame is written after the bytes not yet
+    sent, the transport closes once they are sent, and it is dropped when they still are
+    not as long again later. A buffer that drains in time changes nothing."""
+
+    async def main() -> None:
+        protocol, transport, accepted = opened(kind=Bounded)
+        await asyncio.wait_for(accepted.wait(), 5)
+        protocol.pause_writing()
+        protocol.resume_writing()  # (read in time: the wait is over)
+        assert protocol._stall is None and not transport.closing
+        protocol.pause_writing()
+        reason = "not reading: nothing could be written for 0.01 s"
+        gone = await asyncio.wait_for(protocol.queue.get(), 5)
+        assert gone == {"type": "websocket.disconnect", "code": 1008, "reason": reason}
+        close = server_frames(transport.written)[-1]
+        assert close.opcode is Opcode.CLOSE
+        assert close.data == (1008).to_bytes(2, "big") + reason.encode()
+        assert transport.closing and not protocol.send_text_now("late")
+        await dropped(transport)
+        protocol.connection_lost(None)
+        await ended(protocol)
+
+    asyncio.run(main())
+
+
+def test_an_unanswered_ping_tells_the_app_and_the_socket_goes_within_the_bound() -> None:
+    """uvicorn closed a socket whose ping went unanswered without telling the app (its seat
+    stayed connected until the transport's end, which waited for the unsent bytes): now the
+    app hears of it at once, and the transport is dropped when it has not gone after the
+    bound."""
+
+    async def main() -> None:
+        protocol, transport, accepted = opened(kind=Bounded)
+        await asyncio.wait_for(accepted.wait(), 5)
+        protocol.keepalive_timeout()
+        gone = protocol.queue.get_nowait()
+        assert gone == {
+            "type": "websocket.disconnect",
+            "code": 1011,
+            "reason": "keepalive ping timeout",
+        }
+        assert server_frames(transport.written)[-1].opcode is Opcode.CLOSE and transport.closing
+        await dropped(transport)
+        protocol.connection_lost(None)
+        await ended(protocol)
 
     asyncio.run(main())
 

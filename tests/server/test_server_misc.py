@@ -394,11 +394,16 @@ def test_every_refusal_code_of_the_http_api_has_words_in_every_language() -> Non
     for "exactly one seat must be yours: {"kind": "me"}" on a Spanish page."""
     import re
 
+    import tapete.names
+    import tapete.server.accounts
     import tapete.server.app as app_module
 
-    source = Path(app_module.__file__).read_text(encoding="utf-8")
-    codes = set(re.findall(r'code="([a-z_]+)"', source))
+    # (the codes given where a refusal is made: code="...", and a name's MixedScriptsError)
+    modules = (app_module, tapete.server.accounts, tapete.names)
+    source = "\n".join(Path(m.__file__ or "").read_text(encoding="utf-8") for m in modules)
+    codes = set(re.findall(r'code ?= ?"([a-z_]+)"', source))
     assert {"public_needs_open", "one_seat_yours", "bad_spectator_delay", "rated_computer"} <= codes
+    assert {"name_scripts", "name_look_alike"} <= codes
     web = Path(app_module.__file__).parent.parent / "web" / "i18n"
     for language in ("es", "pt", "en"):
         words = json.loads((web / f"{language}.json").read_text(encoding="utf-8"))

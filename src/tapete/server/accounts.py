@@ -34,7 +34,7 @@ from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import DateTime, ForeignKey, Integer, String, delete, select
+from sqlalchemy import DateTime, ForeignKey, Index, Integer, String, Text, delete, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, Session, mapped_column, sessionmaker
@@ -43,6 +43,7 @@ from starlette.requests import Request, cookie_parser
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from tapete.names import MixedScriptsError, one_script, skeleton
 from tapete.server.db import BUSY_ERRORS, Base, utcnow
 from tapete.server.limits import TokenBuckets, retry_after
 from tapete.server.security import load_json_body, origin_allowed
@@ -86,13 +87,17 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 class UserRow(Base):
     """One account. ``name`` as its owner wrote it; ``name_key`` its case-folded form, unique
-    (``Ana`` and ``ana`` are one name)."""
+    (``Ana`` and ``ana`` are one name); ``skeleton`` the form names that look alike share
+    (``tapete.names.skeleton``), unique too: no new account looks like an older one (null
+    for an account made before that rule whose name looks like an older one's)."""
 
     __tablename__ = "users"
+    __table_args__ = (Index("ix_users_skeleton", "skeleton", unique=True),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     name: Mapped[str] = mapped_column(String(64))
     name_key: Mapped[str] = mapped_column(String(64), unique=True)
+    skeleton: Mapped[str | None] = mapped_column(Text)
     #: the argon2id hash (PHC string: parameters, salt and hash)
     password_hash: Mapped[str] = mapped_column(String(255))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
@@ -149,16 +154,31 @@ class AccountSettings:
 
 
 class AccountError(Exception):
-    def __init__(self, status: int, message: str) -> None:
+    """A refused request: its HTTP status, the sentence, and for a refusal a person meets in
+    normal use its ``code`` (the web client's ``err_<code>``)."""
+
+    def __init__(self, status: int, message: str, code: str | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.code = code
+
+    def response(self) -> JSONResponse:
+        body = (
+            {"error": self.message}
+            if self.code is None
+            else {"error": self.message, "code": self.code}
+        )
+        return JSONResponse(body, status_code=self.status)
 
 
 def check_user_name(value: Any) -> str:
     """A user name as it is stored (NFC, spaces at the ends removed), or raise
-    :class:`ValueError` saying what is wrong: 3 to 24 characters, letters (any alphabet),
-    digits 0-9 and ``_ . -``, beginning with a letter or digit.
+    :class:`ValueError` saying what is wrong: 3 to 24 characters, letters (any alphabet, but
+    one script: ``tapete.names.one_script``; each in its plain form, which NFKC keeps: no
+    ligature such as ``ﬃ``, no full-width letter), digits 0-9 and ``_ . -``, beginning with
+    a letter or digit. (A plain letter's case-folded form is at most two characters, so a
+    name's ``name_key`` fits its 64: 24 ``ﬃ`` made 72, which PostgreSQL refused.)
 
     >>> check_user_name(" Joao_99 ")
     'Joao_99'
@@ -180,9 +200,12 @@ def check_user_name(value: Any) -> str:
             raise ValueError(
                 f"the user name may hold only letters, digits 0-9 and _ . - (found {ch!r})"
             )
+        plain = unicodedata.normalize("NFKC", ch)
+        if plain != ch:
+            raise ValueError(f"the user name must write {ch!r} as {plain!r}, its plain form")
     if not _is_letter_or_digit(name[0]):
         raise ValueError("the user name must begin with a letter or a digit")
-    return name
+    return one_script(name, "the user name")
 
 
 def _is_letter_or_digit(ch: str) -> bool:
@@ -277,7 +300,8 @@ class Accounts:
             name = check_user_name(name)
             check_password(password, name)
         except ValueError as exc:
-            raise AccountError(400, str(exc)) from None
+            code = exc.code if isinstance(exc, MixedScriptsError) else None
+            raise AccountError(400, str(exc), code) from None
         digest = self.hasher.hash(password)
         taken = AccountError(
             409, f"the user name {name!r} is taken (upper and lower case count as the same)"
@@ -285,13 +309,26 @@ class Accounts:
         with self.sessions.begin() as session:
             if session.scalar(select(UserRow.id).where(UserRow.name_key == name_key(name))):
                 raise taken
+            alike = session.scalar(select(UserRow.name).where(UserRow.skeleton == skeleton(name)))
+            if alike is not None:
+                raise AccountError(
+                    409,
+                    f"the user name {name!r} looks like the account name {alike!r} (letters "
+                    "drawn alike, such as a Cyrillic a and a Latin a, or I and l, count as the "
+                    "same)",
+                    code="name_look_alike",
+                )
             row = UserRow(
-                name=name, name_key=name_key(name), password_hash=digest, created_at=self.clock()
+                name=name,
+                name_key=name_key(name),
+                skeleton=skeleton(name),
+                password_hash=digest,
+                created_at=self.clock(),
             )
             session.add(row)
             try:
                 session.flush()
-            except IntegrityError:  # another request took the name meanwhile
+            except IntegrityError:  # another request took the name (or a look-alike) meanwhile
                 raise taken from None
             user = User(row.id, row.name)
             cookie, active = self._new_session(session, user)
@@ -414,14 +451,14 @@ class Accounts:
                     self.sign_up, data.get("name"), data.get("password")
                 )
         except AccountError as exc:
-            return JSONResponse({"error": exc.message}, status_code=exc.status)
+            return exc.response()
         return self._signed_in(request, user, cookie, active, 201)
 
     async def signin_endpoint(self, request: Request) -> Response:
         try:
             data = await _body(request, {"name", "password"})
         except AccountError as exc:
-            return JSONResponse({"error": exc.message}, status_code=exc.status)
+            return exc.response()
         name, password = data.get("name"), data.get("password")
         if not isinstance(name, str) or not isinstance(password, str):
             return JSONResponse({"error": "'name' and 'password' must be strings"}, status_code=400)
@@ -579,7 +616,13 @@ def openapi_paths() -> dict[str, Any]:
         "required": ["name", "password"],
         "additionalProperties": False,
         "properties": {
-            "name": {"type": "string", "minLength": USER_NAME_MIN, "maxLength": USER_NAME_MAX},
+            "name": {
+                "type": "string",
+                "minLength": USER_NAME_MIN,
+                "maxLength": USER_NAME_MAX,
+                "description": "letters of one script, digits 0-9 and _ . - (sign-up: else 400"
+                " with code name_scripts)",
+            },
             "password": {"type": "string", "minLength": PASSWORD_MIN, "maxLength": PASSWORD_MAX},
         },
     }
@@ -613,7 +656,10 @@ def openapi_paths() -> dict[str, Any]:
             f"create an account and sign in ({cookie_note})",
             {
                 "201": {**ok, "description": "the account, signed in"},
-                "409": error("the user name is taken"),
+                "409": error(
+                    "the user name is taken, or looks like an older account's (code "
+                    "name_look_alike)"
+                ),
                 **limited,
             },
         ),

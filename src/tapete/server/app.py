@@ -42,7 +42,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from tapete.bots.reasons import Reason
 from tapete.game import JSON, GameKind
 from tapete.games import GAMES, kind, kinds
-from tapete.names import MAX_NAME_CHARS, squeeze
+from tapete.names import MAX_NAME_CHARS, MixedScriptsError, one_script, squeeze
 from tapete.server import ratings, stats
 from tapete.server.accounts import Accounts, AccountSettings, Identity
 from tapete.server.clock import ClockSettings, ClockSettingsError
@@ -106,6 +106,7 @@ class BadRequest(Exception):
 
 
 def _check_name(value: Any, what: str = "name") -> str:
+    """A player's name as given (a query's, to find a player: any name ever played under)."""
     if not isinstance(value, str):
         raise BadRequest(f"'{what}' must be a string (the player's name)")
     name = squeeze(value)
@@ -116,6 +117,16 @@ def _check_name(value: Any, what: str = "name") -> str:
     if not name.isprintable():
         raise BadRequest(f"'{what}' must not contain control characters")
     return name
+
+
+def _new_name(value: Any, what: str = "name") -> str:
+    """A name someone plays under from now (a new table's, a seat's, a quick game's):
+    :func:`_check_name`, in one script (``tapete.names.one_script``, the rule an account's
+    name follows too), so that it cannot pass for another name."""
+    try:
+        return one_script(_check_name(value, what), f"'{what}'")
+    except MixedScriptsError as exc:
+        raise BadRequest(str(exc), code=exc.code) from None
 
 
 def _choice(data: dict[str, Any], key: str, choices: Any, default: Any = None) -> str | None:
@@ -157,7 +168,7 @@ def parse_new_table(body: bytes, *, max_deals_limit: int = 10_000) -> dict[str, 
         )
     if "name" not in data:
         raise BadRequest("'name' is missing (the player's name)")
-    name = _check_name(data["name"])
+    name = _new_name(data["name"])
     language = _choice(data, "language", LANGUAGES, "es")
     if language is None:
         raise BadRequest(
@@ -311,7 +322,7 @@ def person_of(scope: Mapping[str, Any], data: dict[str, Any]) -> tuple[Any, str]
         return user, str(user.name)
     if "name" not in data:
         raise BadRequest("'name' is missing (the player's name)")
-    return None, _check_name(data["name"])
+    return None, _new_name(data["name"])
 
 
 def kind_json(k: GameKind) -> JSON:
@@ -402,7 +413,9 @@ class Connection:
     generation, whose pauses were the p99 latency (docs/benchmarks.md, "Online room
     load"). A send that does suspend goes on in a task, and later messages queue behind it
     (at most ``max_queue``: past that the client is not reading, and the socket is closed
-    with 1008)."""
+    with 1008). A socket whose buffer stays full for ``Limits.ws_write_stall_s`` is closed
+    by the server's protocol (``connections.LeanWebSocket``): the handler then reads its
+    disconnect, and :meth:`finish` stops the send that waited."""
 
     def __init__(self, websocket: WebSocket, max_queue: int, language: str = "en") -> None:
         self.websocket = websocket
@@ -682,7 +695,7 @@ class Server:
             if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)):
                 raise BadRequest("'seat' must be a seat number")
         except BadRequest as exc:
-            return _error(exc.status, exc.message)
+            return _error(exc.status, exc.message, exc.code)
         if table_id is None:
             return _error(404, "there is no such table")
         try:
@@ -735,7 +748,7 @@ class Server:
                     "'fill_after_s' must be a number of seconds from 0 to 3600, or null"
                 )
         except BadRequest as exc:
-            return _error(exc.status, exc.message)
+            return _error(exc.status, exc.message, exc.code)
         table, seat = self.manager.quick(
             game=game,
             profile=profile,
@@ -1298,8 +1311,8 @@ def uvicorn_config(app: Starlette, host: str, port: int, limits: Limits, **optio
 
     from tapete.server.collector import Collector, tune_gc
     from tapete.server.connections import (
-        LeanWebSocket,
         guarded_h11,
+        lean_websocket,
         quiet_accept_errors,
         raise_file_limit,
     )
@@ -1320,8 +1333,9 @@ def uvicorn_config(app: Starlette, host: str, port: int, limits: Limits, **optio
         # X-Forwarded-For is read by the guard, from --trusted-proxies only (uvicorn's own
         # default believes it from any loopback peer)
         proxy_headers=False,
-        # uvicorn's websockets-sansio protocol, less two costs of every message
-        ws=LeanWebSocket,
+        # uvicorn's websockets-sansio protocol, less three costs of every message, and
+        # bounded for a client that stops reading
+        ws=lean_websocket(limits, app.state.refusals),
         ws_per_message_deflate=limits.ws_deflate,
         ws_max_size=limits.ws_max_size,
         ws_ping_interval=limits.ws_ping_interval_s,

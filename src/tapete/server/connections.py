@@ -4,7 +4,7 @@ connections from one client address, and a connection that does not send a whole
 file descriptor each; uvicorn's own keep-alive timeout only starts after a response).
 
 ``guarded_h11(limits, refusals)`` is the protocol class to pass as ``uvicorn.Config(http=)``,
-:class:`LeanWebSocket` the one for ``ws=``.
+``lean_websocket(limits, refusals)`` (a :class:`LeanWebSocket`) the one for ``ws=``.
 """
 
 from __future__ import annotations
@@ -28,8 +28,10 @@ from tapete.server.security import TrustedProxies
 
 __all__ = [
     "SEND_TEXT",
+    "STALLED_CLOSE",
     "LeanWebSocket",
     "guarded_h11",
+    "lean_websocket",
     "quiet_accept_errors",
     "raise_file_limit",
     "text_frame",
@@ -38,6 +40,10 @@ __all__ = [
 #: the ASGI extension (``scope["extensions"]``) of a :class:`LeanWebSocket` connection: a
 #: function that writes one text message at once (``app.Connection`` uses it when present)
 SEND_TEXT = "tapete.send_text"
+
+#: the close code of a WebSocket whose client stopped reading (RFC 6455's "policy
+#: violation", as for a client whose queue of messages overflows: ``app.Connection``)
+STALLED_CLOSE = 1008
 
 
 def text_frame(payload: bytes) -> bytes:
@@ -183,6 +189,14 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
       fast reading goes on after it), and past a frame too big for the limit, the library
       reads everything.
 
+    Two bounds uvicorn's protocol lacks (:attr:`WRITE_STALL_S`, the server's
+    ``Limits.ws_write_stall_s``): a socket whose writing stays paused that long (its buffer
+    full: the client reads nothing) is closed with :data:`STALLED_CLOSE`; and a socket the
+    server closes (that one, or one whose pings went unanswered) whose unsent bytes do not
+    go within that bound again is dropped. uvicorn's close waited for those bytes, for ever
+    if the client never read them, and its ping timeout did not tell the app: the socket,
+    and the seat it held, stayed connected.
+
     Everything else (the handshake, pings, the close, a message the app sends the ASGI
     way) is uvicorn's own."""
 
@@ -203,6 +217,14 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
     _library_frame_left = 0
     #: the library reads all of this connection's bytes from now on
     _library_reads = False
+    #: how long the writing may stay paused, and a close wait for its unsent bytes, in
+    #: seconds (None: no bound, as in uvicorn's protocol; :func:`lean_websocket` sets the
+    #: server's ``Limits.ws_write_stall_s``)
+    WRITE_STALL_S: float | None = None
+    #: where a client that stopped reading is noted (the server's log of refusals), if anywhere
+    REFUSALS: RefusalLog | None = None
+    #: the end of the time the paused writing has to resume (None: writing, or no bound)
+    _stall: asyncio.TimerHandle | None = None
 
     def handle_connect(self, event: Any) -> None:
         super().handle_connect(event)
@@ -212,12 +234,70 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
             scope.setdefault("extensions", {})[SEND_TEXT] = self.send_text_now
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_stall()
         super().connection_lost(exc)
         scope = getattr(self, "scope", None)
         if isinstance(scope, dict):
             # (the extension is a method of this protocol, kept in the protocol's own scope:
             # a reference cycle that only the collector's slow full passes would free)
             (scope.get("extensions") or {}).pop(SEND_TEXT, None)
+
+    # ------------------------------------------------------------------ a client not reading
+
+    def pause_writing(self) -> None:
+        """(The transport's buffer is full) the client has :attr:`WRITE_STALL_S` to read."""
+        super().pause_writing()
+        if self._stall is None and self.WRITE_STALL_S is not None and not self.disconnected:
+            self._stall = self.loop.call_later(self.WRITE_STALL_S, self._write_stalled)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        self._stop_stall()
+
+    def _stop_stall(self) -> None:
+        if self._stall is not None:
+            self._stall.cancel()
+            self._stall = None
+
+    def _write_stalled(self) -> None:
+        """The writing stayed paused :attr:`WRITE_STALL_S`: close with :data:`STALLED_CLOSE`."""
+        self._stall = None
+        reason = f"not reading: nothing could be written for {self.WRITE_STALL_S:g} s"
+        if self.REFUSALS is not None:
+            client = self.client[0] if self.client else "unknown"
+            self.REFUSALS.note("ws_not_reading", client, f"WebSocket closed, {reason}")
+        self._close_within(STALLED_CLOSE, reason)
+
+    def keepalive_timeout(self) -> None:
+        """A ping unanswered in time: closed as uvicorn closes it (1011), and the app hears
+        of it at once; dropped if its unsent bytes do not go (:meth:`_close_within`)."""
+        self.pong_timer = None
+        self.pending_ping_payload = None
+        if self.close_sent or self.transport.is_closing():
+            return
+        self._close_within(1011, "keepalive ping timeout")
+
+    def _close_within(self, code: int, reason: str) -> None:
+        """Close from the server's side: the app gets its disconnect now (its person is
+        gone: the seat's grace begins), the close frame goes after the bytes not yet sent
+        (a client that reads again finds ``code`` and ``reason``), the transport closes once
+        they are sent, and it is dropped (``abort``: what it still holds is thrown away) if
+        they still are not :attr:`WRITE_STALL_S` later. A close the app sent before is not
+        sent again."""
+        self.stop_keepalive()
+        if not self.close_sent:
+            self.queue.put_nowait({"type": "websocket.disconnect", "code": code, "reason": reason})
+            self.conn.fail(code, reason)
+            self.transport.write(b"".join(self.conn.data_to_send()))
+            self.close_sent = True
+        self.transport.close()
+        if self.close_timer is not None:
+            self.close_timer.cancel()
+            self.close_timer = None
+        if self.WRITE_STALL_S is not None:
+            self.close_timer = self.loop.call_later(self.WRITE_STALL_S, self.transport.abort)
+
+    # ------------------------------------------------------------------ writing at once
 
     def send_text_now(self, text: str) -> bool:
         """Frame and write ``text`` now; False, writing nothing, when uvicorn's send would
@@ -338,6 +418,17 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
         if not paused and self.queue.qsize() >= self.READ_QUEUE:
             self.read_paused = True
             self.transport.pause_reading()
+
+
+def lean_websocket(limits: Limits, refusals: RefusalLog | None = None) -> type[LeanWebSocket]:
+    """:class:`LeanWebSocket` with the server's bound on a client that stops reading
+    (``limits.ws_write_stall_s``), each one noted in ``refusals``."""
+
+    class ServedWebSocket(LeanWebSocket):
+        WRITE_STALL_S = limits.ws_write_stall_s
+        REFUSALS = refusals
+
+    return ServedWebSocket
 
 
 def raise_file_limit() -> int:

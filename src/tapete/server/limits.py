@@ -56,6 +56,13 @@ class Limits:
     #: WebSocket pings: a peer that does not answer within the timeout is closed
     ws_ping_interval_s: float = 20.0
     ws_ping_timeout_s: float = 20.0
+    #: a WebSocket whose writing has stayed paused this long (its buffer full: the client
+    #: reads nothing) is closed with 1008, its person then disconnected; the close frame goes
+    #: after the bytes not yet read, and the connection is dropped if they are still
+    #: not read as long again. The same bound drops a socket the ping timeout closed whose
+    #: unsent bytes never go. None: never (a client that stops reading then keeps its socket,
+    #: and its seat connected, for as long as its system answers for it)
+    ws_write_stall_s: float | None = 10.0
     #: the largest WebSocket frame the server reads (bigger ones close the socket)
     ws_max_size: int = 65536
     #: offer permessage-deflate on WebSockets (uvicorn's ``ws_per_message_deflate``). Off by

@@ -46,9 +46,23 @@ _ERROR: JSONDoc = {
             "description": "a refusal met in normal use, for a client to word in its own"
             " language: the WebSocket's error codes (docs/dev/protocol.md: rated_guest,"
             " table_full, name_taken, bad_invite, already_seated, unknown_table, bad_table)"
-            ", public_needs_open, one_seat_yours, rated_computer and bad_spectator_delay",
+            ", public_needs_open, one_seat_yours, rated_computer, bad_spectator_delay,"
+            " name_scripts (a new name mixes scripts) and name_look_alike (a new account's"
+            " name looks like an older account's)",
         },
     },
+}
+
+
+#: a name someone takes at a table (a guest's, a seat's): a 400 ``name_scripts`` when its
+#: letters mix scripts (tapete.names.one_script)
+NEW_NAME: JSONDoc = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": 32,
+    "description": "the player's name: printable, whitespace runs squeezed; its letters of one"
+    " script (Latin, Cyrillic, Greek, ...; Japanese, Chinese and Korean may add Latin) and"
+    " its digits of one system, else 400 with code name_scripts",
 }
 
 
@@ -179,7 +193,7 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
     who_and_what: JSONDoc = {
         "game": {"enum": games},
         "profile": {"enum": profiles},
-        "name": {"type": "string", "minLength": 1, "maxLength": 32},
+        "name": NEW_NAME,
         "language": {"enum": list(LANGUAGES)},
     }
     new_table = {
@@ -276,7 +290,7 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
         "type": "object",
         "additionalProperties": False,
         "properties": {
-            "name": {"type": "string", "minLength": 1, "maxLength": 32},
+            "name": NEW_NAME,
             "invite": {"type": "string", "description": "the invitation code"},
             "seat": {"type": "integer", "description": "a free seat (default: the first)"},
         },

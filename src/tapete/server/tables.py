@@ -50,6 +50,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from tapete.errors import IllegalActionError, InvalidNotationError
 from tapete.game import JSON, Event, Game
 from tapete.games import kind, kinds
+from tapete.names import skeleton
 from tapete.replay import RecordError, replay_actions
 from tapete.server import fairness, stats
 from tapete.server.clock import (
@@ -195,10 +196,11 @@ def game_of(row: TableRow, *, cap: int | None = None, deal_key: bytes | None = N
     )
 
 
-def bot_names(person: str, count: int) -> list[str]:
-    """Names for the computer seats that differ from the person's name."""
-    names = [n for n in _BOT_NAMES if n.casefold() != person.casefold()]
-    return names[:count]
+def bot_names(people: Iterable[str], count: int) -> list[str]:
+    """Names for the computer seats that are none of the people's names, nor look like one
+    (:func:`tapete.names.skeleton`, as two people's names at a table)."""
+    taken = {skeleton(p) for p in people}
+    return [n for n in _BOT_NAMES if skeleton(n) not in taken][:count]
 
 
 class TableError(Exception):
@@ -930,7 +932,7 @@ class TableManager:
             raise TableError("bad_table", "a rated table has people at every seat, no computer")
         if rated and (seed is not None or start is not None):
             raise TableError("bad_table", "a rated table cannot begin on a chosen deal")
-        computers = iter(bot_names(name, sum(k == "computer" for k, _ in seats)))
+        computers = iter(bot_names([name], sum(k == "computer" for k, _ in seats)))
         table_seats: list[Seat] = []
         for k, level in seats:
             if k == "me":
@@ -1066,9 +1068,14 @@ class TableManager:
                 raise TableError("table_full", "every seat of this table is taken")
             if user_id is not None and user_id in table.user_ids:
                 raise TableError("already_seated", "you already sit at this table")
-            taken = {st.name.casefold() for st in table.seats if not st.free}
-            if name.casefold() in taken:
-                raise TableError("name_taken", f"someone at this table is already called {name!r}")
+            key = skeleton(name)
+            for st in table.seats:
+                if not st.free and skeleton(st.name) == key:
+                    raise TableError(
+                        "name_taken",
+                        f"someone at this table is already called {st.name!r}: {name!r} is "
+                        "that name or looks like it",
+                    )
             seat = self._free_seat(table, wanted, invited)
             if self._claim_seat(
                 session,
@@ -1204,8 +1211,7 @@ class TableManager:
                 if not self._lock_waiting(table, session):
                     continue
                 free = [n for n, st in enumerate(table.seats) if st.free]
-                people = [st.name for st in table.seats if not st.free]
-                names = [n for n in _BOT_NAMES if all(n.casefold() != p.casefold() for p in people)]
+                names = bot_names([st.name for st in table.seats if not st.free], len(free))
                 for n, name in zip(free, names, strict=False):
                     if not self._claim_seat(
                         session, table.id, n, kind="computer", name=name, level=level

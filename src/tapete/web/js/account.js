@@ -5,7 +5,7 @@
 
 import { h, hideDialog, openDialog } from "./dom.js";
 import { S, screen } from "./state.js";
-import { t } from "./i18n.js";
+import { t, tMaybe } from "./i18n.js";
 import { api, setMe } from "./session.js";
 
 // what the window shows: signing in or up, and the last refusal (a key and its parameters)
@@ -27,8 +27,11 @@ export function showAccount(mode = "signin") {
   document.getElementById("account-name")?.focus();
 }
 
-// the server's answer in the person's language (its own sentences are English)
+// the server's answer in the person's language (its own sentences are English): its `code`
+// as err_<code> when it gives one (a name in several alphabets, or like an account's)
 function refusal(res) {
+  const worded = res.body?.code ? tMaybe(`err_${res.body.code}`) : null;
+  if (worded) return worded;
   if (res.status === 401) return t("account_wrong");
   if (res.status === 409) return t("account_taken");
   if (res.status === 429) return t("account_wait", { n: res.body?.error?.match(/(\d+) s/)?.[1] ?? "30" });
