@@ -6,7 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from tapete.names import MixedScriptsError, mixed_scripts, one_script, script_of, skeleton
+from tapete.names import (
+    MixedScriptsError,
+    look_alike,
+    mixed_scripts,
+    one_script,
+    script_of,
+    skeleton,
+)
 
 
 @pytest.mark.parametrize(
@@ -111,3 +118,14 @@ def test_names_that_look_alike_share_a_skeleton(a: str, b: str) -> None:
 @pytest.mark.parametrize(("a", "b"), [("Ana", "Anna"), ("Ana", "Aná"), ("Bob", "Rob")])
 def test_names_that_look_different_do_not(a: str, b: str) -> None:
     assert skeleton(a) != skeleton(b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [("IRIS", "Iris"), ("\u0410\u041d\u0410", "\u0410\u043d\u0430"), ("Bob", "\u0412\u041e\u0412")],
+)
+def test_a_name_in_another_case_or_like_it_looks_alike(a: str, b: str) -> None:
+    """The same name in any case looks alike, also where the skeletons differ (a capital I
+    taken as an l, a Cyrillic Н as an H, their small letters as they are)."""
+    assert look_alike(a, b) and look_alike(b, a)
+    assert not look_alike("Ana", "Anna") and not look_alike("Bob", "Rob")

@@ -4,7 +4,8 @@ terminal's ``play --name``): runs of whitespace squeezed to one space, then 1 to
 
 And what keeps one name from passing for another (docs/server.md, "Names that look alike"):
 :func:`mixed_scripts` (a new name's letters come from one script, its digits from one
-system) and :func:`skeleton` (the form two names that look alike share)."""
+system), :func:`skeleton` (the form two names that look alike share) and :func:`look_alike`
+(two names that are one to the eye)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import unicodedata
 __all__ = [
     "MAX_NAME_CHARS",
     "MixedScriptsError",
+    "look_alike",
     "mixed_scripts",
     "one_script",
     "player_name",
@@ -197,3 +199,19 @@ def skeleton(name: str) -> str:
     True
     """
     return unicodedata.normalize("NFKD", name).translate(_LOOK_ALIKES).casefold()
+
+
+def look_alike(a: str, b: str) -> bool:
+    """Whether two names are one to the eye: the same name in any case (``IRIS`` and
+    ``Iris``, ``АНА`` and ``Ана``), or of one :func:`skeleton` (``ВОВ`` and ``Bob``). The
+    skeleton alone does not say the first: it takes a capital drawn like another letter
+    (``I`` as ``l``, the Cyrillic ``Н`` as ``H``) and leaves its small letter (``i``,
+    ``н``), so two cases of one name may have two skeletons. (An account's name is checked
+    both ways too: its ``name_key`` and its skeleton are each unique.)
+
+    >>> look_alike("IRIS", "Iris"), look_alike("\\u0412\\u041e\\u0412", "Bob")
+    (True, True)
+    >>> skeleton("IRIS") == skeleton("Iris"), look_alike("Ana", "Anna")
+    (False, False)
+    """
+    return a.casefold() == b.casefold() or skeleton(a) == skeleton(b)

@@ -105,8 +105,23 @@ def test_nobody_sits_down_under_a_name_like_a_seated_persons(client: TestClient)
     assert client.post(path, json={"name": "Rob", "invite": made["invite"]}).status_code == 201
 
 
+@pytest.mark.parametrize(("seated", "other"), [("IRIS", "Iris"), ("Ана", "АНА")])
+def test_nobody_sits_down_under_a_seated_persons_name_in_another_case(
+    client: TestClient, seated: str, other: str
+) -> None:
+    """The same name in another case is that name, as it was before the look-alikes (whose
+    skeleton takes a capital I as an l, a Cyrillic Н as an H, and not their small letters:
+    two cases of one name, two skeletons)."""
+    seats = [{"kind": "me"}, {"kind": "invited"}]
+    made = client.post("/api/tables", json={"game": "mariage", "name": seated, "seats": seats})
+    path = f"/api/tables/{made.json()['table']}/seats"
+    r = client.post(path, json={"name": other, "invite": made.json()["invite"]})
+    _refused(r, 409, "name_taken", f"someone at this table is already called {seated!r}")
+
+
 def test_the_computers_names_keep_clear_of_the_peoples() -> None:
     assert bot_names(["D0RA", "carla"], 4) == ["Bruno", "Emil"]
+    assert bot_names(["EMIL"], 4) == ["Bruno", "Carla", "Dora"]  # (Emil in another case)
 
 
 def test_the_migration_gives_each_older_account_its_skeleton(db_url: str) -> None:

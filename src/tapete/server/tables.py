@@ -50,7 +50,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from tapete.errors import IllegalActionError, InvalidNotationError
 from tapete.game import JSON, Event, Game
 from tapete.games import kind, kinds
-from tapete.names import skeleton
+from tapete.names import look_alike
 from tapete.replay import RecordError, replay_actions
 from tapete.server import fairness, stats
 from tapete.server.clock import (
@@ -197,10 +197,10 @@ def game_of(row: TableRow, *, cap: int | None = None, deal_key: bytes | None = N
 
 
 def bot_names(people: Iterable[str], count: int) -> list[str]:
-    """Names for the computer seats that are none of the people's names, nor look like one
-    (:func:`tapete.names.skeleton`, as two people's names at a table)."""
-    taken = {skeleton(p) for p in people}
-    return [n for n in _BOT_NAMES if skeleton(n) not in taken][:count]
+    """Names for the computer seats that are none of the people's names, in any case, nor
+    look like one (:func:`tapete.names.look_alike`, as two people's names at a table)."""
+    taken = list(people)
+    return [n for n in _BOT_NAMES if not any(look_alike(n, p) for p in taken)][:count]
 
 
 class TableError(Exception):
@@ -1068,9 +1068,8 @@ class TableManager:
                 raise TableError("table_full", "every seat of this table is taken")
             if user_id is not None and user_id in table.user_ids:
                 raise TableError("already_seated", "you already sit at this table")
-            key = skeleton(name)
             for st in table.seats:
-                if not st.free and skeleton(st.name) == key:
+                if not st.free and look_alike(st.name, name):
                     raise TableError(
                         "name_taken",
                         f"someone at this table is already called {st.name!r}: {name!r} is "
