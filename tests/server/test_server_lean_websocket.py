@@ -23,6 +23,7 @@ from websockets.frames import Frame, Opcode
 from websockets.streams import StreamReader
 
 from tapete.server.connections import SEND_TEXT, LeanWebSocket, text_frame
+from tapete.server.limits import RefusalLog
 
 
 class Transport(asyncio.Transport):
@@ -300,6 +301,31 @@ def test_an_unanswered_ping_tells_the_app_and_the_socket_goes_within_the_bound()
         }
         assert server_frames(transport.written)[-1].opcode is Opcode.CLOSE and transport.closing
         await dropped(transport)
+        protocol.connection_lost(None)
+        await ended(protocol)
+
+    asyncio.run(main())
+
+
+def test_a_socket_closed_for_its_ping_while_its_writing_waits_is_not_closed_again() -> None:
+    """A socket whose writing is paused when its ping goes unanswered is closed for the ping:
+    its wait for the writing ends there, so it is not noted as not reading, and its drop
+    comes the bound after that close (the wait, left running, noted a refusal and put the
+    drop off by as long again)."""
+
+    class Noted(Bounded):
+        REFUSALS = RefusalLog()
+
+    async def main() -> None:
+        protocol, transport, accepted = opened(kind=Noted)
+        await asyncio.wait_for(accepted.wait(), 5)
+        protocol.pause_writing()
+        protocol.keepalive_timeout()
+        assert protocol._stall is None
+        gone = protocol.queue.get_nowait()
+        assert (gone["code"], gone["reason"]) == (1011, "keepalive ping timeout")
+        await dropped(transport)
+        assert "ws_not_reading" not in Noted.REFUSALS.kinds
         protocol.connection_lost(None)
         await ended(protocol)
 

@@ -283,8 +283,9 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
         (a client that reads again finds ``code`` and ``reason``), the transport closes once
         they are sent, and it is dropped (``abort``: what it still holds is thrown away) if
         they still are not :attr:`WRITE_STALL_S` later. A close the app sent before is not
-        sent again."""
+        sent again. A paused writing's wait ends here: the socket is closing already."""
         self.stop_keepalive()
+        self._stop_stall()
         if not self.close_sent:
             self.queue.put_nowait({"type": "websocket.disconnect", "code": code, "reason": reason})
             self.conn.fail(code, reason)
