@@ -97,12 +97,22 @@ def test_a_server_looks_at_its_file_once_a_second_at_most(
     engine.dispose()
 
 
+@pytest.mark.parametrize("how", ["as_is", "link", "dots"])
 def test_the_error_line_says_where_the_deleted_data_can_be_copied_from(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, how: str
 ) -> None:
     """On Linux the deleted file stays readable through ``/proc/PID/fd`` while the server
-    holds it open: the line names those copies."""
-    path = tmp_path / "t.sqlite3"
+    holds it open: the line names those copies. ``/proc`` names the file by its own path,
+    links and ``..`` resolved: the line finds it also when the server was given another
+    path to it (a data folder reached through a link, ``sqlite:///../data/t.sqlite3``;
+    the line left the copies out), and says to copy it to the path the server was given."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "data")
+    path = {
+        "as_is": tmp_path / "data" / "t.sqlite3",
+        "link": tmp_path / "link" / "t.sqlite3",
+        "dots": tmp_path / "data" / ".." / "data" / "t.sqlite3",
+    }[how]
     engine = make_engine(f"sqlite:///{path}")
     connection = engine.connect()
     with connection.begin():
@@ -116,7 +126,7 @@ def test_the_error_line_says_where_the_deleted_data_can_be_copied_from(
         connection.begin()
     line = caplog.records[-1].getMessage()
     copies = [w for w in line.split() if w.startswith(f"/proc/{os.getpid()}/fd/")]
-    assert copies and f"{copies[0]} to {path}" in line, line
+    assert copies and f"{copies[0]} to {path} and " in line, line
     saved = tmp_path / "saved.sqlite3"
     saved.write_bytes(Path(copies[0]).read_bytes())  # (what the operator is told to do)
     connection.close()

@@ -424,6 +424,9 @@ class WatchedFile:
         self.path = path
         self.identity: tuple[int, int] | None = None  # (device, inode) first opened
         self.lost: str | None = None  # the refusal, once the file is lost
+        #: the file's own path, its links and ``..`` resolved, as ``/proc`` names the open
+        #: file (a data folder reached through a link, ``--db sqlite:///../data/t.sqlite3``)
+        self.real = str(path)
         self.every_s = FILE_CHECK_EVERY_S
         self._looked = -math.inf
 
@@ -439,6 +442,7 @@ class WatchedFile:
         identity (a fresh install makes the file then)."""
         if self.identity is None:
             self.identity = self._now()
+            self.real = os.path.realpath(self.path)
 
     def check(self, *_: Any) -> None:
         """Raise ``OperationalError`` if the file is lost (SQLAlchemy's ``begin``)."""
@@ -475,9 +479,9 @@ class WatchedFile:
             for fd in sorted(fds.iterdir(), key=lambda p: int(p.name)):
                 with contextlib.suppress(OSError):
                     target = os.readlink(fd)
-                    for name in (str(self.path), f"{self.path}-wal"):
-                        if target == f"{name} (deleted)":
-                            copies.append(f"/proc/{os.getpid()}/fd/{fd.name} to {name}")
+                    for end in ("", "-wal"):
+                        if target == f"{self.real}{end} (deleted)":
+                            copies.append(f"/proc/{os.getpid()}/fd/{fd.name} to {self.path}{end}")
         if not copies:
             return ". Every read and write is refused until then."
         return (
