@@ -193,6 +193,23 @@ def test_view_parts_put_together_are_the_views(
         assert game.view_parts(alone)[0] == shared
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_a_game_stopped_in_a_deals_middle_numbers_the_deal_its_views_show(name: str) -> None:
+    """Stopped in its second deal, the views show that deal as it stands (contract.md):
+    their ``deal_number`` is that deal's, 2 (it said 1, the deal before, beside the second
+    deal's cards), and so is their ``dealer``."""
+    game = new_game(name, seed=4)
+    rng = random.Random(4)
+    play_until(game, rng, lambda events: any(e.type == "deal" for e in events))
+    assert game.deal_number == 2 and not game.over
+    game.apply(rng.choice(game.legal_actions()))
+    dealer, hand = game.state.dealer, game.view(0)["hand"]
+    game.stop()
+    view = game.view(0)
+    assert view["phase"] == "over" and view["hand"] == hand
+    assert (game.deal_number, view["deal_number"], view["dealer"]) == (2, 2, dealer)
+
+
 def test_mil_stop_leaks_no_legal_actions_to_a_spectator() -> None:
     # before the fix the view compared seat == turn with both None after stop()
     game = new_game("mil", seed=1)

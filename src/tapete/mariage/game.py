@@ -189,8 +189,9 @@ class MariageGame:
 
     @property
     def deal_number(self) -> int:
-        """The number of the current hand, counting from 1."""
-        return len(self.finished) + (0 if self.over else 1)
+        """The number of the hand the views show, counting from 1: the current one, also
+        when the match is stopped in its middle, or once the match is over its last one."""
+        return len(self.finished) + (0 if self.state.done else 1)
 
     @property
     def scores(self) -> list[int | float]:

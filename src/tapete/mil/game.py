@@ -135,8 +135,10 @@ class MilGame:
 
     @property
     def deal_number(self) -> int:
-        """The number of the current deal, counting from 1 (annulled deals count)."""
-        return len(self.deals) + (0 if self.over else 1)
+        """The number of the deal the views show, counting from 1 (annulled deals count):
+        the current one, also when the game is stopped in its middle, or once the game is
+        over the last one (:attr:`shown_deal`)."""
+        return len(self.deals) + (self.state is not None)
 
     @property
     def scores(self) -> list[int | float]:
