@@ -1088,3 +1088,22 @@ def test_a_progress_in_bytes_says_sizes_as_people_read_them() -> None:
     line = stream.getvalue().splitlines()[-1]
     assert line.startswith("replay [" + "#" * 15 + " " * 15 + "] 1.6 MB/3.2 MB ")
     assert line.endswith("/s 7 games"), line
+
+
+def test_a_progress_of_nothing_known_shows_no_bar_on_a_terminal() -> None:
+    """``tapete replay`` of a pipe (its size unknown, 0): no bar, also on a terminal, where
+    an empty bar without a count stood until the end."""
+    from tapete.cli.common import Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    for stream in (Terminal(), io.StringIO()):
+        with Progress(0, "replay", stream=stream, in_bytes=True) as progress:
+            progress.update(4096, "3 games")
+        assert stream.getvalue() == ""
+    shown = Terminal()
+    with Progress(8192, "replay", stream=shown, in_bytes=True) as progress:
+        progress.update(4096, "3 games")
+    assert "4.1 kB/8.2 kB" in shown.getvalue()

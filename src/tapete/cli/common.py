@@ -286,7 +286,8 @@ class Progress:
     line at every tenth of the way (and at the end).
 
     ``update(done)`` may pass ``total`` (a command that plays whole games to reach at least
-    ``total`` deals): the bar is then full and the count says ``78 (at least 60)``. Call
+    ``total`` deals): the bar is then full and the count says ``78 (at least 60)``. A
+    ``total`` of 0 (nothing known to follow: a pipe's size) shows nothing at all. Call
     :meth:`close` (or use the object as a context manager) before printing the summary: it
     ends the bar's line, so the summary never lands on it.
     """
@@ -294,6 +295,8 @@ class Progress:
     def __init__(
         self, total: int, label: str, *, stream: TextIO | None = None, in_bytes: bool = False
     ) -> None:
+        #: something to follow (a total of 0 shows no bar and no line)
+        self.shown = total > 0
         self.total = max(total, 1)
         self.label = label
         self.in_bytes = in_bytes
@@ -303,7 +306,7 @@ class Progress:
         self.last_tenth = -1
         self._bar: RichProgress | None = None
         self._task: TaskID | None = None
-        if self.tty:
+        if self.tty and self.shown:
             self._bar = RichProgress(
                 # markup=False: a label such as "[arena] ..." is text, not a style tag
                 TextColumn("{task.description}", markup=False),
@@ -333,6 +336,8 @@ class Progress:
         return f"{size_text(round(rate))}/s" if self.in_bytes else f"{rate:.1f}/s"
 
     def update(self, done: int, extra: str = "") -> None:
+        if not self.shown:
+            return
         frac = min(done / self.total, 1.0)
         if self._bar is not None and self._task is not None:
             self._bar.update(

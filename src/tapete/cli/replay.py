@@ -32,8 +32,8 @@ def run(args: argparse.Namespace) -> int:
     games = deals = finished = fair = 0
     kinds: dict[str, int] = {}
     # a record at a time (one record's memory, whatever the file's size), in one reading
-    # that the progress bar follows in bytes; the bar's line ends before the summary or the
-    # error
+    # that the progress bar follows in bytes (a pipe's size is not known, 0: no bar); the
+    # bar's line ends before the summary or the error
     file = RecordFile(path)
     with Progress(file.size, "replay", in_bytes=True) as progress:
         try:
@@ -51,8 +51,7 @@ def run(args: argparse.Namespace) -> int:
                 finished += game.winner is not None
                 key = f"{rec['game']}/{rec['profile']}"
                 kinds[key] = kinds.get(key, 0) + 1
-                if file.size:  # (a pipe's is not known: no bar)
-                    progress.update(file.read_so_far(), count(games, "game"))
+                progress.update(file.read_so_far(), count(games, "game"))
             if file.read_so_far() < file.size:  # (fewer characters than bytes: the bar ends)
                 progress.update(file.size, count(games, "game"))
         except UnreadableFile as exc:
