@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from tapete.games import kinds
+from tapete.names import MAX_NAME_CHARS
 from tapete.server import accounts, players, replay_view, review
 from tapete.server.i18n import LANGUAGES
 from tapete.server.limits import Limits
@@ -59,7 +60,7 @@ _ERROR: JSONDoc = {
 NEW_NAME: JSONDoc = {
     "type": "string",
     "minLength": 1,
-    "maxLength": 32,
+    "maxLength": MAX_NAME_CHARS,
     "description": "the player's name: printable, whitespace runs squeezed; its letters of one"
     " script (Latin, Cyrillic, Greek, ...; Japanese, Chinese and Korean may add Latin) and"
     " its digits of one system, else 400 with code name_scripts",
@@ -185,7 +186,7 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
     }
     name = _query(
         "name",
-        {"type": "string", "minLength": 1, "maxLength": 32},
+        {"type": "string", "minLength": 1, "maxLength": MAX_NAME_CHARS},
         "a player's name",
         required=True,
     )
