@@ -167,8 +167,10 @@ def mixed_scripts(name: str) -> str | None:
 # ---------------------------------------------------------------------- look-alikes
 
 #: letters drawn like Latin ones, and the Latin letter each passes for: the Cyrillic and
-#: Greek look-alikes (capitals, then small letters), and in Latin itself the capital I,
-#: the digit 1 and the small l, the digit 0 and the O
+#: Greek look-alikes (capitals, then small letters), and in Latin itself the digit 0 as an
+#: O. The capital I, the small l, the digit 1 and their look-alikes become the digit 1,
+#: which case folding leaves alone: were they an ``l``, the fold would make every ``L`` one
+#: of them too (``Lan`` taken for ``Ian``)
 _LOOK_ALIKES = str.maketrans(
     # Cyrillic А В С Е Н І Ј К М О Р Ѕ Т Х У Ү Ԛ Ԝ Ӏ, а с е һ і ј о р ԛ ѕ ԝ х у ү ӏ ԁ
     "\u0410\u0412\u0421\u0415\u041d\u0406\u0408\u041a\u041c\u041e\u0420\u0405\u0422\u0425"
@@ -179,23 +181,23 @@ _LOOK_ALIKES = str.maketrans(
     "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7"
     "\u03f9\u037f"
     "\u03b1\u03b9\u03bf\u03bd\u03c1\u03c5\u03c7\u03f2\u03f3\u03b3"
-    # Latin I, 1, 0, dotless ı and ȷ
-    "I10\u0131\u0237",
-    "ABCEHlJKMOPSTXYYQWlacehijopqswxyyldABEZHlKMNOPTYXCJaiovpuxcjyllOij",
+    # Latin I, l, 0, dotless ı and ȷ
+    "Il0\u0131\u0237",
+    "ABCEH1JKMOPSTXYYQW1acehijopqswxyy1dABEZH1KMNOPTYXCJaiovpuxcjy11Oij",
 )
 
 
 def skeleton(name: str) -> str:
     """The form in which names that look alike are equal: compatibility forms undone
     (NFKD: a full-width A is an A, an accented letter its letter and its accent), each
-    Cyrillic or Greek look-alike as the Latin letter it passes for, I, 1 and l as one, 0
-    and O as one, and case folded. (A new account's name may not have an older account's
-    skeleton: ``users.skeleton`` keeps it, so changing this mapping needs a migration that
-    computes the column again.)
+    Cyrillic or Greek look-alike as the Latin letter it passes for, I, 1 and l as one (the
+    digit 1; not L), 0 and O as one, and case folded. (A new account's name may not have an
+    older account's skeleton: ``users.skeleton`` keeps it, so changing this mapping needs a
+    migration that computes the column again.)
 
     >>> skeleton("\\u0412\\u041e\\u0412") == skeleton("Bob") == skeleton("B0b") == "bob"
     True
-    >>> skeleton("Isa") == skeleton("lsa") != skeleton("Ana")
+    >>> skeleton("Isa") == skeleton("lsa") != skeleton("Lsa")
     True
     """
     return unicodedata.normalize("NFKD", name).translate(_LOOK_ALIKES).casefold()
@@ -205,7 +207,7 @@ def look_alike(a: str, b: str) -> bool:
     """Whether two names are one to the eye: the same name in any case (``IRIS`` and
     ``Iris``, ``АНА`` and ``Ана``), or of one :func:`skeleton` (``ВОВ`` and ``Bob``). The
     skeleton alone does not say the first: it takes a capital drawn like another letter
-    (``I`` as ``l``, the Cyrillic ``Н`` as ``H``) and leaves its small letter (``i``,
+    (``I`` with ``l`` and ``1``, the Cyrillic ``Н`` as ``H``) and leaves its small letter (``i``,
     ``н``), so two cases of one name may have two skeletons. (An account's name is checked
     both ways too: its ``name_key`` and its skeleton are each unique.)
 
