@@ -23,8 +23,7 @@ from tapete.mil.scoring import BARREL_ATTEMPTS, DealResult, Standing, settle
 from tapete.mil.state import MARRIAGE_VALUES, State, contract_made, hand_order
 from tapete.scores import score_json
 
-__all__ = ["DealSource", "MilGame", "deal_cards", "open_view"]
-__all__ = ["DealSource", "MilGame", "deal_cards", "deal_deck", "deal_seeded"]
+__all__ = ["DealSource", "MilGame", "deal_cards", "deal_deck", "deal_seeded", "open_view"]
 
 #: (dealer) -> (three hands of 7 cards, talon of 3), in dealt order
 DealSource = Callable[[int], tuple[list[list[int]], list[int]]]
