@@ -73,6 +73,31 @@ def test_a_new_account_may_not_look_like_an_older_one(client: TestClient) -> Non
     assert _sign_up(client, "Bobby").status_code == 201
 
 
+def test_a_look_alike_account_made_meanwhile_is_named_as_the_check_names_it(
+    app: Starlette, client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two sign-ups at once: the second passes the check before the first is stored, and the
+    unique index on the skeleton refuses its row. Its answer is the check's (which account
+    its name looks like, with the code), not a bare "taken"."""
+    accounts = app.state.accounts
+    real = accounts._name_refusal
+    calls: list[str] = []
+
+    def before_the_other_stored(session: Any, name: str) -> Any:
+        calls.append(name)
+        if len(calls) % 2:  # each sign-up's check, made before the other one's commit
+            return None
+        return real(session, name)  # (the answer once its row is refused)
+
+    assert _sign_up(client, "Bob").status_code == 201
+    monkeypatch.setattr(accounts, "_name_refusal", before_the_other_stored)
+    r = _sign_up(client, "B0b")
+    _refused(r, 409, "name_look_alike", "the user name 'B0b' looks like the account name 'Bob'")
+    r = _sign_up(client, "BOB")  # (the same name: the name key's index, "taken")
+    assert r.status_code == 409 and "is taken" in r.json()["error"], r.text
+    assert calls == ["B0b", "B0b", "BOB", "BOB"]
+
+
 def test_every_path_that_takes_a_guests_name_refuses_two_scripts(client: TestClient) -> None:
     mariage = {"game": "mariage", "profile": "mariage", "language": "en"}
     r = client.post("/api/tables", json={**mariage, "name": MIXED, "levels": ["random"]})

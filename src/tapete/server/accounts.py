@@ -247,6 +247,10 @@ def current_user(scope: Scope) -> User | None:
 # ---------------------------------------------------------------------- the service
 
 
+def _taken(name: str) -> str:
+    return f"the user name {name!r} is taken (upper and lower case count as the same)"
+
+
 class Accounts:
     """Users and sessions in the database, and the HTTP endpoints (:meth:`routes`).
 
@@ -303,36 +307,45 @@ class Accounts:
             code = exc.code if isinstance(exc, MixedScriptsError) else None
             raise AccountError(400, str(exc), code) from None
         digest = self.hasher.hash(password)
-        taken = AccountError(
-            409, f"the user name {name!r} is taken (upper and lower case count as the same)"
-        )
-        with self.sessions.begin() as session:
-            if session.scalar(select(UserRow.id).where(UserRow.name_key == name_key(name))):
-                raise taken
-            alike = session.scalar(select(UserRow.name).where(UserRow.skeleton == skeleton(name)))
-            if alike is not None:
-                raise AccountError(
-                    409,
-                    f"the user name {name!r} looks like the account name {alike!r} (letters "
-                    "drawn alike, such as a Cyrillic a and a Latin a, or I and l, count as the "
-                    "same)",
-                    code="name_look_alike",
+        try:
+            with self.sessions.begin() as session:
+                refusal = self._name_refusal(session, name)
+                if refusal is not None:
+                    raise refusal
+                row = UserRow(
+                    name=name,
+                    name_key=name_key(name),
+                    skeleton=skeleton(name),
+                    password_hash=digest,
+                    created_at=self.clock(),
                 )
-            row = UserRow(
-                name=name,
-                name_key=name_key(name),
-                skeleton=skeleton(name),
-                password_hash=digest,
-                created_at=self.clock(),
-            )
-            session.add(row)
-            try:
+                session.add(row)
                 session.flush()
-            except IntegrityError:  # another request took the name (or a look-alike) meanwhile
-                raise taken from None
-            user = User(row.id, row.name)
-            cookie, active = self._new_session(session, user)
+                user = User(row.id, row.name)
+                cookie, active = self._new_session(session, user)
+        except IntegrityError:
+            # another request took the name or a look-alike since the check: which one, as
+            # the check would have said (a unique index refused the row)
+            with self.sessions() as session:
+                refusal = self._name_refusal(session, name)
+            raise refusal or AccountError(409, _taken(name)) from None
         return user, cookie, active
+
+    @staticmethod
+    def _name_refusal(session: Session, name: str) -> AccountError | None:
+        """Why a new account may not take ``name``: an account of that name in any case,
+        or one whose name looks like it (the same skeleton); None if neither."""
+        if session.scalar(select(UserRow.id).where(UserRow.name_key == name_key(name))):
+            return AccountError(409, _taken(name))
+        alike = session.scalar(select(UserRow.name).where(UserRow.skeleton == skeleton(name)))
+        if alike is None:
+            return None
+        return AccountError(
+            409,
+            f"the user name {name!r} looks like the account name {alike!r} (letters drawn "
+            "alike, such as a Cyrillic a and a Latin a, or I and l, count as the same)",
+            code="name_look_alike",
+        )
 
     def sign_in(self, name: str, password: str) -> tuple[User, str, ActiveSession] | None:
         """Check the password and open a session, or None (wrong name or password: the same
