@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from server_helpers import TEST_LIMITS, new_table, set_secret
@@ -58,6 +60,48 @@ def test_a_deleted_file_refuses_every_transaction_and_makes_no_empty_one(
     [line] = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
     assert line.startswith(f"the database file {path} was deleted or replaced")
     assert "Every read and write is refused" in line
+
+
+def test_threads_that_notice_the_loss_together_log_it_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "t.sqlite3"
+    engine = make_engine(f"sqlite:///{path}")
+    with engine.begin() as connection:
+        connection.exec_driver_sql("CREATE TABLE t (x INTEGER)")
+    connections = [engine.connect(), engine.connect()]
+    _remove(path)
+    both = threading.Barrier(2, timeout=10)
+    real_stat = db.os.stat
+
+    def stat_together(name: Any) -> Any:  # (both threads past the first test at once)
+        both.wait()
+        return real_stat(name)
+
+    monkeypatch.setattr(
+        db,
+        "os",
+        SimpleNamespace(stat=stat_together, readlink=os.readlink, getpid=os.getpid, path=os.path),
+    )
+    refused: list[BaseException] = []
+
+    def begin(connection: Any) -> None:
+        try:
+            connection.begin()
+        except sa_exc.OperationalError as exc:
+            refused.append(exc)
+
+    with caplog.at_level(logging.ERROR, logger="tapete.server"):
+        threads = [threading.Thread(target=begin, args=(c,)) for c in connections]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(10)
+    assert len(refused) == 2
+    assert [r.levelno for r in caplog.records].count(logging.ERROR) == 1
+    for connection in connections:
+        connection.close()
+    engine.dispose()
 
 
 def test_a_file_moved_in_place_of_the_database_is_refused_too(tmp_path: Path) -> None:

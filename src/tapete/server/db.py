@@ -20,6 +20,7 @@ import logging
 import math
 import os
 import sqlite3
+import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -429,6 +430,7 @@ class WatchedFile:
         self.real = str(path)
         self.every_s = FILE_CHECK_EVERY_S
         self._looked = -math.inf
+        self._losing = threading.Lock()
 
     def _now(self) -> tuple[int, int] | None:
         try:
@@ -453,11 +455,13 @@ class WatchedFile:
             self._looked = now
             if self._now() == self.identity:
                 return
-            self.lost = (
-                f"the database file {self.path} was deleted or replaced while the server "
-                "ran: restart the server"
-            )
-            log.error("%s%s", self.lost, self._rescue())
+            with self._losing:  # (threads that notice it together: one line)
+                if self.lost is None:
+                    self.lost = (
+                        f"the database file {self.path} was deleted or replaced while the "
+                        "server ran: restart the server"
+                    )
+                    log.error("%s%s", self.lost, self._rescue())
         if self.lost is not None:
             raise sa_exc.OperationalError("BEGIN", None, sqlite3.OperationalError(self.lost))
 
