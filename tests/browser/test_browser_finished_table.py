@@ -1,7 +1,7 @@
 """The table of a finished game ("See the table" in the end window): its middle shows the last
 deal as it ended, from the view the server sends (the client works nothing out): the last
-trick with each card at the seat that played it and who took it, and in Mil the deal's result
-and its talon face up. The same for the player's browser opening the finished game again and
+trick with each card at the seat that played it and who took it, the deal's result (Mil: its
+talon face up too). The same for the player's browser opening the finished game again and
 for a spectator. Before, a finished Mil game's view had no deal at all: an empty middle."""
 
 from __future__ import annotations
@@ -58,6 +58,11 @@ def check_centre(page: Any, record: dict[str, Any]) -> None:
         assert sorted(talon.evaluate_all("els => els.map(e => e.dataset.card)")) == sorted(
             deal["talon"]
         )
+    else:  # the last hand's result: who won it, its game points and why (the record's)
+        result = record["deals"][-1]["result"]
+        box = centre.locator(tid("last-hand")).locator("strong").inner_text()
+        winner = record["players"][result["winner"]]
+        assert box.startswith(f"{winner} wins the hand: +{result['game_points']} ("), box
 
 
 @pytest.mark.parametrize(
@@ -79,6 +84,10 @@ def test_see_the_table_shows_the_last_trick_of_the_finished_game(
     page.keyboard.press("Enter")
     page.wait_for_selector(f"{tid('over')}:not([open])", state="attached")
     check_centre(page, record)
+    # this page saw none of the moves: What happened says where they are, not nothing
+    empty = page.locator(tid("log-empty")).inner_text()
+    assert empty.startswith("This page did not see the game's moves"), empty
+    assert page.locator(f"{tid('log')} li").count() == 0
     shot(page, artifacts, f"finished-table-{game}")
     # the Last trick button (reached with Tab, pressed with Enter) shows it at full strength
     page.focus(tid("toggle-last"))

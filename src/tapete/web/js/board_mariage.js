@@ -57,14 +57,14 @@ function center(v) {
     h("span", { class: "dealno" }, t("hand_no", { n: v.deal_number ?? 1 })), commitmentMark(v)));
   // the indicator lies face up under the stock while it is open, face down once closed
   if (S.pause) { // the end of a hand, held until the player goes on
-    const r = S.pause.row;
     c.classList.remove("has-stock");
-    c.append(pausePanel(h("div", { class: "dealresult", testid: "deal-end-result" }, h("strong", {}, dealEndText(r)),
-      Array.isArray(r.points) ? h("div", {}, `${t("card_points")}: ${r.points.join("–")}`) : null,
-      // a closed hand: the opponent's position at the closing counted, not the cards above
-      closingText(r) ? h("div", { class: "note", testid: "deal-end-closing" }, closingText(r)) : null)));
+    c.append(pausePanel(handResult(S.pause.row)));
     return c;
   }
+  // the match is over: its last hand's result stays in the middle, above how the hand ended
+  // (the view shows that hand: its stock and its last trick)
+  const lastRow = v.over ? (v.sheet || [])[v.sheet.length - 1] : null;
+  if (lastRow) { c.classList.add("has-result"); c.append(handResult(lastRow, "last-hand")); }
   const stock = h("div", { class: "stock", testid: "stock", role: "group", "aria-label": t("stock") });
   if (v.stock_count > 0) {
     if (v.indicator) stock.append(h("div", { class: "indicator" }, shownCard(v.indicator)));
@@ -75,6 +75,14 @@ function center(v) {
   }
   c.append(stock, centerTricks(v));
   return c;
+}
+
+// how a hand ended, from its row of the match sheet
+function handResult(r, testid = "deal-end-result") {
+  return h("div", { class: "dealresult", testid }, h("strong", {}, dealEndText(r)),
+    Array.isArray(r.points) ? h("div", {}, `${t("card_points")}: ${r.points.join("–")}`) : null,
+    // a closed hand: the opponent's position at the closing counted, not the cards above
+    closingText(r) ? h("div", { class: "note", testid: "deal-end-closing" }, closingText(r)) : null);
 }
 
 // Claim 66 is never the recommended button; with the points shown, a claim below the points a

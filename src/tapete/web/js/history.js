@@ -175,7 +175,10 @@ function lineStep(line) {
 }
 
 export function logBox() {
+  // (a game opened again once it is over has no lines here: this page saw none of its moves)
+  const empty = !S.log.length && S.view?.over;
   return h("div", { class: "log" }, h("h2", {}, t("log")),
+    empty ? h("p", { class: "note", testid: "log-empty" }, t("log_over_elsewhere")) : null,
     h("ol", { testid: "log" }, S.log.map((x) => {
       const n = lineStep(x);
       return h("li", { value: n, class: n === null ? "unnumbered" : null }, lineText(x));
