@@ -10,15 +10,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_the_quick_run_prints_every_measure() -> None:
+def run_benchmark(script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``benchmarks/SCRIPT ARGS...`` in a process of its own; it must end well."""
     done = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_actions.py"), "--quick"],
+        [sys.executable, str(ROOT / "benchmarks" / script), *args],
         capture_output=True,
         text=True,
         timeout=300,
         cwd=ROOT,
     )
     assert done.returncode == 0, done.stderr[-2000:]
+    return done
+
+
+def test_the_quick_run_prints_every_measure() -> None:
+    done = run_benchmark("bench_actions.py", "--quick")
     ratios = [line for line in done.stdout.splitlines() if "now/base" in line]
     assert len(ratios) == 13, done.stdout
     assert "done in" in done.stdout
@@ -30,22 +36,16 @@ def test_the_seating_benchmark_times_this_tree_and_another(tmp_path: Path) -> No
     import shutil
 
     shutil.copytree(ROOT / "src" / "tapete", tmp_path / "tapete")
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "benchmarks" / "bench_seating.py"),
-            "--other",
-            str(tmp_path),
-            "--rounds",
-            "1",
-            "--tables",
-            "3",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=ROOT,
+    done = run_benchmark(
+        "bench_seating.py", "--other", str(tmp_path), "--rounds", "1", "--tables", "3"
     )
-    assert done.returncode == 0, done.stderr[-2000:]
     assert "other: compiled" in done.stdout and "this: compiled" in done.stdout
     assert "ms a table (create" in done.stdout and "this/other, median of 1 rounds" in done.stdout
+
+
+def test_the_sweep_benchmark_times_both_queries() -> None:
+    """``benchmarks/bench_sweep.py`` (docs/benchmarks.md, "The sweep of idle tables"): both
+    queries find no idle table, each timed, the ratio printed."""
+    done = run_benchmark("bench_sweep.py", "--tables", "30", "--actions", "5", "--rounds", "2")
+    assert "round 2/2" in done.stdout and "baseline (latest created_at): median" in done.stdout
+    assert "summary: 30 tables x 5 actions, 2 rounds: the sweep's query takes" in done.stdout

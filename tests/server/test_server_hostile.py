@@ -464,6 +464,57 @@ def test_tables_nobody_opened_or_plays_expire(app: Starlette, client: TestClient
     assert client.get("/api/tables/live").json() == []
 
 
+def test_a_table_is_idle_from_its_last_action_not_its_first(
+    app: Starlette, client: TestClient
+) -> None:
+    """The sweep finds a table's last action through the key's index (the highest ``n``):
+    an action long ago followed by a recent one leaves the table playing."""
+    from datetime import timedelta
+
+    from sqlalchemy import update
+
+    from tapete.server.db import ActionRow, utcnow
+
+    manager = app.state.manager
+    table_id, token = new_table(client, game="mariage", seed=3)
+    with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
+        Session(ws, random.Random(4)).play(max_actions=2)
+    week = timedelta(seconds=manager.limits.abandoned_after_s)
+    with manager.sessions.begin() as session:
+        session.execute(update(ActionRow).values(created_at=utcnow() - 2 * week))
+        last = max(session.scalars(ActionRow.__table__.select().with_only_columns(ActionRow.n)))
+        session.execute(
+            update(ActionRow).where(ActionRow.n == last).values(created_at=utcnow() - week / 2)
+        )
+    assert manager.sweep() == 0
+    assert manager.sweep(utcnow() + week) == 1
+
+
+def test_the_servers_own_sweep_reads_the_rows_off_the_event_loop(make_app: MakeApp) -> None:
+    """Its query reads every unfinished table's last action (tens to hundreds of
+    milliseconds at thousands of tables): a worker thread runs it, the loop only stops the
+    tables it closed."""
+    app = make_app(limits=dataclasses.replace(TEST_LIMITS, sweep_every_s=0.05))
+    manager = app.state.manager
+    rows, close = manager._sweep_rows, manager._close_swept
+    threads: dict[str, threading.Thread] = {}
+    swept = threading.Event()
+
+    def rows_in(now: Any) -> Any:
+        threads["rows"] = threading.current_thread()
+        return rows(now)
+
+    def close_in(closed: Any) -> Any:
+        threads["close"] = threading.current_thread()
+        swept.set()
+        return close(closed)
+
+    manager._sweep_rows, manager._close_swept = rows_in, close_in
+    with TestClient(app):
+        assert swept.wait(10)
+    assert threads["rows"] is not threads["close"]
+
+
 # ---------------------------------------------------------------------- 8. a locked database
 
 

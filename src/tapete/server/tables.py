@@ -1882,7 +1882,8 @@ class TableManager:
     async def _sweep_forever(self) -> None:
         while True:
             try:
-                self.sweep()
+                # (its query reads every unfinished table's last action: off the loop)
+                self._close_swept(await asyncio.to_thread(self._sweep_rows, utcnow()))
             except Exception:
                 log.exception("the sweep of expired tables failed")
             await asyncio.sleep(self.limits.sweep_every_s)
@@ -1891,13 +1892,25 @@ class TableManager:
         """Close the tables nobody plays: a table its person never opened, after
         ``unopened_ttl_s`` (status ``expired``), and an unfinished table with no action for
         ``abandoned_after_s`` (status ``abandoned``). Their computer players stop; the rows
-        and actions stay. Returns how many were closed."""
-        now = now or utcnow()
+        and actions stay. Returns how many were closed. (The server's own sweep reads and
+        writes the rows in a worker thread: :meth:`_sweep_rows`, then :meth:`_close_swept`
+        on the event loop.)"""
+        return self._close_swept(self._sweep_rows(now or utcnow()))
+
+    def _sweep_rows(self, now: datetime) -> list[int]:
+        """The database's part of :meth:`sweep` (no table in memory is touched, so a worker
+        thread may run it): the tables it closed."""
         unopened = now - timedelta(seconds=self.limits.unopened_ttl_s)
         idle = now - timedelta(seconds=self.limits.abandoned_after_s)
+        # the time of a table's last action: its row of the highest ``n`` (actions are
+        # appended in order), found through the primary key's index; the latest
+        # ``created_at`` read every action of every unfinished table (0.07-0.8 s at 1,000
+        # tables of 100 actions, every minute, on the event loop)
         last_action = (
-            select(func.max(ActionRow.created_at))
+            select(ActionRow.created_at)
             .where(ActionRow.table_id == TableRow.id)
+            .order_by(ActionRow.n.desc())
+            .limit(1)
             .scalar_subquery()
         )
         closed: list[int] = []
@@ -1920,6 +1933,10 @@ class TableManager:
                         .values(status=status, finished_at=now)
                     )
                     closed += ids
+        return closed
+
+    def _close_swept(self, closed: list[int]) -> int:
+        """The tables in memory of those :meth:`_sweep_rows` closed stop (on the loop)."""
         for table_id in closed:
             self.fill_at.pop(table_id, None)
             table = self.tables.pop(table_id, None)
