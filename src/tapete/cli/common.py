@@ -38,7 +38,6 @@ __all__ = [
     "port_number",
     "positive_int",
     "profile_help",
-    "read_numbered_record_file",
     "read_record_file",
     "seat_rng",
     "size_text",
@@ -170,15 +169,9 @@ class UnreadableFile(ValueError):
 
 
 def read_record_file(path: str | Path) -> list[dict[str, Any]]:
-    """The records of the file ``path``: :func:`read_numbered_record_file` without the line
-    numbers."""
+    """The records of the file ``path``, all read: :func:`iter_numbered_record_file`
+    without the line numbers (``solve`` and ``analyse``)."""
     return [record for _, record in iter_numbered_record_file(path)]
-
-
-def read_numbered_record_file(path: str | Path) -> list[tuple[int, dict[str, Any]]]:
-    """The records of the file ``path``, each with the line it starts on, all read:
-    :func:`iter_numbered_record_file` as a list."""
-    return list(iter_numbered_record_file(path))
 
 
 def iter_numbered_record_file(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -195,8 +188,8 @@ class RecordFile:
     record, and ``/dev/zero`` or a file of one endless line is refused as soon as it passes
     a record's length (it was read whole first, until the memory ran out). Iterating gives
     each record with the line it starts on; :attr:`size` and :meth:`read_so_far` say how
-    far the one reading has come, for a progress bar (the file was read a first time to
-    count its records, by a second reader that copied the first's rules).
+    far the reading has come, for a progress bar without a first reading to count the
+    records.
 
     The iteration raises :class:`UnreadableFile` when the file cannot be read, also part
     way (Python's own message, ``[Errno 21] Is a directory: '/tmp/x'``, neither said what
