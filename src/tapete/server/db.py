@@ -446,15 +446,10 @@ class WatchedFile:
             self.identity = self._now()
             self.real = os.path.realpath(self.path)
 
-    def check(self, *_: Any) -> None:
-        """Raise ``OperationalError`` if the file is lost (SQLAlchemy's ``begin``)."""
-        if self.lost is None and self.identity is not None:
-            now = time.monotonic()
-            if now - self._looked < self.every_s:
-                return
-            self._looked = now
-            if self._now() == self.identity:
-                return
+    def _look(self) -> str | None:
+        """Look at the file now (a file first opened): the refusal once it is lost, the
+        loss logged once."""
+        if self.lost is None and self._now() != self.identity:
             with self._losing:  # (threads that notice it together: one line)
                 if self.lost is None:
                     self.lost = (
@@ -462,18 +457,25 @@ class WatchedFile:
                         "server ran: restart the server"
                     )
                     log.error("%s%s", self.lost, self._rescue())
+        return self.lost
+
+    def check(self, *_: Any) -> None:
+        """Raise ``OperationalError`` if the file is lost (SQLAlchemy's ``begin``), looking
+        at most every :attr:`every_s`."""
+        if self.lost is None and self.identity is not None:
+            now = time.monotonic()
+            if now - self._looked < self.every_s:
+                return
+            self._looked = now
+            self._look()
         if self.lost is not None:
             raise sa_exc.OperationalError("BEGIN", None, sqlite3.OperationalError(self.lost))
 
     def connecting(self, *_: Any) -> None:
         """Refuse to open a connection (SQLAlchemy's ``do_connect``) once the file is lost:
-        SQLite would make an empty one."""
-        if self.identity is not None:
-            self._looked = -math.inf  # (a new connection looks, always)
-            with contextlib.suppress(sa_exc.OperationalError):
-                self.check()
-            if self.lost is not None:
-                raise sqlite3.OperationalError(self.lost)
+        SQLite would make an empty one. (A new connection always looks.)"""
+        if self.identity is not None and self._look() is not None:
+            raise sqlite3.OperationalError(self.lost)
 
     def _rescue(self) -> str:
         """How to keep what the deleted file holds (on Linux, while this process runs)."""
