@@ -5,7 +5,7 @@
 
 import { h, hideDialog, openDialog } from "./dom.js";
 import { S, screen } from "./state.js";
-import { t, tMaybe } from "./i18n.js";
+import { codeWords, t } from "./i18n.js";
 import { api, setMe } from "./session.js";
 
 // what the window shows: signing in or up, and the last refusal (a key and its parameters)
@@ -29,8 +29,8 @@ export function showAccount(mode = "signin") {
 
 // the server's answer in the person's language (its own sentences are English): its `code`
 // as err_<code> when it gives one (a name in several alphabets, or like an account's)
-function refusal(res) {
-  const worded = res.body?.code ? tMaybe(`err_${res.body.code}`) : null;
+function accountRefusal(res) {
+  const worded = codeWords(res);
   if (worded) return worded;
   if (res.status === 401) return t("account_wrong");
   if (res.status === 409) return t("account_taken");
@@ -62,7 +62,7 @@ function renderAccount() {
       method: "POST", headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ name: name.value.trim(), password: password.value }),
     }).catch(() => ({ ok: false, status: 0, body: null }));
-    if (!res.ok) { form.error = refusal(res); err.textContent = form.error; return; }
+    if (!res.ok) { form.error = accountRefusal(res); err.textContent = form.error; return; }
     setMe(res.body);
     hideDialog("account");
     screen.all();

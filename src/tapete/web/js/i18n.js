@@ -18,9 +18,13 @@ export const tCount = (key, count, params = {}) => t(count === 1 && tMaybe(`${ke
 // a refusal of the server in this page's language: its `code` as err_sit_<code> (`sitting`: a
 // sit-down's refusal) or err_<code>, else the server's own (English) sentence
 export function refusal(res, sitting = false) {
+  return codeWords(res, sitting) || res.body?.error || `HTTP ${res.status}`;
+}
+
+// the words of a refusal's `code` (err_<code>; err_sit_<code> first for a sit-down), or null
+export function codeWords(res, sitting = false) {
   const code = res.body?.code;
-  const words = code ? (sitting ? tMaybe(`err_sit_${code}`) : null) ?? tMaybe(`err_${code}`) : null;
-  return words || res.body?.error || `HTTP ${res.status}`;
+  return code ? (sitting ? tMaybe(`err_sit_${code}`) : null) ?? tMaybe(`err_${code}`) : null;
 }
 
 // t(key) when the key exists, else null (for keys built from data, e.g. profile_<name>)
