@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -37,6 +38,16 @@ TEST_LIMITS = Limits(create_burst=100_000, hint_burst=100_000, hint_processes=0,
 
 
 CARD_RE = re.compile(r"(?<![A-Za-z0-9_])[AKQJT987][SCDH](?![A-Za-z0-9_])")
+
+
+def wait_until(what: str, done: Callable[[], bool], timeout: float = 20.0) -> None:
+    """Wait for ``done()`` (something the server does beside the request, in another thread
+    or task); fail naming ``what`` after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not done():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.01)
 
 
 def new_table(client: TestClient, *, counted: bool = False, **body: Any) -> tuple[int, str]:

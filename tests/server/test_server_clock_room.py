@@ -15,7 +15,7 @@ from typing import Any
 
 import jsonschema_rs
 import pytest
-from server_helpers import CARD_RE, MakeApp, Session, check_no_leak
+from server_helpers import CARD_RE, MakeApp, Session, check_no_leak, wait_until
 from sqlalchemy import select
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
@@ -24,14 +24,6 @@ from test_server_room import FakeClock, make_table, next_of, sit
 from tapete.server.db import ActionRow, TableRow
 from tapete.server.messages import schema_of
 from tapete.server.tables import Table, TableManager
-
-
-def _wait(what: str, done: Callable[[], bool], timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not done():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.01)
 
 
 def _live(app: Starlette, tid: int) -> Table:
@@ -86,7 +78,7 @@ def play(
                 time.sleep(0.01)
                 continue
             s.act(rng.choice(s.view["legal"]))
-        _wait("the next action", lambda v=version: _live(app, tid).version > v or stop())
+        wait_until("the next action", lambda v=version: _live(app, tid).version > v or stop())
     raise AssertionError("the game did not reach the expected point")
 
 
@@ -103,7 +95,7 @@ def _bea_drops(
     takes her seat: the ``takeover`` Ana hears."""
     with client.websocket_connect(f"/ws/{tid}?token={token}") as wb:
         _until("view", Session(wb))
-    _wait("the lost connection", lambda: _live(app, tid).connected().get(1, 0) == 0)
+    wait_until("the lost connection", lambda: _live(app, tid).connected().get(1, 0) == 0)
     clock.t += grace + 1
     _tick(client, app, tid)
     return _until("takeover", ana)
@@ -151,7 +143,7 @@ def test_a_dropped_seat_is_played_by_a_computer_and_given_back(
             assert first["clocks"]["clock"]["grace_s"] == 30
             assert first["clocks"]["seats"][2]["connected"]
         # Cid closed the tab: within the grace nothing happens
-        _wait("the lost connection", lambda: _live(app, tid).connected().get(2, 0) == 0)
+        wait_until("the lost connection", lambda: _live(app, tid).connected().get(2, 0) == 0)
         clock.t += 29
         _tick(client, app, tid)
         assert not _live(app, tid).is_bot(2)
@@ -218,8 +210,12 @@ def test_abandonment_is_stored_and_survives_a_restart(make_app: MakeApp) -> None
             news = _until("abandoned", a)
             assert (news["seat"], news["name"]) == (1, "Bea")
             assert _live(app, tid).abandoned == {1}
-            with app.state.manager.sessions() as s:
-                assert s.get(TableRow, tid).abandoned_seats == [1]
+
+            def stored() -> list[int] | None:  # (written by the write thread, in order)
+                with app.state.manager.sessions() as s:
+                    return s.get(TableRow, tid).abandoned_seats  # type: ignore[no-any-return]
+
+            wait_until("the abandoned seat to be stored", lambda: stored() == [1])
             # Bea coming back now changes nothing: the computer keeps the seat
             with client.websocket_connect(f"/ws/{tid}?token={bea['token']}") as wb:
                 view = _until("view", Session(wb))
@@ -248,7 +244,7 @@ def test_the_computers_wait_while_every_person_is_away(app: Starlette, client: T
     for token in (made["token"], bea["token"]):
         with client.websocket_connect(f"/ws/{tid}?token={token}") as ws:
             _until("view", Session(ws))
-    _wait("the lost connections", lambda: not _live(app, tid).connected())
+    wait_until("the lost connections", lambda: not _live(app, tid).connected())
     clock.t += 11
     _tick(client, app, tid)
     table = _live(app, tid)
@@ -261,8 +257,8 @@ def test_the_computers_wait_while_every_person_is_away(app: Starlette, client: T
         a = Session(wa)
         assert not _live(app, tid).is_bot(0) and not _live(app, tid).awaits_people
         play(app, tid, {0: a}, lambda: 1 in _seats_of(app, tid, version), random.Random(6))
-        _wait("the last write", lambda: not _live(app, tid).lock.locked())
-    _wait("the lost connection", lambda: not _live(app, tid).connected())
+        wait_until("the last write", lambda: not _live(app, tid).lock.locked())
+    wait_until("the lost connection", lambda: not _live(app, tid).connected())
     # away again: past her grace and both abandonments, the computers play to the end
     clock.t += 11
     _tick(client, app, tid)
@@ -275,7 +271,7 @@ def test_the_computers_wait_while_every_person_is_away(app: Starlette, client: T
         with app.state.manager.sessions() as session:
             return bool(session.get(TableRow, tid).status == "finished")
 
-    _wait("the end of the game", over)
+    wait_until("the end of the game", over)
 
 
 def test_move_time_and_bank_then_back(app: Starlette, client: TestClient) -> None:
@@ -302,7 +298,7 @@ def test_move_time_and_bank_then_back(app: Starlette, client: TestClient) -> Non
         news = _until("takeover", sessions[other])
         assert (news["seat"], news["reason"]) == (turn, "time")
         # the computer plays the turn; the bank is spent
-        _wait("the computer's move", lambda: _seats_of(app, tid)[:1] == [turn])
+        wait_until("the computer's move", lambda: _seats_of(app, tid)[:1] == [turn])
         snap = _live(app, tid).clocks
         assert snap is not None and snap.snapshot(clock.t)["seats"][turn]["bank"] == 0.0
         # a connection alone does not give the seat back after a takeover for time; a
@@ -411,7 +407,7 @@ def test_a_rated_mil_game_of_three_users_with_an_abandonment_changes_their_ratin
             row = s.get(TableRow, tid)
             return None if row is None else row.status
 
-    _wait("the game's end to be stored", lambda: stored_status() == "finished")
+    wait_until("the game's end to be stored", lambda: stored_status() == "finished")
     with app.state.manager.sessions() as s:
         rows = {r.user_id: r for r in s.scalars(select(RatingHistoryRow))}
         stored = s.get(TableRow, tid)
@@ -471,7 +467,7 @@ def test_an_abandoned_seat_that_a_computer_wins_earns_its_person_no_win(
         with app.state.manager.sessions() as s:
             return s.get(StatRow, (name, "mariage", "mariage"))
 
-    _wait("the game's statistics", lambda: stored("Bea") is not None)
+    wait_until("the game's statistics", lambda: stored("Bea") is not None)
     bea, ana_row = stored("Bea"), stored("Ana")
     assert bea is not None and ana_row is not None
     assert (bea.games, bea.wins, bea.points_total, bea.contracts_made) == (1, 0, 0.0, 0)
@@ -497,7 +493,7 @@ def test_an_invited_persons_page_lists_the_game_they_sat_at(
         client.websocket_connect(f"/ws/{tid}?token={bea['token']}") as wb,
     ):
         play(app, tid, {0: Session(wa), 1: Session(wb)}, lambda: False, random.Random(4))
-    _wait(
+    wait_until(
         "the game's end to be stored",
         lambda: [g["table"] for g in client.get("/api/players/Bea").json()["games"]] == [tid],
     )
@@ -528,7 +524,7 @@ def test_a_restart_builds_the_clocks_again_and_the_computers_play_on(make_app: M
             assert _live(app, tid).is_bot(1)
             # play on to Ana's turn (the computers, Bea's seat too, play theirs)
             play(app, tid, {0: a}, lambda: _live(app, tid).game.turn == 0, random.Random(4))
-            _wait("the last write", lambda: not _live(app, tid).lock.locked())
+            wait_until("the last write", lambda: not _live(app, tid).lock.locked())
             before = _live(app, tid).version
 
     again, clock = make_app(), FakeClock()

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from db_helpers import write_lock
-from server_helpers import TEST_LIMITS, MakeApp, Session, new_table
+from server_helpers import TEST_LIMITS, MakeApp, Session, new_table, wait_until
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
@@ -453,6 +453,7 @@ def test_tables_nobody_opened_or_plays_expire(app: Starlette, client: TestClient
     opened, token = new_table(client, game="mariage")
     with client.websocket_connect(f"/ws/{opened}?token={token}") as ws:
         ws.receive_json()
+    wait_until("the table to be opened", lambda: opened in manager.opened)  # (beside it)
     hour = timedelta(seconds=manager.limits.unopened_ttl_s + 1)
     assert manager.sweep(utcnow() + hour) == 1
     assert client.get(f"/api/tables/{unopened}").json()["status"] == "expired"

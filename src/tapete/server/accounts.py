@@ -44,7 +44,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from tapete.names import MixedScriptsError, one_script, skeleton
-from tapete.server.db import BUSY_ERRORS, Base, utcnow
+from tapete.server.db import BUSY_ERRORS, Base, DatabaseThreads, utcnow
 from tapete.server.limits import TokenBuckets, retry_after
 from tapete.server.security import load_json_body, origin_allowed
 
@@ -266,8 +266,11 @@ class Accounts:
         clock: Callable[[], datetime] = utcnow,
         monotonic: Callable[[], float] | None = None,
         allowed_origins: Iterable[str] = (),
+        db: DatabaseThreads | None = None,
     ) -> None:
         self.sessions = sessionmaker(engine, expire_on_commit=False)
+        #: the threads its reads of sessions run in (the server's: ``TableManager.db``)
+        self.db = db or DatabaseThreads(2)
         self.settings = settings or AccountSettings()
         self.hasher = hasher or PasswordHasher()
         self.clock = clock
@@ -438,12 +441,12 @@ class Accounts:
             samesite="lax",
         )
 
-    def _signed_in(
+    async def _signed_in(
         self, request: Request, user: User, cookie: str, active: ActiveSession, status: int
     ) -> Response:
         previous = _active(request.scope)
         if previous is not None:  # a new session replaces the browser's old one
-            self.end(previous)
+            await self.db.run(self.end, previous)
         response = JSONResponse(
             {"user": {"id": user.id, "name": user.name}, "csrf": active.csrf}, status_code=status
         )
@@ -465,7 +468,7 @@ class Accounts:
                 )
         except AccountError as exc:
             return exc.response()
-        return self._signed_in(request, user, cookie, active, 201)
+        return await self._signed_in(request, user, cookie, active, 201)
 
     async def signin_endpoint(self, request: Request) -> Response:
         try:
@@ -484,12 +487,12 @@ class Accounts:
             done = await asyncio.to_thread(self.sign_in, name, password)
         if done is None:
             return JSONResponse({"error": WRONG}, status_code=401)
-        return self._signed_in(request, *done, 200)
+        return await self._signed_in(request, *done, 200)
 
     async def signout_endpoint(self, request: Request) -> Response:
         active = _active(request.scope)
         if active is not None:
-            self.end(active)
+            await self.db.run(self.end, active)
         response = JSONResponse({"user": None, "csrf": None})
         self._cookie(response, request, None)
         return response
@@ -567,7 +570,8 @@ class Identity:
         headers = Headers(scope=scope)
         cookie = cookie_parser(headers.get("cookie", "")).get(COOKIE_NAME)
         try:
-            active = self.accounts.lookup(cookie) if cookie else None
+            accounts = self.accounts
+            active = await accounts.db.run(accounts.lookup, cookie) if cookie else None
         except BUSY_ERRORS as exc:
             # the database cannot be read now: 503 (try again), as the app's own answer to
             # it; a WebSocket's handshake is refused and the page tries again by itself.

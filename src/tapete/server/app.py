@@ -714,14 +714,14 @@ class Server:
     async def invitation(self, request: Request) -> Response:
         """``GET /api/invitations/{code}``: the table an invitation leads to."""
         code = request.path_params["code"]
-        table_id = self.manager.find_invite(code)
-        info = None if table_id is None else self.manager.describe(table_id, None)
+        table_id = await self.manager.db.run(self.manager.find_invite, code)
+        info = None if table_id is None else await self.manager.info(table_id, None)
         if info is None:
             return _error(404, "there is no such invitation")
         return JSONResponse({**info, "invite": code})
 
     async def lobby(self, request: Request) -> Response:
-        return self._cached(("lobby",), self.manager.lobby)
+        return await self._cached(("lobby",), self.manager.lobby_page)
 
     async def quick(self, request: Request) -> Response:
         """``POST /api/quick``: a seat at an open table of that game, or a new one."""
@@ -782,7 +782,7 @@ class Server:
         manager.lobby_listeners.add(conn)
         self.lobby_by_client[address] = mine + 1
         try:
-            conn.push_json({"type": "lobby", "tables": manager.lobby()})
+            conn.push_json({"type": "lobby", "tables": await manager.lobby_page()})
             while True:
                 message = await websocket.receive()
                 if message["type"] == "websocket.disconnect" or conn.ended:
@@ -805,7 +805,7 @@ class Server:
     async def table_info(self, request: Request) -> Response:
         table_id = self._table_id(request)
         token = seat_token(request)
-        info = None if table_id is None else self.manager.describe(table_id, token)
+        info = None if table_id is None else await self.manager.info(table_id, token)
         if info is None:
             return _error(404, "there is no such table")
         if token and info["seat"] is None:
@@ -833,19 +833,24 @@ class Server:
         """``GET /api/tables/{id}/ratings``: the rating changes of a rated table's game
         (stored with the game's end, so there once the last move's view is out)."""
         table_id = self._table_id(request)
-        with self.manager.sessions() as session:
-            found = None if table_id is None else ratings.table_ratings(session, table_id)
+
+        def read(table_id: int) -> JSON | None:
+            with self.manager.sessions() as session:
+                return ratings.table_ratings(session, table_id)
+
+        found = None if table_id is None else await self.manager.db.run(read, table_id)
         if found is None:
             return _error(404, "there is no such table")
         return JSONResponse(found)
 
-    def _cached(self, key: tuple[Any, ...], make: Any) -> Response:
-        """``make()``'s page, kept for ``list_cache_s`` seconds under ``key``."""
+    async def _cached(self, key: tuple[Any, ...], make: Callable[[], Awaitable[Any]]) -> Response:
+        """``await make()``'s page, kept for ``list_cache_s`` seconds under ``key``."""
         now = time.monotonic()
         hit = self.list_cache.get(key)
         if hit is not None and hit[0] > now:
             return JSONResponse(hit[1])
-        page = make()
+        page = await make()
+        now = time.monotonic()
         if self.limits.list_cache_s > 0:
             if len(self.list_cache) >= 1024:
                 self.list_cache.clear()
@@ -876,9 +881,9 @@ class Server:
             limit, before = self._page(request, 50)
         except BadRequest as exc:
             return _error(400, exc.message)
-        return self._cached(
+        return await self._cached(
             ("tables", name, limit, before),
-            lambda: self.manager.list_tables(name, limit=limit, before=before),
+            lambda: self.manager.db.run(self.manager.list_tables, name, limit=limit, before=before),
         )
 
     async def live_tables(self, request: Request) -> Response:
@@ -886,8 +891,9 @@ class Server:
             limit, before = self._page(request, 30)
         except BadRequest as exc:
             return _error(400, exc.message)
-        return self._cached(
-            ("live", limit, before), lambda: self.manager.live_tables(limit, before=before)
+        return await self._cached(
+            ("live", limit, before),
+            lambda: self.manager.db.run(self.manager.live_tables, limit, before=before),
         )
 
     async def player_stats(self, request: Request) -> Response:
@@ -895,8 +901,12 @@ class Server:
             name = _check_name(request.query_params.get("name"))
         except BadRequest as exc:
             return _error(400, exc.message)
-        with self.manager.sessions() as session:
-            return JSONResponse(stats.player_stats(session, name))
+
+        def read() -> list[JSON]:
+            with self.manager.sessions() as session:
+                return stats.player_stats(session, name)
+
+        return JSONResponse(await self.manager.db.run(read))
 
     async def ranking(self, request: Request) -> Response:
         q = request.query_params
@@ -929,7 +939,9 @@ class Server:
             with self.manager.sessions() as session:
                 return stats.ranking(session, game, target, limit, offset=offset)
 
-        return self._cached(("ranking", game, target, limit, offset), page)
+        return await self._cached(
+            ("ranking", game, target, limit, offset), lambda: self.manager.db.run(page)
+        )
 
     async def rules(self, request: Request) -> Response:
         profile = request.path_params["profile"]
@@ -992,9 +1004,7 @@ class Server:
         conn.patches = patches == "1"
         if patches not in ("0", "1"):
             conn.error("bad_message", f"patches={patches[:20]!r} must be 0 or 1: whole views")
-        if conn.seat is not None:
-            self.manager.mark_opened(table)
-        elif not table.spectators:
+        if conn.seat is None and not table.spectators:
             error = TableError("no_spectators", "this table does not allow spectators")
             await websocket.send_json(error.to_json(lang))
             await websocket.close(code=4403)
@@ -1002,6 +1012,8 @@ class Server:
         table = await self.manager.settled_in_memory(table)
         table = self.manager.attach(table, conn)  # (the one in memory now)
         self.manager.ensure_bots(table)
+        if conn.seat is not None:
+            self.manager.mark_opened(table)
         try:
             while True:
                 message = await websocket.receive()
@@ -1135,10 +1147,16 @@ def create_app(
 
     # --- accounts and ratings (tapete.server.accounts, ratings, players): begin ---
     accounts = Accounts(
-        engine, AccountSettings(secure_cookies=secure_cookies), allowed_origins=allowed_origins
+        engine,
+        AccountSettings(secure_cookies=secure_cookies),
+        allowed_origins=allowed_origins,
+        db=manager.db,
     )
     ratings.register(manager)  # rates finished rated games (TableManager.finish_hooks)
-    account_routes = [*accounts.routes(), *PlayerPages(manager.sessions, limits.max_page).routes()]
+    account_routes = [
+        *accounts.routes(),
+        *PlayerPages(manager.sessions, manager.db, limits.max_page).routes(),
+    ]
     # --- accounts and ratings: end ---
 
     from tapete.server.review import ReviewService

@@ -15,16 +15,20 @@ SQLAlchemy's generic types only; what differs between the two is in :func:`make_
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import functools
 import logging
 import math
 import os
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import orjson
 from sqlalchemy import (
@@ -55,6 +59,7 @@ __all__ = [
     "Base",
     "ChatRow",
     "DatabaseError",
+    "DatabaseThreads",
     "DealReviewRow",
     "RankingRow",
     "ReviewQueueRow",
@@ -78,6 +83,41 @@ MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
+class DatabaseThreads:
+    """The worker threads that run the database work of the server's requests (reading a
+    table that is not in memory, the lobby, the lists, a player's page, a session cookie;
+    creating a table, taking a seat): the event loop never waits for the database, so a
+    slow query, a PostgreSQL server that stops answering or a SQLite file another program
+    holds locked delays that request only, not every table's moves (docs/server.md, "The
+    event loop never waits for the database"). The actions have their own write thread
+    (``TableManager.write_pool``), the computer players theirs.
+
+    The threads are made when first used, and again after :meth:`shutdown` (an app may serve
+    again after its lifespan)."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = max(1, workers)
+        self._pool: ThreadPoolExecutor | None = None
+
+    async def run(self, fn: Callable[_P, _T], /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        """``fn(*args, **kwargs)`` in one of the threads; its result or exception."""
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="tapete-db")
+        call = functools.partial(fn, *args, **kwargs)
+        return await asyncio.get_running_loop().run_in_executor(self._pool, call)
+
+    def shutdown(self) -> None:
+        """Let the work under way end (each query is bounded by the database's own timeouts)
+        and drop the threads."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 class UTCDateTime(TypeDecorator[datetime]):

@@ -91,6 +91,9 @@ class Limits:
     #: ``hint_workers`` of them): separate pools, so that a flood of hints never delays a
     #: computer move, and hints in processes do not hold the event loop's interpreter lock
     bot_workers: int = 4
+    #: worker threads for the database work of requests (``db.DatabaseThreads``): a request
+    #: that finds them all busy waits for one, and the event loop never waits
+    db_workers: int = 4
     hint_processes: int = 1
     hint_workers: int = 2
     #: hints waiting for a worker; past this a new one is refused at once

@@ -26,7 +26,7 @@ from starlette.routing import Route
 from tapete.names import MAX_NAME_CHARS, player_name
 from tapete.server import ratings, stats
 from tapete.server.accounts import UserRow, name_key
-from tapete.server.db import SeatRow, TableRow
+from tapete.server.db import DatabaseThreads, SeatRow, TableRow
 from tapete.server.limits import parse_count
 
 __all__ = ["PlayerPages", "openapi_paths", "player_page"]
@@ -100,8 +100,12 @@ def player_page(session: Session, name: str) -> dict[str, Any]:
 class PlayerPages:
     """The HTTP endpoints."""
 
-    def __init__(self, sessions: sessionmaker[Session], max_page: int = 100) -> None:
+    def __init__(
+        self, sessions: sessionmaker[Session], db: DatabaseThreads, max_page: int = 100
+    ) -> None:
         self.sessions = sessions
+        #: the threads its queries run in (the server's: ``TableManager.db``)
+        self.db = db
         self.max_page = max_page
 
     def routes(self) -> list[Route]:
@@ -117,8 +121,12 @@ class PlayerPages:
                 {"error": f"a player's name is 1 to {MAX_NAME_CHARS} printable characters"},
                 status_code=400,
             )
-        with self.sessions() as session:
-            return JSONResponse(player_page(session, name))
+
+        def read() -> dict[str, Any]:
+            with self.sessions() as session:
+                return player_page(session, name)
+
+        return JSONResponse(await self.db.run(read))
 
     async def leaderboard(self, request: Request) -> Response:
         pool = request.path_params["pool"]
@@ -139,8 +147,12 @@ class PlayerPages:
             offset = parse_count(q.get("offset"), "offset", low=0, high=100_000, default=0)
         except ValueError as exc:
             return JSONResponse({"error": str(exc)}, status_code=400)
-        with self.sessions() as session:
-            return JSONResponse(ratings.leaderboard(session, pool, limit, offset=offset))
+
+        def read() -> Any:
+            with self.sessions() as session:
+                return ratings.leaderboard(session, pool, limit, offset=offset)
+
+        return JSONResponse(await self.db.run(read))
 
 
 def openapi_paths(max_page: int) -> dict[str, Any]:

@@ -32,7 +32,6 @@ from tapete.game import JSON
 from tapete.games import kind
 from tapete.reader import describe_action
 from tapete.replay import iter_replay
-from tapete.server.db import TableRow
 from tapete.server.limits import path_number
 from tapete.server.review import _error, stop_jobs
 from tapete.server.review_worker import plain
@@ -248,11 +247,9 @@ class ReplayService:
         hit = self._get((table_id, deal))
         if hit is not None:
             return Response(hit, media_type="application/json")
-        with self.manager.sessions() as session:
-            row = session.get(TableRow, table_id)
-            if row is None:
-                return _error(404, "there is no such table")
-            status = row.status
+        status = await self.manager.db.run(self.manager.stored_status, table_id)
+        if status is None:
+            return _error(404, "there is no such table")
         if status != "finished":
             return _error(
                 403,

@@ -204,19 +204,17 @@ class ReviewService:
             return _error(404, "there is no such table")
         if deal is None:
             return _error(400, "the deal must be a whole number: its index in the game, from 0")
-        with self.manager.sessions() as session:
-            row = session.get(TableRow, table_id)
-            if row is None:
-                return _error(404, "there is no such table")
-            status = row.status
+        status = await self.manager.db.run(self.manager.stored_status, table_id)
+        if status is None:
+            return _error(404, "there is no such table")
         token = seat_token(request)
-        seat = self.manager.token_seat(table_id, token)
+        seat = await self.manager.seat_of(table_id, token)
         if token and seat is None:
             return _error(403, "this token does not belong to this table")
         if status != "finished" and seat is None:
             return _error(403, "the review of a deal of an unfinished game needs the seat's token")
         # the stored review, or the table rebuilt from its log, read off the event loop
-        review = await asyncio.to_thread(self.stored, table_id, deal)
+        review = await self.manager.db.run(self.stored, table_id, deal)
         if review is not None:
             return self._answer(table_id, deal, review)
         key = (table_id, deal)

@@ -67,6 +67,7 @@ from tapete.server.db import (
     BUSY_ERRORS,
     ActionRow,
     ChatRow,
+    DatabaseThreads,
     SeatRow,
     SecretRow,
     TableRow,
@@ -840,6 +841,13 @@ class TableManager:
         self.limits = limits or Limits()
         #: the worker threads the computer players think in (and tables are rebuilt in)
         self.bot_pool = ThreadPoolExecutor(self.limits.bot_workers, thread_name_prefix="tapete-bot")
+        #: the threads of the requests' database work: the event loop never waits for it
+        self.db = DatabaseThreads(self.limits.db_workers)
+        #: the lobby's push under way (a task: its rows are read in a database thread)
+        self._lobby_push: asyncio.Task[None] | None = None
+        #: the writes of :meth:`mark_opened` under way: their tables, their tasks
+        self._opening: set[int] = set()
+        self._side_tasks: set[asyncio.Task[None]] = set()
         #: the one thread that writes the actions (off the event loop, so that a database
         #: another program has locked holds up no other table; one thread: writes in order)
         self.write_pool = ThreadPoolExecutor(1, thread_name_prefix="tapete-write")
@@ -1282,6 +1290,14 @@ class TableManager:
     def lobby(self, limit: int = 100) -> list[JSON]:
         """The open tables listed in the lobby (waiting for people), oldest first: no token,
         no invitation code of a private table (private tables are not listed at all)."""
+        return self._lobby_of(self._lobby_rows(limit))
+
+    async def lobby_page(self, limit: int = 100) -> list[JSON]:
+        """:meth:`lobby`, its rows read in a database thread."""
+        return self._lobby_of(await self.db.run(self._lobby_rows, limit))
+
+    def _lobby_rows(self, limit: int) -> list[tuple[TableRow, list[Seat]]]:
+        """(A database thread) the lobby's tables and their seats as stored."""
         with self.sessions() as session:
             rows = list(
                 session.scalars(
@@ -1297,9 +1313,12 @@ class TableManager:
                     select(SeatRow).where(SeatRow.table_id.in_([r.id for r in rows]))
                 ):
                     seat_rows.setdefault(sr.table_id, []).append(sr)
+        return [(r, seats_of(r, seat_rows.get(r.id, []))) for r in rows]
+
+    def _lobby_of(self, rows: list[tuple[TableRow, list[Seat]]]) -> list[JSON]:
+        """(The event loop) the lobby's JSON: the stored tables, with who is connected."""
         out = []
-        for r in rows:
-            seats = seats_of(r, seat_rows.get(r.id, []))
+        for r, seats in rows:
             live = self.tables.get(r.id)
             counts = live.connected() if live is not None else {}
             out.append(
@@ -1328,14 +1347,22 @@ class TableManager:
         loop.call_later(0.2, self._push_lobby)
 
     def _push_lobby(self) -> None:
-        self._lobby_due = False
-        if not self.lobby_listeners:
+        loop = asyncio.get_running_loop()
+        if self._lobby_push is not None:  # (its rows may be older than this change: again)
+            loop.call_later(0.2, self._push_lobby)
             return
+        self._lobby_due = False
+        if self.lobby_listeners:
+            self._lobby_push = loop.create_task(self._push_lobby_now(), name="tapete-lobby")
+
+    async def _push_lobby_now(self) -> None:
         try:
-            tables = self.lobby()
+            tables = await self.lobby_page()
         except Exception:
             log.exception("the lobby could not be read")
             return
+        finally:
+            self._lobby_push = None
         text = message_text({"type": "lobby", "tables": tables})
         for listener in list(self.lobby_listeners):
             listener.push(text)
@@ -1482,6 +1509,14 @@ class TableManager:
         table = self.tables.get(table_id)
         if table is not None and not table.broken:
             return table
+        table = self._read_table(table_id)
+        if table is not None and keep:
+            self.tables[table_id] = table
+        return table
+
+    def _read_table(self, table_id: int) -> Table | None:
+        """The table rebuilt from the database, None if unknown or if its stored actions do
+        not replay (any thread: no table in memory is read or changed)."""
         with self.sessions() as session:
             row = session.get(TableRow, table_id)
             if row is None:
@@ -1514,8 +1549,6 @@ class TableManager:
         table.chat.extend(chat_message(c.seat, c.name, c.text, c.version) for c in reversed(chat))
         if hand_start < len(actions) and not game.over:
             table.memory = (game_of(row, cap=cap, deal_key=deal_key), actions, hand_start)
-        if keep:
-            self.tables[table_id] = table
         return table
 
     def _replay(
@@ -1649,6 +1682,17 @@ class TableManager:
         table = self.tables.get(table_id)
         if table is not None and not table.broken:
             return table.info(table.seat_for_token(token))
+        return self._stored_info(table_id, token)
+
+    async def info(self, table_id: int, token: str | None) -> JSON | None:
+        """:meth:`describe`, a table not in memory read in a database thread."""
+        table = self.tables.get(table_id)
+        if table is not None and not table.broken:
+            return table.info(table.seat_for_token(token))
+        return await self.db.run(self._stored_info, table_id, token)
+
+    def _stored_info(self, table_id: int, token: str | None) -> JSON | None:
+        """:meth:`describe` of the table as stored (any thread: no table in memory is read)."""
         with self.sessions() as session:
             row = session.get(TableRow, table_id)
             if row is None:
@@ -1687,12 +1731,30 @@ class TableManager:
         table = self.tables.get(table_id)
         if table is not None and not table.broken:
             return table.seat_for_token(token)
+        return self._stored_seat(table_id, token)
+
+    async def seat_of(self, table_id: int, token: str | None) -> int | None:
+        """:meth:`token_seat`, a table not in memory read in a database thread."""
+        if not token:
+            return None
+        table = self.tables.get(table_id)
+        if table is not None and not table.broken:
+            return table.seat_for_token(token)
+        return await self.db.run(self._stored_seat, table_id, token)
+
+    def _stored_seat(self, table_id: int, token: str) -> int | None:
+        """:meth:`token_seat` at the table as stored (any thread)."""
         with self.sessions() as session:
             row = session.get(TableRow, table_id)
             if row is None:
                 return None
             rows = list(session.scalars(select(SeatRow).where(SeatRow.table_id == table_id)))
         return seat_for_token(seats_of(row, rows), token)
+
+    def stored_status(self, table_id: int) -> str | None:
+        """The table's status as stored, None if there is no such table (any thread)."""
+        with self.sessions() as session:
+            return session.scalar(select(TableRow.status).where(TableRow.id == table_id))
 
     def find_invite(self, code: str) -> int | None:
         """The table of an invitation code (None: no such code)."""
@@ -1781,33 +1843,44 @@ class TableManager:
                 await asyncio.shield(pending)
 
     def mark_opened(self, table: Table) -> None:
-        """The person connected to the table: it does not expire unopened."""
-        if table.id in self.opened:
+        """The person connected to the table: it does not expire unopened. Written in a
+        database thread while the connection goes on (a database that makes the write wait
+        holds up none of the connection's messages); :attr:`opened` holds the table then."""
+        if table.id in self.opened or table.id in self._opening:
             return
-        try:
-            with self.sessions.begin() as session:
-                session.execute(_OPENED, {"b_table_id": table.id, "b_now": utcnow()})
-        except Exception as exc:  # a locked database: noted at the next connection
-            self.failed_writes.note("opened", f"table {table.id}", str(exc))
-            return
-        self.opened.add(table.id)
+        self._opening.add(table.id)
+        task = asyncio.get_running_loop().create_task(self._store_opened(table.id))
+        self._side_tasks.add(task)
+        task.add_done_callback(self._side_tasks.discard)
 
-    def _write_failed(self, table: Table, n: int, data: JSON, exc: Exception) -> bool:
+    async def _store_opened(self, table_id: int) -> None:
+        try:
+            await self.db.run(self._write_opened, table_id, utcnow())
+        except Exception as exc:  # a locked database: noted at the next connection
+            self.failed_writes.note("opened", f"table {table_id}", str(exc))
+            return
+        else:
+            self.opened.add(table_id)
+        finally:
+            self._opening.discard(table_id)
+
+    def _write_opened(self, table_id: int, now: datetime) -> None:
+        with self.sessions.begin() as session:
+            session.execute(_OPENED, {"b_table_id": table_id, "b_now": now})
+
+    async def _write_failed(self, table: Table, n: int, data: JSON, exc: Exception) -> bool:
         """After a failed write of action ``n``: put the table back as the database holds
         it (without that action), so that the connections stay and the person may try again.
         False if it cannot be rebuilt (the caller then drops it)."""
         # (the action's kind only: it was not applied, so a card it names is still in a hand)
         kind = data.get("type") if isinstance(data, dict) else None
         self.failed_writes.note("write", f"table {table.id}", f"action {n} ({kind}): {exc}")
-        table.broken = True  # so that get() rebuilds it from the database
         try:
-            fresh = self.get(table.id, keep=False)
+            fresh = await self.db.run(self._read_table, table.id)
         except Exception as again:  # the database cannot be read either (a PostgreSQL
             # server that went away): the caller drops the table, the next access rebuilds it
             log.error("table %s: not rebuilt after a failed write: %s", table.id, again)
             return False
-        finally:
-            table.broken = False
         if fresh is None or fresh.version != n:
             log.error("table %s: not rebuilt after a failed write", table.id)
             return False
@@ -1837,13 +1910,7 @@ class TableManager:
         """Fill the quick tables whose wait is over, once a second (after a restart each
         waiting quick table waits its ``fill_after_s`` again)."""
         try:
-            with self.sessions() as session:
-                rows = session.execute(
-                    select(TableRow.id, TableRow.fill_after_s).where(
-                        TableRow.status == "waiting", TableRow.fill_after_s.is_not(None)
-                    )
-                ).all()
-            for table_id, fill in rows:
+            for table_id, fill in await self.db.run(self._waiting_quick_tables):
                 self.fill_at.setdefault(table_id, self.now() + float(fill or 0))
         except Exception:
             log.exception("the quick tables' waits were not read")
@@ -1854,12 +1921,22 @@ class TableManager:
             except Exception:
                 log.exception("the quick tables were not filled")
 
+    def _waiting_quick_tables(self) -> list[tuple[int, float | None]]:
+        """(A database thread) the waiting tables that computers fill: (id, the wait)."""
+        with self.sessions() as session:
+            rows = session.execute(
+                select(TableRow.id, TableRow.fill_after_s).where(
+                    TableRow.status == "waiting", TableRow.fill_after_s.is_not(None)
+                )
+            ).all()
+        return [(table_id, fill) for table_id, fill in rows]
+
     async def _resume_lazily(self) -> None:
         """Rebuild the unfinished tables one at a time in a worker thread and let their
         computer players go on; a table opened meanwhile is rebuilt by its connection."""
         loop = asyncio.get_running_loop()
         count = 0
-        for table_id in self.playing_ids():
+        for table_id in await self.db.run(self.playing_ids):
             if table_id in self.tables:
                 continue
             try:
@@ -2023,7 +2100,13 @@ class TableManager:
             self._forget(table)
             raise
         except Exception as exc:
-            if self._write_failed(table, n, data, exc):
+            try:
+                rebuilt = await self._write_failed(table, n, data, exc)
+            except asyncio.CancelledError:  # (the server is stopping, as above)
+                table.broken = True
+                self._forget(table)
+                raise
+            if rebuilt:
                 raise TableError(
                     "not_saved", "the server could not save this action: try again"
                 ) from None
@@ -2455,15 +2538,22 @@ class TableManager:
             self.ensure_bots(table)
 
     def _store_abandoned(self, table: Table) -> None:
-        try:
-            with self.sessions.begin() as session:
-                session.execute(
-                    update(TableRow)
-                    .where(TableRow.id == table.id)
-                    .values(abandoned_seats=sorted(table.abandoned))
-                )
-        except Exception as exc:  # (the game goes on; the ratings still read table.abandoned)
-            self.failed_writes.note("abandoned", f"table {table.id}", str(exc))
+        """Store the table's abandoned seats, in the write thread (after the actions queued
+        before: the writes of a table stay in order)."""
+        table_id, seats = table.id, sorted(table.abandoned)
+
+        def write() -> None:
+            try:
+                with self.sessions.begin() as session:
+                    session.execute(
+                        update(TableRow)
+                        .where(TableRow.id == table_id)
+                        .values(abandoned_seats=seats)
+                    )
+            except Exception as exc:  # (the game goes on; the ratings read table.abandoned)
+                self.failed_writes.note("abandoned", f"table {table_id}", str(exc))
+
+        self.write_pool.submit(write)
 
     async def _remember(self, table: Table) -> None:
         """Give the computers that have just taken seats over what those seats saw of the
@@ -2588,6 +2678,9 @@ class TableManager:
                 t.driver.close()
         tasks = [t.bot_task for t in self.tables.values() if t.bot_task is not None]
         tasks += self.background
+        if self._lobby_push is not None:
+            tasks.append(self._lobby_push)
+        tasks += self._side_tasks
         for task in tasks:
             task.cancel()
         for task in tasks:
@@ -2599,6 +2692,7 @@ class TableManager:
         self.write_pool.shutdown(wait=True)  # (the writes under way end: none is cut)
         self._close_write_connection()  # (the write thread has ended)
         self.write_pool = ThreadPoolExecutor(1, thread_name_prefix="tapete-write")
+        self.db.shutdown()
 
 
 def _settle(settled: list[Settled]) -> None:
