@@ -110,6 +110,17 @@ def test_a_review_is_analysed_once_and_stored(make_app: MakeApp) -> None:
         assert app2.state.reviews.started == 0
 
 
+def slow_compute(release: threading.Event, calls: list[int]) -> Any:
+    """A review's computation that notes its deal in ``calls`` and waits for ``release``."""
+
+    def slow(record: JSON, deal: int, quick: bool, budget: float, seed: int) -> JSON:
+        calls.append(deal)
+        assert release.wait(20)
+        return compute_review(record, deal, quick, budget, seed)
+
+    return slow
+
+
 def test_a_full_queue_answers_503_and_a_slow_analysis_202(make_app: MakeApp) -> None:
     settings = ReviewSettings(
         quick=True, process=False, max_pending=1, wait_s=0.2, background=False
@@ -117,13 +128,7 @@ def test_a_full_queue_answers_503_and_a_slow_analysis_202(make_app: MakeApp) -> 
     app = make_app(review=settings)
     release = threading.Event()
     calls: list[int] = []
-
-    def slow(record: JSON, deal: int, quick: bool, budget: float, seed: int) -> JSON:
-        calls.append(deal)
-        assert release.wait(20)
-        return compute_review(record, deal, quick, budget, seed)
-
-    app.state.reviews.compute = slow
+    app.state.reviews.compute = slow_compute(release, calls)
     with TestClient(app) as client:
         table_id, token = new_table(client, game="mil", profile="club", seed=7, max_deals=2)
         assert play_until(client, table_id, token, 2)["over"]
@@ -146,6 +151,44 @@ def test_a_full_queue_answers_503_and_a_slow_analysis_202(make_app: MakeApp) -> 
                 time.sleep(0.05)
             assert r.status_code == 200 and r.json()["report"]["deal"] == deal
         assert calls == [0, 1]
+
+
+def test_an_analysis_that_ends_while_a_request_looks_is_not_computed_again(
+    make_app: MakeApp,
+) -> None:
+    """A request reads the stored review (none yet), and the analysis under way stores its
+    review and ends before the request looks for it among those under way: the request's
+    new job finds the stored review instead of computing the deal again."""
+    app = make_app(review=ReviewSettings(quick=True, process=False, wait_s=0.2, background=False))
+    reviews = app.state.reviews
+    release = threading.Event()
+    calls: list[int] = []
+    real, late = reviews.stored, threading.Event()
+
+    def stored(table_id: int, deal: int) -> JSON | None:
+        if not late.is_set():
+            return real(table_id, deal)
+        late.clear()
+        found = real(table_id, deal)  # (read while the analysis runs: nothing stored yet)
+        release.set()
+        deadline = time.monotonic() + 10
+        while reviews.jobs and time.monotonic() < deadline:  # (it stores its review, ends)
+            time.sleep(0.01)
+        return found
+
+    reviews.compute, reviews.stored = slow_compute(release, calls), stored
+    with TestClient(app) as client:
+        table_id, token = new_table(client, game="mariage", seed=3, max_deals=1)
+        assert play_until(client, table_id, token, 1)["over"]
+        assert review(client, table_id, 0).status_code == 202
+        late.set()
+        for _ in range(200):
+            r = review(client, table_id, 0)
+            if r.status_code != 202:
+                break
+            time.sleep(0.05)
+        assert r.status_code == 200 and r.json()["report"]["deal"] == 0, r.text
+    assert calls == [0]
 
 
 def test_the_worker_process_reviews_a_mariage_hand(make_app: MakeApp) -> None:

@@ -167,6 +167,11 @@ class ReviewService:
         table_id, deal = key
         s = self.settings
         try:
+            # (an analysis of the same deal that ended while the request looked for one has
+            # stored it: not computed twice)
+            done = await self.manager.db.run(self.stored, table_id, deal)
+            if done is not None:
+                return done
             loop = asyncio.get_running_loop()
             self.started += 1
             pool = self._pool()
