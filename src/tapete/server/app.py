@@ -647,9 +647,10 @@ class Server:
         if user is not None:
             args["name"] = str(user.name)
         try:
-            table = self.manager.create(**args, user_id=None if user is None else int(user.id))
+            new = self.manager.new_table(**args, user_id=None if user is None else int(user.id))
         except TableError as exc:
             return _error(403 if exc.code == "rated_guest" else 400, exc.message, exc.code)
+        table = await self.manager.open_table(new)
         self.manager.ensure_bots(table)
         seat = table.seat_for_token(table.token)
         return JSONResponse(
@@ -699,7 +700,7 @@ class Server:
         if table_id is None:
             return _error(404, "there is no such table")
         try:
-            table, taken = self.manager.join(
+            table, taken = await self.manager.sit(
                 table_id,
                 name=name,
                 user_id=None if user is None else int(user.id),
@@ -749,7 +750,7 @@ class Server:
                 )
         except BadRequest as exc:
             return _error(exc.status, exc.message, exc.code)
-        table, seat = self.manager.quick(
+        table, seat = await self.manager.quick(
             game=game,
             profile=profile,
             name=name,

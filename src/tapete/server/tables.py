@@ -34,7 +34,7 @@ import secrets
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -90,6 +90,7 @@ from tapete.server.room import (
 __all__ = [
     "FinishHook",
     "Listener",
+    "NewTable",
     "Table",
     "TableError",
     "TableManager",
@@ -807,6 +808,47 @@ def rebuild_memory(
                 bot.act(view, rng)
 
 
+@dataclass(frozen=True, slots=True)
+class NewTable:
+    """A table made by :meth:`TableManager.new_table`, not stored yet."""
+
+    row: TableRow
+    seats: list[Seat]
+    game: Game
+    deal_key: bytes | None
+
+
+@dataclass(frozen=True, slots=True)
+class SeatWanted:
+    """A sit-down that passed the checks made in memory (:meth:`TableManager.sit`)."""
+
+    name: str
+    user_id: int | None
+    #: the seat's new secret
+    token: str
+    #: the seat asked for (None: the first one that may be taken)
+    seat: int | None
+    #: with the table's invitation code
+    invited: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SeatChange:
+    """What a transaction on a table's seats did (in a database thread), for the table in
+    memory to follow on the event loop (:meth:`TableManager._seated`)."""
+
+    #: the seats as stored at its end
+    seats: list[Seat]
+    #: the seat taken by a person
+    seat: int | None = None
+    #: the last free seat was taken: the game started
+    started: bool = False
+    #: why nothing was taken (the seats are still those stored)
+    refusal: TableError | None = None
+    #: the seats computers took (a quick table's wait over)
+    filled: tuple[int, ...] = ()
+
+
 class TableManager:
     """Owns the tables of one server process: creation, loading, actions and bots."""
 
@@ -894,7 +936,18 @@ class TableManager:
 
     # ------------------------------------------------------------------ creation, loading
 
-    def create(
+    def create(self, **options: Any) -> Table:
+        """A new table (:meth:`new_table`'s ``options``), stored and kept in memory, all of
+        it in the calling thread (tests, tools); the server's requests use
+        :meth:`open_table`, which stores it in a database thread."""
+        new = self.new_table(**options)
+        return self._keep_new(new, self._store_new(new))
+
+    async def open_table(self, new: NewTable) -> Table:
+        """Store a :meth:`new_table` in a database thread and keep it in memory."""
+        return self._keep_new(new, await self.db.run(self._store_new, new))
+
+    def new_table(
         self,
         *,
         game: str,
@@ -914,12 +967,13 @@ class TableManager:
         quick: bool = False,
         fill_after_s: float | None = None,
         clock: JSON | None = None,
-    ) -> Table:
-        """A new table. With ``levels``: the person at seat 0 and computer players of those
-        levels at the other seats (the game starts at once). With ``seats``: per seat
-        ``("me", None)`` (the person creating it: exactly one), ``("open", None)``,
-        ``("invited", None)`` or ``("computer", level)``; the table waits until every seat
-        is taken. Raises :class:`TableError` (``bad_table``) for a refused combination.
+    ) -> NewTable:
+        """A new table, not stored yet. With ``levels``: the person at seat 0 and computer
+        players of those levels at the other seats (the game starts at once). With
+        ``seats``: per seat ``("me", None)`` (the person creating it: exactly one),
+        ``("open", None)``, ``("invited", None)`` or ``("computer", level)``; the table
+        waits until every seat is taken. Raises :class:`TableError` (``bad_table``) for a
+        refused combination.
 
         ``start`` (a record's start position) is for tests and administrators only: the
         HTTP API does not accept it. Such a table is not ranked and adds no statistics."""
@@ -969,42 +1023,52 @@ class TableManager:
         waiting = any(st.free for st in table_seats)
         invite = secrets.token_urlsafe(16) if waiting else None
         seat_levels: list[str | None] = [st.level for st in table_seats]
+        row = TableRow(
+            game=game,
+            profile=profile,
+            seed=seed,
+            players=players,
+            levels=seat_levels,
+            token=token,
+            language=language,
+            status="waiting" if waiting else "playing",
+            created_at=utcnow(),
+            owner=name,
+            max_deals=max_deals,
+            start=start,
+            seed_chosen=seed_chosen,
+            invite=invite,
+            rated=rated,
+            spectators=spectators,
+            spectator_delay=spectator_delay,
+            listed=listed,
+            quick=quick,
+            fill_after_s=fill_after_s,
+            clock=clock if clock is not None else self.default_clock,
+        )
+        return NewTable(row, table_seats, g, deal_key)
+
+    def _store_new(self, new: NewTable) -> int:
+        """(A database thread, or :meth:`create`'s) the new table's rows; its id."""
+        _ = self.secret  # (read once, here: the table in memory is made with it)
         with self.sessions.begin() as session:
-            row = TableRow(
-                game=game,
-                profile=profile,
-                seed=seed,
-                players=players,
-                levels=seat_levels,
-                token=token,
-                language=language,
-                status="waiting" if waiting else "playing",
-                created_at=utcnow(),
-                owner=name,
-                max_deals=max_deals,
-                start=start,
-                seed_chosen=seed_chosen,
-                invite=invite,
-                rated=rated,
-                spectators=spectators,
-                spectator_delay=spectator_delay,
-                listed=listed,
-                quick=quick,
-                fill_after_s=fill_after_s,
-                clock=clock if clock is not None else self.default_clock,
-            )
-            session.add(row)
+            session.add(new.row)
             session.flush()
-            table_id = row.id
-            session.add_all(_seat_rows(table_id, table_seats))
-            if deal_key is not None:
-                fairness.store_key(session, table_id, deal_key)
-        table = self._make_table(table_id, row, g, 0, table_seats, self.deal_cap(game))
-        table.deal_key = deal_key
+            table_id = new.row.id
+            session.add_all(_seat_rows(table_id, new.seats))
+            if new.deal_key is not None:
+                fairness.store_key(session, table_id, new.deal_key)
+        return table_id
+
+    def _keep_new(self, new: NewTable, table_id: int) -> Table:
+        """(The event loop) the new table stored as ``table_id``, kept in memory."""
+        row = new.row
+        table = self._make_table(table_id, row, new.game, 0, new.seats, self.deal_cap(row.game))
+        table.deal_key = new.deal_key
         self.tables[table_id] = table
-        if waiting and fill_after_s is not None:
-            self.fill_at[table_id] = self.now() + fill_after_s
-        if listed:
+        if row.status == "waiting" and row.fill_after_s is not None:
+            self.fill_at[table_id] = self.now() + row.fill_after_s
+        if row.listed:
             self.lobby_changed()
         return table
 
@@ -1023,8 +1087,70 @@ class TableManager:
         may be taken): an ``invited`` seat needs the invitation code, an ``open`` one the
         code too unless the table is listed in the lobby. Returns the table and the seat; its
         token is ``table.seats[seat].token``. Raises :class:`TableError`. The last free seat
-        taken starts the game."""
+        taken starts the game. All of it in the calling thread (tests, tools); the server's
+        requests use :meth:`sit`."""
         table = self.get(table_id)
+        ask = self._seat_wanted(table, name, user_id, invite, seat)
+        assert table is not None  # (else refused above)
+        try:
+            change = self._take_seat(table, ask)
+        except Exception:
+            self._maybe_evict(table)  # (a table another server changed: rebuilt when asked)
+            raise
+        return table, self._seated(table, change)
+
+    async def sit(
+        self,
+        table_id: int,
+        *,
+        name: str,
+        user_id: int | None = None,
+        invite: str | None = None,
+        seat: int | None = None,
+    ) -> tuple[Table, int]:
+        """:meth:`join`, the table read and the seat taken in database threads; the seats of
+        a table change one sit-down at a time (under the table's lock)."""
+        table = await self.load(table_id)
+        self._seat_wanted(table, name, user_id, invite, seat)  # (refused before any wait)
+        assert table is not None
+        try:
+            async with self._locked_in_memory(table) as table:
+                ask = self._seat_wanted(table, name, user_id, invite, seat)
+                change = await self.db.run(self._take_seat, table, ask)
+                return table, self._seated(table, change)
+        except Exception:
+            self._maybe_evict(table)  # (a table another server changed: rebuilt when asked)
+            raise
+
+    @contextlib.asynccontextmanager
+    async def _locked_in_memory(self, table: Table) -> AsyncIterator[Table]:
+        """Hold the lock of ``table`` as memory keeps it: one that left memory while this
+        waited for its lock is put back, one loaded again meanwhile is taken instead (so that
+        a change of its seats, and the game it may start, reach the table that is played)."""
+        while True:
+            await table.lock.acquire()
+            current = self.tables.get(table.id)
+            if current is None or current.broken:
+                current = self.tables[table.id] = table
+            if current is table:
+                break
+            table.lock.release()
+            table = current
+        try:
+            yield table
+        finally:
+            table.lock.release()
+
+    def _seat_wanted(
+        self,
+        table: Table | None,
+        name: str,
+        user_id: int | None,
+        invite: str | None,
+        seat: int | None,
+    ) -> SeatWanted:
+        """A sit-down's checks that need only the table in memory, and its new token; raise
+        :class:`TableError`."""
         if table is None:
             raise TableError("unknown_table", "there is no such table")
         invited = bool(
@@ -1038,104 +1164,88 @@ class TableManager:
             raise TableError(
                 "rated_guest", "this table is rated: sign in to sit down (guests play unrated)"
             )
-        token = secrets.token_urlsafe(24)
-        wanted = seat
-        # Taking a seat is one guarded transaction, so that servers sharing the database
-        # never give a seat twice: the table's row is locked (PostgreSQL: SELECT ... FOR
-        # UPDATE; SQLite has one writer at a time), the seats are read from the database
-        # (another server may have seated someone since this one last looked), and the
-        # seat is taken only if it is still free (a conditional UPDATE; the loser: 409).
-        try:
-            seat = self._take_seat(table, name, user_id, token, wanted, invited)
-        except Exception as exc:
-            if not isinstance(exc, TableError):  # (not stored: the seats as they are stored)
-                with contextlib.suppress(Exception), self.sessions() as session:
-                    self._sync_seats(table, session)
-            self._maybe_evict(table)  # (a table another server changed: rebuilt when asked)
-            raise
-        self._start_if_full(table)
-        # kept in memory, as :meth:`create` keeps a new table: the next sit-down or the first
-        # connection, a moment later, finds it there (each rebuilt it from the database:
-        # about a twelfth of a new game's seating), and the seats are read again under the
-        # lock of any later sit-down; a table nobody opens is closed by the sweep
-        return table, seat
+        return SeatWanted(name, user_id, secrets.token_urlsafe(24), seat, invited)
 
-    def _take_seat(
-        self,
-        table: Table,
-        name: str,
-        user_id: int | None,
-        token: str,
-        wanted: int | None,
-        invited: bool,
-    ) -> int:
-        """:meth:`join`'s transaction: the seat taken for ``name`` (``table.seats`` and its
-        players then as stored), or :class:`TableError`."""
+    def _take_seat(self, table: Table, ask: SeatWanted) -> SeatChange:
+        """(A database thread, or :meth:`join`'s) a sit-down's one guarded transaction, so
+        that servers sharing the database never give a seat twice: the table's row is locked
+        (PostgreSQL: SELECT ... FOR UPDATE; SQLite has one writer at a time), the seats are
+        read from the database (another server may have seated someone since this one last
+        looked), and the seat is taken only if it is still free (a conditional UPDATE; the
+        loser: 409). The last free seat taken starts the game in the same transaction.
+        Nothing in memory changes here: :meth:`_seated` does that, on the event loop."""
         with self.sessions.begin() as session:
-            if not self._lock_waiting(table, session):
-                raise TableError("table_full", "every seat of this table is taken")
-            if user_id is not None and user_id in table.user_ids:
-                raise TableError("already_seated", "you already sit at this table")
-            for st in table.seats:
-                if not st.free and look_alike(st.name, name):
-                    raise TableError(
-                        "name_taken",
-                        f"someone at this table is already called {st.name!r}: {name!r} is "
-                        "that name or looks like it",
-                    )
-            seat = self._free_seat(table, wanted, invited)
+            waiting, seats = self._lock_seats(table, session)
+            refusal = self._seat_or_refusal(table, seats, waiting, ask)
+            if isinstance(refusal, TableError):
+                return SeatChange(seats, refusal=refusal)
+            taken = refusal
+            values = {"name": ask.name, "user_id": ask.user_id, "token": ask.token}
             if self._claim_seat(
-                session,
-                table.id,
-                seat,
-                kind="person",
-                name=name,
-                user_id=user_id,
-                token=token,
-                joined_at=utcnow(),
+                session, table.id, taken, kind="person", joined_at=utcnow(), **values
             ):
                 # the names as stored now (with any taken elsewhere meanwhile), ours among them
-                self._sync_seats(table, session)
-                session.execute(
-                    _SET_PLAYERS, {"b_table_id": table.id, "b_players": list(table.players)}
-                )
-                return seat
+                seats = self._stored_seats(table, session)
+                players = [st.name for st in seats]
+                session.execute(_SET_PLAYERS, {"b_table_id": table.id, "b_players": players})
+                started = self._start_if_full(session, table.id, seats)
+                return SeatChange(seats, seat=taken, started=started)
         # taken between the read and the write (SQLite, where no row lock is held)
         with self.sessions() as session:
-            self._sync_seats(table, session)
-        raise TableError("seat_taken", f"seat {seat} was taken by someone else just now: try again")
+            seats = self._stored_seats(table, session)
+        message = f"seat {taken} was taken by someone else just now: try again"
+        return SeatChange(seats, refusal=TableError("seat_taken", message))
 
-    def _free_seat(self, table: Table, wanted: int | None, invited: bool) -> int:
+    def _seat_or_refusal(
+        self, table: Table, seats: list[Seat], waiting: bool, ask: SeatWanted
+    ) -> int | TableError:
+        """The seat ``ask`` takes among ``seats`` (as stored), or why it takes none."""
+        if not waiting:
+            return TableError("table_full", "every seat of this table is taken")
+        if ask.user_id is not None and any(st.user_id == ask.user_id for st in seats):
+            return TableError("already_seated", "you already sit at this table")
+        for st in seats:
+            if not st.free and look_alike(st.name, ask.name):
+                return TableError(
+                    "name_taken",
+                    f"someone at this table is already called {st.name!r}: {ask.name!r} is "
+                    "that name or looks like it",
+                )
+        try:
+            return self._free_seat(table, seats, ask.seat, ask.invited)
+        except TableError as exc:
+            return exc
+
+    def _free_seat(self, table: Table, seats: list[Seat], wanted: int | None, invited: bool) -> int:
         """The seat to take: ``wanted`` if it is free and may be taken (with the invitation
         code, or an open seat of a listed table), else the first such one; raise
         :class:`TableError` (``seat_taken`` when someone took the last one just now)."""
 
         def may(n: int) -> bool:
-            st = table.seats[n]
+            st = seats[n]
             return (st.kind == "invited" and invited) or (
                 st.kind == "open" and (invited or table.listed)
             )
 
         if wanted is not None:
-            if not 0 <= wanted < len(table.seats) or not table.seats[wanted].free:
+            if not 0 <= wanted < len(seats) or not seats[wanted].free:
                 raise TableError("seat_taken", f"seat {wanted} is not free")
             if not may(wanted):
                 raise TableError("bad_invite", f"seat {wanted} needs the table's invitation code")
             return wanted
-        free = [n for n in range(len(table.seats)) if may(n)]
+        free = [n for n in range(len(seats)) if may(n)]
         if free:
             return free[0]
-        if not any(st.free for st in table.seats):
+        if not any(st.free for st in seats):
             raise TableError("seat_taken", "the last free seat was taken by someone else just now")
         raise TableError("bad_invite", "no seat you may take: ask for the invitation")
 
-    def _lock_waiting(self, table: Table, session: Session) -> bool:
+    def _lock_seats(self, table: Table, session: Session) -> tuple[bool, list[Seat]]:
         """Lock the table's row for a change of its seats (PostgreSQL: SELECT ... FOR UPDATE;
-        SQLite has one writer at a time), bring ``table``'s seats up to the stored ones, and
-        say whether the table still waits for people."""
+        SQLite has one writer at a time): whether the table still waits for people, and its
+        seats as stored."""
         status = session.scalar(_LOCK_STATUS, {"b_table_id": table.id})
-        self._sync_seats(table, session)
-        return status == "waiting"
+        return status == "waiting", self._stored_seats(table, session)
 
     @staticmethod
     def _claim_seat(session: Session, table_id: int, seat: int, **values: Any) -> bool:
@@ -1146,41 +1256,66 @@ class TableManager:
         )
         return done.rowcount == 1
 
-    def _sync_seats(self, table: Table, session: Session) -> None:
-        """Bring ``table``'s seats up to the database's: a seat another server sharing it
-        gave someone gets its person, name and token (and a seat whose write failed is
-        free again)."""
+    def _stored_seats(self, table: Table, session: Session) -> list[Seat]:
+        """``table``'s seats as the database holds them (any thread: the table is only
+        read): a seat another server sharing it gave someone has its person, name and
+        token (and a seat whose write failed is free again)."""
+        seats = list(table.seats)
         for row in session.execute(_SEATS_OF, {"b_table_id": table.id}):
-            if not 0 <= row.seat < len(table.seats):
+            if not 0 <= row.seat < len(seats):
                 continue
-            st = table.seats[row.seat]
+            st = seats[row.seat]
             if (row.kind, row.name or "", row.token) != (st.kind, st.name, st.token):
-                table.seats[row.seat] = Seat(
-                    row.kind, row.name or "", row.user_id, row.token, row.level
-                )
-                self._rename(table, row.seat, row.name or "")
+                seats[row.seat] = Seat(row.kind, row.name or "", row.user_id, row.token, row.level)
+        return seats
+
+    @staticmethod
+    def _start_if_full(session: Session, table_id: int, seats: list[Seat]) -> bool:
+        """In the seats' transaction: a waiting table whose seats are all taken starts (its
+        row's status; the table in memory follows in :meth:`_seated`). Whether it did."""
+        if any(st.free for st in seats):
+            return False
+        session.execute(_START, {"b_table_id": table_id})  # (the row is locked: waiting)
+        return True
+
+    def _seated(self, table: Table, change: SeatChange) -> int:
+        """(The event loop) the table in memory after a change of its seats: the seats as
+        stored, the game started if they are all taken; the seat taken, or the refusal."""
+        for n, st in enumerate(change.seats):
+            old = table.seats[n]
+            if (st.kind, st.name, st.token) != (old.kind, old.name, old.token):
+                table.seats[n] = st
+                self._rename(table, n, st.name)
+        if change.refusal is not None:
+            self._maybe_evict(table)  # (a table another server changed: rebuilt when asked)
+            raise change.refusal
+        for n in change.filled:  # (computers: quick tables after their wait)
+            from tapete.bots import make_bot
+
+            level = table.levels[n] = table.seats[n].level or "rules"
+            table.bots[n] = make_bot(table.game_name, level, profile=table.profile)
+            table.rngs[n] = random.Random()
+        if change.started:
+            table.status = "playing"
+            self.fill_at.pop(table.id, None)
+            self._ensure_clocks(table)
+            # (whole views: a waiting table kept none to patch against, ``Table.view_texts``)
+            self._broadcast(table, [])
+        self.announce(table)
+        if change.started:
+            with contextlib.suppress(RuntimeError):  # (no loop: a synchronous caller)
+                self.ensure_bots(table)
+        # kept in memory, as :meth:`create` keeps a new table: the next sit-down or the first
+        # connection, a moment later, finds it there (each rebuilt it from the database:
+        # about a twelfth of a new game's seating), and the seats are read again under the
+        # lock of any later sit-down; a table nobody opens is closed by the sweep
+        return -1 if change.seat is None else change.seat
 
     def _rename(self, table: Table, seat: int, name: str) -> None:
         table.players[seat] = name
         table.game.players[seat] = name
         if table.spectator_game is not None:
             table.spectator_game.players[seat] = name
-
-    def _start_if_full(self, table: Table) -> None:
-        """A waiting table whose seats are all taken starts: everyone gets the view."""
-        if table.status != "waiting" or any(st.free for st in table.seats):
-            self.announce(table)
-            return
-        with self.sessions.begin() as session:
-            session.execute(_START, {"b_table_id": table.id})
-        table.status = "playing"
-        self.fill_at.pop(table.id, None)
-        self._ensure_clocks(table)
-        # (whole views: a waiting table kept none to patch against, ``Table.view_texts``)
-        self._broadcast(table, [])
-        self.announce(table)
-        with contextlib.suppress(RuntimeError):  # (no loop: a synchronous caller)
-            self.ensure_bots(table)
 
     def announce(self, table: Table) -> None:
         """Tell everyone at the table who sits where and who is connected (at a table of
@@ -1199,46 +1334,53 @@ class TableManager:
         if table.listed:
             self.lobby_changed()
 
-    def fill_due(self, level: str = "rules") -> int:
+    async def fill_due(self, level: str = "rules") -> int:
         """Computers of ``level`` take the free seats of the quick tables whose wait is over
-        (``fill_at``, on ``self.now``); those games start. Returns how many tables."""
+        (``fill_at``, on ``self.now``); those games start. Returns how many tables. Each
+        table's seats are taken as a sit-down takes one (:meth:`sit`): in a database thread,
+        under the table's lock."""
         now = self.now()
         due = [tid for tid, when in self.fill_at.items() if when <= now]
         filled = 0
         for table_id in due:
             self.fill_at.pop(table_id, None)
-            table = self.get(table_id)
-            if table is None or table.status != "waiting":
+            loaded = await self.load(table_id)
+            if loaded is None:
                 continue
-            from tapete.bots import make_bot
-
-            # guarded as a sit-down is (join): a person another server seated meanwhile
-            # keeps the seat
-            with self.sessions.begin() as session:
-                if not self._lock_waiting(table, session):
+            async with self._locked_in_memory(loaded) as table:
+                if table.status != "waiting":
                     continue
-                free = [n for n, st in enumerate(table.seats) if st.free]
-                names = bot_names([st.name for st in table.seats if not st.free], len(free))
-                for n, name in zip(free, names, strict=False):
-                    if not self._claim_seat(
-                        session, table.id, n, kind="computer", name=name, level=level
-                    ):
-                        continue
-                    table.seats[n] = Seat("computer", name, level=level)
-                    table.levels[n] = level
-                    self._rename(table, n, name)
-                    table.bots[n] = make_bot(table.game_name, level, profile=table.profile)
-                    table.rngs[n] = random.Random()
-                session.execute(
-                    update(TableRow)
-                    .where(TableRow.id == table.id)
-                    .values(players=list(table.players), levels=list(table.levels))
-                )
-            self._start_if_full(table)
-            filled += 1
+                change = await self.db.run(self._fill_seats, table, level)
+                if change.refusal is None:
+                    self._seated(table, change)
+                    filled += 1
         return filled
 
-    def quick(
+    def _fill_seats(self, table: Table, level: str) -> SeatChange:
+        """(A database thread) :meth:`fill_due`'s transaction at one table, guarded as a
+        sit-down's is (:meth:`_take_seat`): a person another server seated meanwhile keeps
+        the seat."""
+        with self.sessions.begin() as session:
+            waiting, seats = self._lock_seats(table, session)
+            if not waiting:
+                return SeatChange(seats, refusal=TableError("table_full", "no seat is free"))
+            free = [n for n, st in enumerate(seats) if st.free]
+            names = bot_names([st.name for st in seats if not st.free], len(free))
+            filled = []
+            for n, name in zip(free, names, strict=False):
+                if self._claim_seat(session, table.id, n, kind="computer", name=name, level=level):
+                    seats[n] = Seat("computer", name, level=level)
+                    filled.append(n)
+            levels = [level if n in filled else lv for n, lv in enumerate(table.levels)]
+            session.execute(
+                update(TableRow)
+                .where(TableRow.id == table.id)
+                .values(players=[st.name for st in seats], levels=levels)
+            )
+            started = self._start_if_full(session, table.id, seats)
+        return SeatChange(seats, started=started, filled=tuple(filled))
+
+    async def quick(
         self,
         *,
         game: str,
@@ -1251,8 +1393,30 @@ class TableManager:
         """``POST /api/quick``: a seat at an open quick table of that game and profile (the
         oldest that has one this name may take), or a new one with the other seats open,
         listed in the lobby, filled by computers after ``fill_after_s``."""
+        for table_id in await self.db.run(self._quick_ids, game, profile):
+            try:
+                return await self.sit(table_id, name=name, user_id=user_id)
+            except TableError:
+                continue
+        seats: list[tuple[str, str | None]] = [("me", None)]
+        seats += [("open", None)] * (kind(game).seats - 1)
+        new = self.new_table(
+            game=game,
+            profile=profile,
+            name=name,
+            language=language,
+            seats=seats,
+            user_id=user_id,
+            listed=True,
+            quick=True,
+            fill_after_s=fill_after_s,
+        )
+        return await self.open_table(new), 0
+
+    def _quick_ids(self, game: str, profile: str) -> list[int]:
+        """(A database thread) the oldest open quick tables of that game and profile."""
         with self.sessions() as session:
-            ids = list(
+            return list(
                 session.scalars(
                     select(TableRow.id)
                     .where(
@@ -1267,25 +1431,6 @@ class TableManager:
                     .limit(20)
                 )
             )
-        for table_id in ids:
-            try:
-                return self.join(table_id, name=name, user_id=user_id)
-            except TableError:
-                continue
-        seats: list[tuple[str, str | None]] = [("me", None)]
-        seats += [("open", None)] * (kind(game).seats - 1)
-        table = self.create(
-            game=game,
-            profile=profile,
-            name=name,
-            language=language,
-            seats=seats,
-            user_id=user_id,
-            listed=True,
-            quick=True,
-            fill_after_s=fill_after_s,
-        )
-        return table, 0
 
     def lobby(self, limit: int = 100) -> list[JSON]:
         """The open tables listed in the lobby (waiting for people), oldest first: no token,
@@ -1917,7 +2062,7 @@ class TableManager:
         while True:
             await asyncio.sleep(1.0)
             try:
-                self.fill_due()
+                await self.fill_due()
             except Exception:
                 log.exception("the quick tables were not filled")
 

@@ -1,0 +1,188 @@
+"""The event loop never waits for the database (docs/server.md, "The event loop never waits
+for the database"): every request's query runs in a database thread (``db.DatabaseThreads``),
+the actions in the write thread, the computer players' rebuilds in theirs. A slow or locked
+database then delays the request that needs it, never another table's moves."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from db_helpers import write_lock
+from server_helpers import TEST_LIMITS, MakeApp, Session, new_table, wait_until
+from sqlalchemy import event
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
+from test_server_room import make_table, sit
+
+from tapete.server.limits import Limits
+
+
+@contextmanager
+def statements_on_the_loop(app: Starlette, client: TestClient) -> Iterator[list[str]]:
+    """The SQL statements the server runs meanwhile on its event loop's thread."""
+    assert client.portal is not None
+    loop_thread = client.portal.call(threading.get_ident)
+    seen: list[str] = []
+
+    def check(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
+        if threading.get_ident() == loop_thread:
+            seen.append(" ".join(statement.split())[:100])
+
+    engine = app.state.manager.engine
+    event.listen(engine, "before_cursor_execute", check)
+    try:
+        yield seen
+    finally:
+        event.remove(engine, "before_cursor_execute", check)
+
+
+def _get(client: TestClient, url: str, **options: Any) -> Any:
+    r = client.get(url, **options)
+    assert r.status_code == 200, (url, r.text)
+    return r.json()
+
+
+def test_no_request_queries_the_database_on_the_event_loop(
+    app: Starlette, client: TestClient
+) -> None:
+    """The room's whole life through its HTTP API and its sockets (tables made, invitations
+    opened, seats taken, quick games joined and filled by computers, games played to their
+    end, chat, the lobby, the lists, the pages, replays and reviews, a table read back from
+    the database, accounts signing in and out): not one query on the event loop."""
+    manager = app.state.manager
+    with statements_on_the_loop(app, client) as on_loop:
+        # a private table: Ana invites Bea, a computer takes the third seat
+        seats = [{"kind": "me"}, {"kind": "invited"}, {"kind": "computer", "level": "random"}]
+        made = make_table(client, seats=seats, max_deals=1)
+        tid, invite = made["table"], made["invite"]
+        assert _get(client, f"/api/invitations/{invite}")["table"] == tid
+        bea = sit(client, tid, "Bea", invite=invite)
+        assert bea["status"] == "playing"
+        # quick games: two people start one; alone, computers fill it after the wait
+        cid = client.post("/api/quick", json={"game": "mariage", "name": "Cid"}).json()
+        dan = client.post("/api/quick", json={"game": "mariage", "name": "Dan"}).json()
+        assert dan["table"] == cid["table"] and dan["status"] == "playing"
+        eve = client.post("/api/quick", json={"game": "mil", "name": "Eve", "fill_after_s": 0})
+        eve_table = eve.json()["table"]
+        wait_until(
+            "the computers to fill Eve's table",
+            lambda: _get(client, f"/api/tables/{eve_table}")["status"] == "playing",
+        )
+        # the lobby (and its socket), the lists and the pages
+        with client.websocket_connect("/ws/lobby") as lobby:
+            assert lobby.receive_json()["type"] == "lobby"
+        _get(client, "/api/lobby")
+        _get(client, "/api/tables", params={"name": "Ana"})
+        _get(client, "/api/tables/live")
+        _get(client, "/api/stats", params={"name": "Ana"})
+        _get(client, "/api/ranking")
+        _get(client, "/api/players/Ana")
+        _get(client, "/api/ratings/mil-1000")
+        # a game played to its end over the socket, with a chat line
+        done_id, token = new_table(client, game="mariage", seed=3, max_deals=1)
+        with client.websocket_connect(f"/ws/{done_id}?token={token}") as ws:
+            me = Session(ws, random.Random(3))
+            me.wait_turn()
+            ws.send_json({"type": "chat", "text": "hola"})
+            assert me.play()["over"]
+        wait_until(
+            "the game's end to be stored",
+            lambda: _get(client, f"/api/tables/{done_id}/ratings")["table"] == done_id,
+        )
+        _get(client, f"/api/tables/{done_id}/replay")
+        headers = {"X-Tapete-Token": token}
+        assert client.get(f"/api/tables/{done_id}/review/0", headers=headers).status_code in (
+            200,
+            202,
+        )
+        _get(client, f"/api/tables/{done_id}/record")
+        # a table that has left memory is read back from the database
+        manager.tables.pop(done_id, None)
+        assert _get(client, f"/api/tables/{done_id}", headers=headers)["seat"] == 0
+        # an account: signed up (and in), its cookie read at each request, signed out
+        r = client.post("/api/signup", json={"name": "Fay", "password": "a long passphrase 7"})
+        assert r.status_code == 201, r.text
+        csrf = _get(client, "/api/me")["csrf"]
+        _get(client, "/api/players/Fay")
+        assert client.post("/api/signout", headers={"x-csrf-token": csrf}).status_code == 200
+        assert on_loop == [], on_loop
+
+
+def test_a_sit_down_waiting_for_a_locked_database_holds_up_no_table(
+    make_app: MakeApp, db_url: str
+) -> None:
+    """While another program holds the database's write lock, a sit-down waits for it in a
+    database thread; meanwhile a table already playing answers its socket at once. (Before,
+    the sit-down's transaction ran on the event loop: every table waited with it.)"""
+    limits = Limits(
+        create_burst=TEST_LIMITS.create_burst, hint_processes=0, list_cache_s=0, busy_timeout_s=2.0
+    )
+    app = make_app(limits=limits)
+    with TestClient(app) as client:
+        playing_id, token = new_table(client, game="mariage", seed=4)
+        waiting = make_table(client, game="mariage", seats=[{"kind": "me"}, {"kind": "invited"}])
+        with client.websocket_connect(f"/ws/{playing_id}?token={token}") as ws:
+            me = Session(ws, random.Random(4))
+            me.wait_turn()
+            outcome: dict[str, Any] = {}
+
+            def sit_down() -> None:
+                started = time.monotonic()
+                r = client.post(
+                    f"/api/tables/{waiting['table']}/seats",
+                    json={"name": "Bea", "invite": waiting["invite"]},
+                )
+                outcome.update(status=r.status_code, took=time.monotonic() - started)
+
+            sitter = threading.Thread(target=sit_down)
+            with write_lock(db_url):  # another program holds the write lock
+                sitter.start()
+                time.sleep(0.3)  # the sit-down is waiting for the lock now
+                started = time.monotonic()
+                ws.send_json({"type": "sync"})
+                while me.receive()["type"] != "view":
+                    pass
+                answered = time.monotonic() - started
+                still_waiting = sitter.is_alive()
+            sitter.join(10)
+        assert still_waiting, f"the sit-down ended before the lock did: {outcome}"
+        assert answered < 1.0, f"the playing table answered after {answered:.2f} s: {outcome}"
+        # SQLite gives up after busy_timeout_s (503, try again); PostgreSQL waits for the lock
+        assert outcome["status"] in (201, 503), outcome
+
+
+def test_a_sit_down_that_waited_reaches_the_table_memory_holds_now(app: Starlette) -> None:
+    """A sit-down waits for the table's lock (another sit-down holds it) while the table
+    leaves memory and is read again (a connection opens it): the waiting sit-down seats its
+    person at the table memory holds now, not at the copy it first found (whose game would
+    then start where nobody plays it)."""
+    manager = app.state.manager
+
+    async def scenario() -> None:
+        first = manager.create(
+            game="mil",
+            profile="club",
+            name="Ana",
+            language="en",
+            seats=[("me", None), ("open", None), ("open", None)],
+            listed=True,
+        )
+        await first.lock.acquire()  # (another sit-down's)
+        bea = asyncio.create_task(manager.sit(first.id, name="Bea"))
+        await asyncio.sleep(0.05)  # (Bea waits for the lock)
+        manager.tables.pop(first.id)
+        again = await manager.load(first.id)
+        assert again is not None and again is not first
+        first.lock.release()
+        table, seat = await bea
+        assert table is again and manager.tables[first.id] is again
+        assert again.seats[seat].name == "Bea" and first.seats[seat].free
+        await manager.close()
+
+    asyncio.run(scenario())
