@@ -446,7 +446,7 @@ class Accounts:
     ) -> Response:
         previous = _active(request.scope)
         if previous is not None:  # a new session replaces the browser's old one
-            await self.db.run(self.end, previous)
+            await self.db.write(self.end, previous)
         response = JSONResponse(
             {"user": {"id": user.id, "name": user.name}, "csrf": active.csrf}, status_code=status
         )
@@ -492,7 +492,7 @@ class Accounts:
     async def signout_endpoint(self, request: Request) -> Response:
         active = _active(request.scope)
         if active is not None:
-            await self.db.run(self.end, active)
+            await self.db.write(self.end, active)
         response = JSONResponse({"user": None, "csrf": None})
         self._cookie(response, request, None)
         return response

@@ -25,7 +25,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
@@ -98,26 +98,49 @@ class DatabaseThreads:
     event loop never waits for the database"). The actions have their own write thread
     (``TableManager.write_pool``), the computer players theirs.
 
+    Reads (:meth:`run`) go to ``workers`` threads. Writes (:meth:`write`) go to the one
+    thread that ``writer()`` gives (the server's: the actions' write thread), one transaction
+    at a time, so that the process never races itself for SQLite's one write lock: the
+    loser waits at most ``Limits.busy_timeout_s`` and its request fails (at 1,000 tables a
+    wave of new games, each made by sit-downs, had the request threads and the action writer
+    racing for the lock, and a few seatings got 503 and an action ``not_saved``).
+
     The threads are made when first used, and again after :meth:`shutdown` (an app may serve
     again after its lifespan)."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, writer: Callable[[], Executor] | None = None) -> None:
         self.workers = max(1, workers)
         self._pool: ThreadPoolExecutor | None = None
+        self._writer = writer
+        self._own_writer: ThreadPoolExecutor | None = None
 
     async def run(self, fn: Callable[_P, _T], /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
-        """``fn(*args, **kwargs)`` in one of the threads; its result or exception."""
+        """``fn(*args, **kwargs)`` (database reads) in one of the threads; its result or
+        exception."""
         if self._pool is None:
             self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="tapete-db")
         call = functools.partial(fn, *args, **kwargs)
         return await asyncio.get_running_loop().run_in_executor(self._pool, call)
 
+    async def write(self, fn: Callable[_P, _T], /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        """``fn(*args, **kwargs)`` (a transaction that writes) in the writes' thread, after
+        the writes asked for before it."""
+        if self._writer is not None:
+            writer: Executor = self._writer()
+        else:
+            if self._own_writer is None:
+                self._own_writer = ThreadPoolExecutor(1, thread_name_prefix="tapete-db-write")
+            writer = self._own_writer
+        call = functools.partial(fn, *args, **kwargs)
+        return await asyncio.get_running_loop().run_in_executor(writer, call)
+
     def shutdown(self) -> None:
         """Let the work under way end (each query is bounded by the database's own timeouts)
-        and drop the threads."""
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+        and drop the threads (not ``writer()``'s: its owner's)."""
+        pools, self._pool, self._own_writer = (self._pool, self._own_writer), None, None
+        for pool in pools:
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
 
 
 class UTCDateTime(TypeDecorator[datetime]):

@@ -884,7 +884,8 @@ class TableManager:
         #: the worker threads the computer players think in (and tables are rebuilt in)
         self.bot_pool = ThreadPoolExecutor(self.limits.bot_workers, thread_name_prefix="tapete-bot")
         #: the threads of the requests' database work: the event loop never waits for it
-        self.db = DatabaseThreads(self.limits.db_workers)
+        #: (their writes go to the write thread: one writer in the process)
+        self.db = DatabaseThreads(self.limits.db_workers, writer=lambda: self.write_pool)
         #: the lobby's push under way (a task: its rows are read in a database thread)
         self._lobby_push: asyncio.Task[None] | None = None
         #: the writes of :meth:`mark_opened` under way: their tables, their tasks
@@ -945,7 +946,7 @@ class TableManager:
 
     async def open_table(self, new: NewTable) -> Table:
         """Store a :meth:`new_table` in a database thread and keep it in memory."""
-        return self._keep_new(new, await self.db.run(self._store_new, new))
+        return self._keep_new(new, await self.db.write(self._store_new, new))
 
     def new_table(
         self,
@@ -1116,7 +1117,7 @@ class TableManager:
         try:
             async with self._locked_in_memory(table) as table:
                 ask = self._seat_wanted(table, name, user_id, invite, seat)
-                change = await self.db.run(self._take_seat, table, ask)
+                change = await self.db.write(self._take_seat, table, ask)
                 return table, self._seated(table, change)
         except Exception:
             self._maybe_evict(table)  # (a table another server changed: rebuilt when asked)
@@ -1350,7 +1351,7 @@ class TableManager:
             async with self._locked_in_memory(loaded) as table:
                 if table.status != "waiting":
                     continue
-                change = await self.db.run(self._fill_seats, table, level)
+                change = await self.db.write(self._fill_seats, table, level)
                 if change.refusal is None:
                     self._seated(table, change)
                     filled += 1
@@ -2000,7 +2001,7 @@ class TableManager:
 
     async def _store_opened(self, table_id: int) -> None:
         try:
-            await self.db.run(self._write_opened, table_id, utcnow())
+            await self.db.write(self._write_opened, table_id, utcnow())
         except Exception as exc:  # a locked database: noted at the next connection
             self.failed_writes.note("opened", f"table {table_id}", str(exc))
             return
