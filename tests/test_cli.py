@@ -1063,11 +1063,18 @@ def test_a_record_file_counts_what_it_read_never_past_its_size(
     path = tmp_path / "r.jsonl"
     path.write_bytes(("\ufeff" + line + "\r\n\r\n" + line + "\n").encode("utf-8"))
     file = RecordFile(path)
-    assert (file.size, file.read_so_far()) == (3 + 2 * (len(line) + 2) + 2 + 2 + 1, 0)
+    size = 3 + 2 * (len(line) + 2) + 2 + 2 + 1  # (BOM, two records of two 2-byte letters)
+    assert (file.size, file.read_so_far()) == (size, 0)
     seen = [(number, record["players"][0], file.read_so_far()) for number, record in file]
-    # lines 1 and 3 (line 2 is blank); a line end is one character (universal newlines)
-    assert seen == [(1, "Iñés", len(line) + 1), (3, "Iñés", 2 * len(line) + 3)]
-    assert file.read_so_far() < file.size
+    # lines 1 and 3 (line 2 is blank); the bytes, not the characters, to the file's end
+    assert [(n, name) for n, name, _ in seen] == [(1, "Iñés"), (3, "Iñés")]
+    assert 0 < seen[0][2] <= seen[1][2] == file.read_so_far() == file.size
+    # a file of many blocks: the count grows with the reading, never past the size
+    path.write_text(("\n".join([line] * 200)) + "\n", encoding="utf-8")
+    big = RecordFile(path)
+    counts = [big.read_so_far() for _ in big]
+    assert counts == sorted(counts) and counts[0] < big.size == counts[-1]
+    assert len(set(counts)) > 10 and big.size > len(line) * 200
     assert RecordFile(tmp_path).size == 0 and RecordFile(tmp_path / "nope").size == 0
 
 

@@ -212,11 +212,11 @@ class RecordFile:
             yield from records.iter_load_numbered(self._text)
 
     def read_so_far(self) -> int:
-        """The characters read so far, those of the records given (a pretty-printed record's
-        file is read whole at once). Never more than :attr:`size`, the bytes: a UTF-8
-        character takes one byte or more, and a line end two on Windows, so the count
-        falls short of the size by those, and by a byte-order mark."""
-        return 0 if self._text is None else self._text.chars
+        """The bytes read from the file so far: :attr:`size` once it is read to its end.
+        The text is decoded a block at a time (8 KiB), so the count runs up to a block
+        ahead of the records given. (What is no regular file, a pipe, counts the characters
+        read instead.)"""
+        return 0 if self._text is None else self._text.bytes
 
 
 def _open_record_file(path: str | Path) -> TextIO:
@@ -240,7 +240,8 @@ class _Checked:
     def __init__(self, fp: TextIO, path: str | Path) -> None:
         self._fp = fp
         self._path = path
-        self.chars = 0  # (read so far)
+        #: bytes read so far (characters where the file cannot tell its place: a pipe)
+        self.bytes = 0
 
     def readline(self, size: int = -1, /) -> str:
         return self._guarded(self._fp.readline, size)
@@ -256,7 +257,10 @@ class _Checked:
             raise UnreadableFile(f"{self._path} is not a record file: {reason}") from None
         except OSError as exc:
             raise UnreadableFile(_unreadable(self._path, exc)) from None
-        self.chars += len(text)
+        try:
+            self.bytes = self._fp.buffer.tell()
+        except (AttributeError, OSError):
+            self.bytes += len(text)
         return text
 
 

@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
                 key = f"{rec['game']}/{rec['profile']}"
                 kinds[key] = kinds.get(key, 0) + 1
                 progress.update(file.read_so_far(), count(games, "game"))
-            if file.read_so_far() < file.size:  # (fewer characters than bytes: the bar ends)
+            if file.read_so_far() < file.size:  # (a file that grew meanwhile: the bar ends)
                 progress.update(file.size, count(games, "game"))
         except UnreadableFile as exc:
             progress.close()
