@@ -104,3 +104,28 @@ def test_see_the_table_shows_the_last_trick_of_the_finished_game(
     check_centre(watcher, record)
     shot(watcher, artifacts, f"finished-table-{game}-phone")
     assert watcher.js_errors == []
+
+
+def test_the_end_window_keeps_the_focus_when_the_ratings_come(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
+    """The end window is drawn again when the table's ratings come: a keyboard user who has
+    reached "See the table" stays there (the button drawn again took the focus to the page's
+    body; the ratings are held back here until the focus is on the button)."""
+    made = finished_table(live_server.db_path, "mariage", 4, None, MARIAGE_START, "rules")
+    table_id, token = made
+    page = new_page(locale=LOCALES["en"])
+    held: list[Any] = []
+    page.route("**/ratings", lambda route: held.append(route))
+    open_seat(page, live_server.url, table_id, token, ready=f"{tid('over')}[open]")
+    page.focus(tid("over-close"))
+    for _ in range(100):  # (the request is made with the window: held once it is asked)
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert len(held) == 1
+    with page.expect_response("**/ratings"):
+        held[0].continue_()
+    page.wait_for_timeout(100)  # (the window is drawn again once the answer is read)
+    assert page.evaluate("() => document.activeElement.dataset.testid") == "over-close"
+    page.keyboard.press("Enter")
+    page.wait_for_selector(f"{tid('over')}:not([open])", state="attached")
+    assert page.js_errors == []

@@ -4,7 +4,7 @@
 // table also each seat's rating after the game, its change and whether it is provisional
 // (GET /api/tables/{id}/ratings, stored with the game's end: docs/server.md, "Ratings").
 
-import { dialog, fmt, h, hideDialog, isNone } from "./dom.js";
+import { dialog, fmt, h, hideDialog, isNone, replaceKeepingFocus } from "./dom.js";
 import { reviewButton } from "./review.js";
 import { replayButton } from "./replay.js";
 import { S, playerName, screen } from "./state.js";
@@ -61,8 +61,10 @@ export function showOver() {
   const d = dialog("over");
   const scores = standingOf(v);
   const rec = `/api/tables/${encodeURIComponent(S.session.table)}/record`; // (a finished game's: no token)
-  // (replaceChildren would write a null as the text "null": the parts left out are dropped)
-  d.replaceChildren(...[
+  // (replaceChildren would write a null as the text "null": the parts left out are dropped;
+  // drawn again when the ratings come, the focus stays on the button it was on: a keyboard
+  // user who had reached "See the table" was left on the page's body)
+  replaceKeepingFocus(d, [
     h("h2", { id: "over-title", testid: "winner" }, isNone(v.winner) ? t("game_over") : (v.winner === v.seat ? t("you_won") : t("winner_is", { name: playerName(v.winner) }))),
     h("ul", { class: "final" }, v.players.map((n, i) => h("li", {}, playerLink(v, n, i), ` ${fmt(scores?.[i] ?? 0)}`))),
     ratingsBox(tableRatings(S.session.table)),
