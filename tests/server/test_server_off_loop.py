@@ -6,6 +6,7 @@ database then delays the request that needs it, never another table's moves."""
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import threading
 import time
@@ -184,5 +185,117 @@ def test_a_sit_down_that_waited_reaches_the_table_memory_holds_now(app: Starlett
         assert table is again and manager.tables[first.id] is again
         assert again.seats[seat].name == "Bea" and first.seats[seat].free
         await manager.close()
+
+    asyncio.run(scenario())
+
+
+def test_two_quick_games_asked_at_once_sit_at_one_table(app: Starlette) -> None:
+    """Two people ask for a quick Mariage game at the same moment: they play each other. (With
+    the quick tables looked up in one thread and the new table stored in another, both found
+    none and each made a table of their own, waiting for computers.)"""
+    manager = app.state.manager
+
+    async def scenario() -> list[tuple[int, int, str]]:
+        asked = [
+            manager.quick(game="mariage", profile="mariage", name=name, language="en")
+            for name in ("Ana", "Bea")
+        ]
+        seated = [(t.id, seat, t.status) for t, seat in await asyncio.gather(*asked)]
+        await manager.close()
+        return seated
+
+    (first, seat_a, _), (second, seat_b, status) = asyncio.run(scenario())
+    assert (first, second, {seat_a, seat_b}, status) == (first, first, {0, 1}, "playing")
+
+
+def test_a_sit_down_cancelled_while_its_seat_is_written_still_reaches_memory(
+    app: Starlette,
+) -> None:
+    """The request of a sit-down is cancelled while its transaction waits in the write
+    thread: the seat is stored all the same, and the table in memory follows (it stayed
+    "waiting" with the seat free while the database had started the game)."""
+    manager = app.state.manager
+
+    async def scenario() -> None:
+        table = manager.create(
+            game="mariage",
+            profile="mariage",
+            name="Ana",
+            language="en",
+            seats=[("me", None), ("open", None)],
+            listed=True,
+        )
+        busy = threading.Event()
+        manager.write_pool.submit(busy.wait, 10)  # (the write thread is busy meanwhile)
+        bea = asyncio.create_task(manager.sit(table.id, name="Bea"))
+        await asyncio.sleep(0.05)  # (Bea's transaction waits for the write thread)
+        bea.cancel()
+        busy.set()
+        await asyncio.wait([bea])
+        for _ in range(200):  # (the transaction and what follows it in memory end)
+            if not manager._side_tasks:
+                break
+            await asyncio.sleep(0.01)
+        assert bea.cancelled()
+        assert manager.tables[table.id] is table
+        assert (table.seats[1].name, table.status) == ("Bea", "playing")
+        assert manager._stored_info(table.id, None)["status"] == "playing"
+        await manager.close()
+
+    asyncio.run(scenario())
+
+
+class Pages:
+    """A lobby socket that keeps the pages it is sent (the tables' ids on each)."""
+
+    seat: int | None = None
+    patches = False
+
+    def __init__(self) -> None:
+        self.pages: list[list[int]] = []
+
+    def push(self, text: str) -> None:
+        self.pages.append([t["table"] for t in json.loads(text)["tables"]])
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_lobby_sockets_first_page_never_overtakes_a_newer_one(app: Starlette) -> None:
+    """A lobby socket's first page is read slowly; meanwhile a table is made and the lobby
+    pushed: the socket's last page holds that table (the push waits for the first page; its
+    older page came last, and the socket showed a lobby without the new table)."""
+    manager = app.state.manager
+    real, slow, release = manager._lobby_rows, threading.Event(), threading.Event()
+
+    def rows(limit: int) -> Any:
+        found = real(limit)
+        if slow.is_set():  # (the first page's read: as the database held it then)
+            slow.clear()
+            release.wait(10)
+        return found
+
+    manager._lobby_rows = rows
+    waiting = [("me", None), ("open", None)]
+
+    async def listed(name: str) -> int:  # (a table the lobby lists)
+        new = manager.new_table(
+            game="mariage", profile="mariage", name=name, language="en", seats=waiting, listed=True
+        )
+        return int((await manager.open_table(new)).id)
+
+    async def scenario() -> None:
+        ana = await listed("Ana")
+        socket = Pages()
+        slow.set()
+        opening = asyncio.create_task(manager.open_lobby(socket))
+        await asyncio.sleep(0.05)  # (its page is read, not yet sent)
+        bea = await listed("Bea")
+        await asyncio.sleep(0.4)  # (the lobby's push falls due)
+        release.set()
+        await opening
+        await asyncio.sleep(0.4)
+        await manager.close()
+        assert socket.pages[0] == [ana] and socket.pages[-1] == [ana, bea], socket.pages
 
     asyncio.run(scenario())

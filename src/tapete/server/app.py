@@ -780,10 +780,9 @@ class Server:
             await websocket.close(code=1013)
             return
         conn = Connection(websocket, self.manager.max_queue)
-        manager.lobby_listeners.add(conn)
         self.lobby_by_client[address] = mine + 1
         try:
-            conn.push_json({"type": "lobby", "tables": await manager.lobby_page()})
+            await manager.open_lobby(conn)  # (counted among the lobby's sockets at once)
             while True:
                 message = await websocket.receive()
                 if message["type"] == "websocket.disconnect" or conn.ended:

@@ -135,12 +135,14 @@ class DatabaseThreads:
         return await asyncio.get_running_loop().run_in_executor(writer, call)
 
     def shutdown(self) -> None:
-        """Let the work under way end (each query is bounded by the database's own timeouts)
-        and drop the threads (not ``writer()``'s: its owner's)."""
-        pools, self._pool, self._own_writer = (self._pool, self._own_writer), None, None
-        for pool in pools:
-            if pool is not None:
-                pool.shutdown(wait=True, cancel_futures=True)
+        """Drop the threads (not ``writer()``'s: its owner's). The reads waiting for a
+        thread are cancelled and those under way end on their own (the server stops without
+        waiting for a database that no longer answers); the writes under way end first."""
+        reads, writes, self._pool, self._own_writer = self._pool, self._own_writer, None, None
+        if reads is not None:
+            reads.shutdown(wait=False, cancel_futures=True)
+        if writes is not None:
+            writes.shutdown(wait=True, cancel_futures=True)
 
 
 class UTCDateTime(TypeDecorator[datetime]):

@@ -34,11 +34,11 @@ import secrets
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Collection, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Coroutine, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Protocol, cast
+from typing import Any, Protocol, TypeVar, cast
 
 import orjson
 from sqlalchemy import Table as SqlTable
@@ -103,6 +103,8 @@ __all__ = [
 ]
 
 log = logging.getLogger("tapete.server")
+
+_T = TypeVar("_T")
 
 #: the write thread keeps its connection between transactions while they come at most this
 #: many seconds apart (a busy room); an idle one goes back to the pool
@@ -888,9 +890,17 @@ class TableManager:
         self.db = DatabaseThreads(self.limits.db_workers, writer=lambda: self.write_pool)
         #: the lobby's push under way (a task: its rows are read in a database thread)
         self._lobby_push: asyncio.Task[None] | None = None
-        #: the writes of :meth:`mark_opened` under way: their tables, their tasks
+        #: the writes of :meth:`mark_opened` under way: their tables; the tasks that go on
+        #: when their request is cancelled (:meth:`_to_the_end`)
         self._opening: set[int] = set()
-        self._side_tasks: set[asyncio.Task[None]] = set()
+        self._side_tasks: set[asyncio.Task[Any]] = set()
+        #: quick games of one game and profile are found or made one at a time (two people
+        #: asking at once sit at one table)
+        self._quick_locks: dict[tuple[str, str], asyncio.Lock] = {}
+        #: one read of the lobby at a time, each sent before the next is read (a page never
+        #: overtakes a newer one); the lobby sockets still waiting for their first page
+        self._lobby_lock = asyncio.Lock()
+        self._lobby_first: set[Listener] = set()
         #: the one thread that writes the actions (off the event loop, so that a database
         #: another program has locked holds up no other table; one thread: writes in order)
         self.write_pool = ThreadPoolExecutor(1, thread_name_prefix="tapete-write")
@@ -945,8 +955,23 @@ class TableManager:
         return self._keep_new(new, self._store_new(new))
 
     async def open_table(self, new: NewTable) -> Table:
-        """Store a :meth:`new_table` in a database thread and keep it in memory."""
-        return self._keep_new(new, await self.db.write(self._store_new, new))
+        """Store a :meth:`new_table` in a database thread and keep it in memory (both, even
+        when the request is cancelled meanwhile: :meth:`_to_the_end`)."""
+
+        async def store() -> Table:
+            return self._keep_new(new, await self.db.write(self._store_new, new))
+
+        return await self._to_the_end(store())
+
+    async def _to_the_end(self, work: Coroutine[Any, Any, _T]) -> _T:
+        """Await ``work`` in a task of its own, which a cancelled caller does not stop: a
+        transaction that may commit is always followed by the table in memory (a new table
+        kept, a seat taken, a game started), else memory would lag the database."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._side_tasks.add(task)
+        task.add_done_callback(self._side_tasks.discard)
+        task.add_done_callback(_retrieved)
+        return await asyncio.shield(task)
 
     def new_table(
         self,
@@ -1066,7 +1091,11 @@ class TableManager:
         row = new.row
         table = self._make_table(table_id, row, new.game, 0, new.seats, self.deal_cap(row.game))
         table.deal_key = new.deal_key
-        self.tables[table_id] = table
+        current = self.tables.get(table_id)
+        if current is not None and not current.broken:
+            table = current  # (read from the database meanwhile, perhaps seated since)
+        else:
+            self.tables[table_id] = table
         if row.status == "waiting" and row.fill_after_s is not None:
             self.fill_at[table_id] = self.now() + row.fill_after_s
         if row.listed:
@@ -1114,14 +1143,18 @@ class TableManager:
         table = await self.load(table_id)
         self._seat_wanted(table, name, user_id, invite, seat)  # (refused before any wait)
         assert table is not None
-        try:
-            async with self._locked_in_memory(table) as table:
-                ask = self._seat_wanted(table, name, user_id, invite, seat)
-                change = await self.db.write(self._take_seat, table, ask)
-                return table, self._seated(table, change)
-        except Exception:
-            self._maybe_evict(table)  # (a table another server changed: rebuilt when asked)
-            raise
+
+        async def take(table: Table) -> tuple[Table, int]:
+            try:
+                async with self._locked_in_memory(table) as table:
+                    ask = self._seat_wanted(table, name, user_id, invite, seat)
+                    change = await self.db.write(self._take_seat, table, ask)
+                    return table, self._seated(table, change)
+            except Exception:
+                self._maybe_evict(table)  # (a table another server changed: rebuilt then)
+                raise
+
+        return await self._to_the_end(take(table))
 
     @contextlib.asynccontextmanager
     async def _locked_in_memory(self, table: Table) -> AsyncIterator[Table]:
@@ -1393,7 +1426,20 @@ class TableManager:
     ) -> tuple[Table, int]:
         """``POST /api/quick``: a seat at an open quick table of that game and profile (the
         oldest that has one this name may take), or a new one with the other seats open,
-        listed in the lobby, filled by computers after ``fill_after_s``."""
+        listed in the lobby, filled by computers after ``fill_after_s``. One request of a
+        game and profile at a time: two people asking at once sit at one table."""
+        async with self._quick_locks.setdefault((game, profile), asyncio.Lock()):
+            return await self._quick(game, profile, name, language, user_id, fill_after_s)
+
+    async def _quick(
+        self,
+        game: str,
+        profile: str,
+        name: str,
+        language: str,
+        user_id: int | None,
+        fill_after_s: float | None,
+    ) -> tuple[Table, int]:
         for table_id in await self.db.run(self._quick_ids, game, profile):
             try:
                 return await self.sit(table_id, name=name, user_id=user_id)
@@ -1503,15 +1549,27 @@ class TableManager:
 
     async def _push_lobby_now(self) -> None:
         try:
-            tables = await self.lobby_page()
+            async with self._lobby_lock:
+                text = message_text({"type": "lobby", "tables": await self.lobby_page()})
+                for listener in list(self.lobby_listeners):
+                    if listener not in self._lobby_first:  # (its first page is newer)
+                        listener.push(text)
         except Exception:
             log.exception("the lobby could not be read")
-            return
         finally:
             self._lobby_push = None
-        text = message_text({"type": "lobby", "tables": tables})
-        for listener in list(self.lobby_listeners):
-            listener.push(text)
+
+    async def open_lobby(self, listener: Listener) -> None:
+        """Add a lobby socket and send it the lobby now, then every push after that page,
+        never one read before it (the pages are read and sent one at a time)."""
+        self.lobby_listeners.add(listener)
+        self._lobby_first.add(listener)
+        try:
+            async with self._lobby_lock:
+                tables = await self.lobby_page()
+                listener.push(message_text({"type": "lobby", "tables": tables}))
+        finally:
+            self._lobby_first.discard(listener)
 
     def resync(self, table: Table, listener: Listener, since: int | None) -> None:
         """Answer ``listener``'s ``sync``: the current view (after the events missed since
@@ -2827,6 +2885,11 @@ class TableManager:
         if self._lobby_push is not None:
             tasks.append(self._lobby_push)
         tasks += self._side_tasks
+        self._lobby_push = None  # (a task cancelled before its first step never clears it)
+        # (asyncio locks belong to the loop that waited on them first: the app may serve
+        # again on another loop after its lifespan)
+        self._quick_locks.clear()
+        self._lobby_lock = asyncio.Lock()
         for task in tasks:
             task.cancel()
         for task in tasks:
@@ -2839,6 +2902,13 @@ class TableManager:
         self._close_write_connection()  # (the write thread has ended)
         self.write_pool = ThreadPoolExecutor(1, thread_name_prefix="tapete-write")
         self.db.shutdown()
+
+
+def _retrieved(task: asyncio.Task[Any]) -> None:
+    """(A done callback) take the outcome of a task its caller may no longer await, so that
+    asyncio does not log "exception was never retrieved" (the caller had it, if it waited)."""
+    if not task.cancelled():
+        task.exception()
 
 
 def _settle(settled: list[Settled]) -> None:
