@@ -273,3 +273,31 @@ def test_a_kept_write_connection_the_database_ends_is_replaced(
             assert [r.message for r in me.log if r.message["type"] == "error"] == []
             version = me.version
         assert action_count(app, table_id) == version
+
+
+def test_a_pooled_connection_whose_check_fails_oddly_is_replaced(
+    postgres_databases: Databases,
+) -> None:
+    """psycopg's check before use of a connection the database server had closed could fail
+    with a ProgrammingError ("can't change 'autocommit' now: connection in transaction status
+    ACTIVE"), not an error the dialect knows as a lost connection: the request failed with a
+    500 (CI, test_sockets_and_sessions_meet_a_database_gone_with_a_try_again). The pool now
+    throws such a connection away and makes another."""
+    engine = make_engine(postgres_databases.new())
+    with engine.connect() as connection:  # (one connection in the pool)
+        connection.exec_driver_sql("SELECT 1")
+    real, checks = engine.dialect.do_ping, []
+
+    def odd(dbapi_connection: Any) -> bool:
+        checks.append(dbapi_connection)
+        if len(checks) == 1:
+            raise psycopg.ProgrammingError(
+                "can't change 'autocommit' now: connection in transaction status ACTIVE"
+            )
+        return bool(real(dbapi_connection))
+
+    engine.dialect.do_ping = odd  # type: ignore[method-assign]
+    with engine.connect() as connection:
+        assert connection.exec_driver_sql("SELECT 1").scalar() == 1
+    assert len(checks) == 1  # (the new connection, just made, is not checked)
+    engine.dispose()

@@ -49,7 +49,7 @@ from sqlalchemy import (
     make_url,
 )
 from sqlalchemy import exc as sa_exc
-from sqlalchemy.engine import Connection, Dialect, Engine
+from sqlalchemy.engine import Connection, Dialect, Engine, ExceptionContext
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
@@ -623,7 +623,7 @@ def make_engine(url: str | URL, *, busy_timeout_s: float = 5.0) -> Engine:
         if key not in query:
             connect_args[key] = value
     try:
-        return create_engine(
+        engine = create_engine(
             parsed,
             connect_args=connect_args,
             pool_size=8,
@@ -639,6 +639,19 @@ def make_engine(url: str | URL, *, busy_timeout_s: float = 5.0) -> Engine:
             f"{shown_url(parsed)}: the database driver is missing ({exc}); PostgreSQL needs "
             "psycopg 3: pip install 'tapete[postgresql]'"
         ) from None
+    event.listen(engine, "handle_error", _failed_ping_is_a_lost_connection)
+    return engine
+
+
+def _failed_ping_is_a_lost_connection(context: ExceptionContext) -> None:
+    """A pooled connection whose check before use fails, whatever the error, is thrown
+    away and another one made (the pool does so for the errors the dialect knows as a lost
+    connection). psycopg's check of a connection the database server had closed could fail
+    with "can't change 'autocommit' now: connection in transaction status ACTIVE" (a
+    ProgrammingError, while it put the connection back as it was): the request got a 500
+    instead of a new connection, or the 503 of a database that is away."""
+    if context.is_pre_ping:
+        context.is_disconnect = True
 
 
 def _reason(exc: BaseException) -> str:
