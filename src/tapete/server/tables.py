@@ -890,8 +890,8 @@ class TableManager:
         self.db = DatabaseThreads(self.limits.db_workers, writer=lambda: self.write_pool)
         #: the lobby's push under way (a task: its rows are read in a database thread)
         self._lobby_push: asyncio.Task[None] | None = None
-        #: the writes of :meth:`mark_opened` under way: their tables; the tasks that go on
-        #: when their request is cancelled (:meth:`_to_the_end`)
+        #: the writes of :meth:`mark_opened` under way: their tables; the tasks that run
+        #: beside the requests (:meth:`_beside`)
         self._opening: set[int] = set()
         self._side_tasks: set[asyncio.Task[Any]] = set()
         #: quick games of one game and profile are found or made one at a time (two people
@@ -967,11 +967,16 @@ class TableManager:
         """Await ``work`` in a task of its own, which a cancelled caller does not stop: a
         transaction that may commit is always followed by the table in memory (a new table
         kept, a seat taken, a game started), else memory would lag the database."""
+        return await asyncio.shield(self._beside(work))
+
+    def _beside(self, work: Coroutine[Any, Any, _T]) -> asyncio.Task[_T]:
+        """``work`` in a task of its own, kept until it ends (and cancelled at
+        :meth:`close`), its outcome taken even when nobody awaits it."""
         task = asyncio.get_running_loop().create_task(work)
         self._side_tasks.add(task)
         task.add_done_callback(self._side_tasks.discard)
         task.add_done_callback(_retrieved)
-        return await asyncio.shield(task)
+        return task
 
     def new_table(
         self,
@@ -1323,9 +1328,9 @@ class TableManager:
         if change.refusal is not None:
             self._maybe_evict(table)  # (a table another server changed: rebuilt when asked)
             raise change.refusal
-        for n in change.filled:  # (computers: quick tables after their wait)
-            from tapete.bots import make_bot
+        from tapete.bots import make_bot
 
+        for n in change.filled:  # (computers: quick tables after their wait)
             level = table.levels[n] = table.seats[n].level or "rules"
             table.bots[n] = make_bot(table.game_name, level, profile=table.profile)
             table.rngs[n] = random.Random()
@@ -1479,13 +1484,10 @@ class TableManager:
                 )
             )
 
-    def lobby(self, limit: int = 100) -> list[JSON]:
-        """The open tables listed in the lobby (waiting for people), oldest first: no token,
-        no invitation code of a private table (private tables are not listed at all)."""
-        return self._lobby_of(self._lobby_rows(limit))
-
     async def lobby_page(self, limit: int = 100) -> list[JSON]:
-        """:meth:`lobby`, its rows read in a database thread."""
+        """The open tables listed in the lobby (waiting for people), oldest first: no token,
+        no invitation code of a private table (private tables are not listed at all). Their
+        rows are read in a database thread."""
         return self._lobby_of(await self.db.run(self._lobby_rows, limit))
 
     def _lobby_rows(self, limit: int) -> list[tuple[TableRow, list[Seat]]]:
@@ -1879,24 +1881,18 @@ class TableManager:
                 for r in rows
             ]
 
-    def describe(self, table_id: int, token: str | None) -> JSON | None:
+    async def info(self, table_id: int, token: str | None) -> JSON | None:
         """``GET /api/tables/{id}``: the table's :meth:`Table.info` for the seat of
         ``token``, None if there is no such table. A table not in memory is described from
-        its row and its number of actions, without rebuilding its game."""
-        table = self.tables.get(table_id)
-        if table is not None and not table.broken:
-            return table.info(table.seat_for_token(token))
-        return self._stored_info(table_id, token)
-
-    async def info(self, table_id: int, token: str | None) -> JSON | None:
-        """:meth:`describe`, a table not in memory read in a database thread."""
+        its row and its number of actions (read in a database thread), without rebuilding
+        its game."""
         table = self.tables.get(table_id)
         if table is not None and not table.broken:
             return table.info(table.seat_for_token(token))
         return await self.db.run(self._stored_info, table_id, token)
 
     def _stored_info(self, table_id: int, token: str | None) -> JSON | None:
-        """:meth:`describe` of the table as stored (any thread: no table in memory is read)."""
+        """:meth:`info` of the table as stored (any thread: no table in memory is read)."""
         with self.sessions() as session:
             row = session.get(TableRow, table_id)
             if row is None:
@@ -1928,17 +1924,9 @@ class TableManager:
             out["seed"] = row.seed
         return out
 
-    def token_seat(self, table_id: int, token: str | None) -> int | None:
-        """The seat of ``token`` at a stored table (None: no such seat, or no table)."""
-        if not token:
-            return None
-        table = self.tables.get(table_id)
-        if table is not None and not table.broken:
-            return table.seat_for_token(token)
-        return self._stored_seat(table_id, token)
-
     async def seat_of(self, table_id: int, token: str | None) -> int | None:
-        """:meth:`token_seat`, a table not in memory read in a database thread."""
+        """The seat of ``token`` at a table (None: no such seat, or no table), a table not in
+        memory read in a database thread."""
         if not token:
             return None
         table = self.tables.get(table_id)
@@ -1947,7 +1935,7 @@ class TableManager:
         return await self.db.run(self._stored_seat, table_id, token)
 
     def _stored_seat(self, table_id: int, token: str) -> int | None:
-        """:meth:`token_seat` at the table as stored (any thread)."""
+        """:meth:`seat_of` at the table as stored (any thread)."""
         with self.sessions() as session:
             row = session.get(TableRow, table_id)
             if row is None:
@@ -2053,9 +2041,7 @@ class TableManager:
         if table.id in self.opened or table.id in self._opening:
             return
         self._opening.add(table.id)
-        task = asyncio.get_running_loop().create_task(self._store_opened(table.id))
-        self._side_tasks.add(task)
-        task.add_done_callback(self._side_tasks.discard)
+        self._beside(self._store_opened(table.id))
 
     async def _store_opened(self, table_id: int) -> None:
         try:
