@@ -833,12 +833,12 @@ class Server:
         """``GET /api/tables/{id}/ratings``: the rating changes of a rated table's game
         (stored with the game's end, so there once the last move's view is out)."""
         table_id = self._table_id(request)
-
-        def read(table_id: int) -> JSON | None:
-            with self.manager.sessions() as session:
-                return ratings.table_ratings(session, table_id)
-
-        found = None if table_id is None else await self.manager.db.run(read, table_id)
+        manager = self.manager
+        found = (
+            None
+            if table_id is None
+            else await manager.db.read(manager.sessions, ratings.table_ratings, table_id)
+        )
         if found is None:
             return _error(404, "there is no such table")
         return JSONResponse(found)
@@ -901,12 +901,8 @@ class Server:
             name = _check_name(request.query_params.get("name"))
         except BadRequest as exc:
             return _error(400, exc.message)
-
-        def read() -> list[JSON]:
-            with self.manager.sessions() as session:
-                return stats.player_stats(session, name)
-
-        return JSONResponse(await self.manager.db.run(read))
+        manager = self.manager
+        return JSONResponse(await manager.db.read(manager.sessions, stats.player_stats, name))
 
     async def ranking(self, request: Request) -> Response:
         q = request.query_params
@@ -934,13 +930,12 @@ class Server:
             offset = parse_count(q.get("offset"), "offset", low=0, high=100_000, default=0)
         except ValueError as exc:
             return _error(400, str(exc))
-
-        def page() -> Any:
-            with self.manager.sessions() as session:
-                return stats.ranking(session, game, target, limit, offset=offset)
-
+        manager = self.manager
         return await self._cached(
-            ("ranking", game, target, limit, offset), lambda: self.manager.db.run(page)
+            ("ranking", game, target, limit, offset),
+            lambda: manager.db.read(
+                manager.sessions, stats.ranking, game, target, limit, offset=offset
+            ),
         )
 
     async def rules(self, request: Request) -> Response:

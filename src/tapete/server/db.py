@@ -28,7 +28,7 @@ from collections.abc import Callable
 from concurrent.futures import Executor, ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import orjson
 from sqlalchemy import (
@@ -50,7 +50,7 @@ from sqlalchemy import (
 )
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, Dialect, Engine, ExceptionContext
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 from sqlalchemy.types import TypeDecorator
 
 __all__ = [
@@ -121,6 +121,23 @@ class DatabaseThreads:
             self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="tapete-db")
         call = functools.partial(fn, *args, **kwargs)
         return await asyncio.get_running_loop().run_in_executor(self._pool, call)
+
+    async def read(
+        self,
+        sessions: Callable[[], Session],
+        fn: Callable[Concatenate[Session, _P], _T],
+        /,
+        *args: _P.args,
+        **kwargs: _P.kwargs,
+    ) -> _T:
+        """``fn(session, *args, **kwargs)`` in a session of ``sessions`` (a query that reads:
+        a page's, a list's), in one of the threads."""
+
+        def call() -> _T:
+            with sessions() as session:
+                return fn(session, *args, **kwargs)
+
+        return await self.run(call)
 
     async def write(self, fn: Callable[_P, _T], /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
         """``fn(*args, **kwargs)`` (a transaction that writes) in the writes' thread, after

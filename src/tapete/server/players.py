@@ -121,12 +121,7 @@ class PlayerPages:
                 {"error": f"a player's name is 1 to {MAX_NAME_CHARS} printable characters"},
                 status_code=400,
             )
-
-        def read() -> dict[str, Any]:
-            with self.sessions() as session:
-                return player_page(session, name)
-
-        return JSONResponse(await self.db.run(read))
+        return JSONResponse(await self.db.read(self.sessions, player_page, name))
 
     async def leaderboard(self, request: Request) -> Response:
         pool = request.path_params["pool"]
@@ -147,12 +142,8 @@ class PlayerPages:
             offset = parse_count(q.get("offset"), "offset", low=0, high=100_000, default=0)
         except ValueError as exc:
             return JSONResponse({"error": str(exc)}, status_code=400)
-
-        def read() -> Any:
-            with self.sessions() as session:
-                return ratings.leaderboard(session, pool, limit, offset=offset)
-
-        return JSONResponse(await self.db.run(read))
+        board = await self.db.read(self.sessions, ratings.leaderboard, pool, limit, offset=offset)
+        return JSONResponse(board)
 
 
 def openapi_paths(max_page: int) -> dict[str, Any]:
