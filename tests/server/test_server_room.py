@@ -5,6 +5,7 @@ nothing), reconnection from every version, chat, and spectators refused or delay
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import random
@@ -23,13 +24,14 @@ from server_helpers import (
     check_no_leak,
     stored_actions,
 )
+from sqlalchemy.exc import OperationalError
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from tapete.server.db import TableRow
 from tapete.server.limits import Limits
 from tapete.server.messages import CLIENT, SERVER, schema_of
-from tapete.server.tables import game_of
+from tapete.server.tables import FILL_RETRY_S, game_of
 
 
 def make_table(client: TestClient, **body: Any) -> dict[str, Any]:
@@ -781,6 +783,38 @@ def test_quick_game_joins_or_creates_and_computers_fill_after_the_wait(
     assert r.status_code == 400
     r = client.post("/api/quick", json={"game": "chess", "name": "Eve"})
     assert r.status_code == 400
+
+
+def test_a_quick_table_whose_fill_failed_is_filled_at_a_later_pass(app: Starlette) -> None:
+    """The computers' fill of a quick table meets a database that cannot write (locked,
+    unreachable): the table waits a few seconds more and computers sit down at a later pass.
+    (Before, the table was taken off the waits first, and its person waited for ever.)"""
+    manager = app.state.manager
+    clock = FakeClock()
+    manager.now = clock
+    fill_seats = manager._fill_seats
+    failures = [OperationalError("UPDATE tables", {}, Exception("database is locked"))]
+
+    def flaky(*args: Any) -> Any:
+        if failures:
+            raise failures.pop()
+        return fill_seats(*args)
+
+    manager._fill_seats = flaky
+
+    async def scenario() -> tuple[int, int, str]:
+        table, _ = await manager.quick(
+            game="mil", profile="club", name="Ana", language="en", fill_after_s=30
+        )
+        clock.t += 31
+        first = await manager.fill_due()  # the write fails
+        clock.t += FILL_RETRY_S
+        second = await manager.fill_due()
+        await manager.close()
+        return first, second, table.status
+
+    assert asyncio.run(scenario()) == (0, 1, "playing")
+    assert manager.failed_writes.count("fill") == 0  # (the failure was logged)
 
 
 def test_a_quick_table_that_computers_fill_tells_its_person_it_started(

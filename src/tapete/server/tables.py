@@ -109,6 +109,9 @@ _T = TypeVar("_T")
 #: the write thread keeps its connection between transactions while they come at most this
 #: many seconds apart (a busy room); an idle one goes back to the pool
 KEEP_WRITE_CONNECTION_S = 5.0
+#: seconds after which computers try again to fill a quick table whose fill failed (a
+#: locked or unreachable database)
+FILL_RETRY_S = 5.0
 
 #: one action to store (``TableManager._write``): table, action number, seat, the action's
 #: JSON and, when it ended the game, its record and winner
@@ -1383,17 +1386,29 @@ class TableManager:
         filled = 0
         for table_id in due:
             self.fill_at.pop(table_id, None)
-            loaded = await self.load(table_id)
-            if loaded is None:
-                continue
-            async with self._locked_in_memory(loaded) as table:
-                if table.status != "waiting":
-                    continue
-                change = await self.db.write(self._fill_seats, table, level)
-                if change.refusal is None:
-                    self._seated(table, change)
-                    filled += 1
+            try:
+                filled += await self._fill_one(table_id, level)
+            except Exception as exc:
+                # (a locked or unreachable database) the table is not forgotten: its
+                # computers try again at a later pass (which does nothing if people took
+                # the seats meanwhile or the table was closed)
+                self.fill_at.setdefault(table_id, now + FILL_RETRY_S)
+                self.failed_writes.note("fill", f"table {table_id}", str(exc))
         return filled
+
+    async def _fill_one(self, table_id: int, level: str) -> int:
+        """:meth:`fill_due` at one table: 1 if computers took its free seats, else 0."""
+        loaded = await self.load(table_id)
+        if loaded is None:
+            return 0
+        async with self._locked_in_memory(loaded) as table:
+            if table.status != "waiting":
+                return 0
+            change = await self.db.write(self._fill_seats, table, level)
+            if change.refusal is not None:
+                return 0
+            self._seated(table, change)
+            return 1
 
     def _fill_seats(self, table: Table, level: str) -> SeatChange:
         """(A database thread) :meth:`fill_due`'s transaction at one table, guarded as a
@@ -2098,13 +2113,17 @@ class TableManager:
 
     async def _fill_forever(self) -> None:
         """Fill the quick tables whose wait is over, once a second (after a restart each
-        waiting quick table waits its ``fill_after_s`` again)."""
-        try:
-            for table_id, fill in await self.db.run(self._waiting_quick_tables):
-                self.fill_at.setdefault(table_id, self.now() + float(fill or 0))
-        except Exception:
-            log.exception("the quick tables' waits were not read")
+        waiting quick table waits its ``fill_after_s`` again; a database that cannot be read
+        at start-up is read again at the next pass)."""
+        waits_read = False
         while True:
+            if not waits_read:
+                try:
+                    for table_id, fill in await self.db.run(self._waiting_quick_tables):
+                        self.fill_at.setdefault(table_id, self.now() + float(fill or 0))
+                    waits_read = True
+                except Exception as exc:
+                    self.failed_writes.note("fill", "the waiting quick tables", str(exc))
             await asyncio.sleep(1.0)
             try:
                 await self.fill_due()
