@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import math
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -214,7 +215,8 @@ def retry_after(wait_s: float) -> str:
 
 class RefusalLog:
     """Log each kind of refusal once, then at most one summary a period: a flood of
-    refused attempts writes a few lines, not one per attempt."""
+    refused attempts writes a few lines, not one per attempt. Safe to note from several
+    threads (the event loop's and the write thread's): no refusal is counted twice or lost."""
 
     def __init__(
         self, period_s: float = 60.0, *, clock: Callable[[], float] = time.monotonic
@@ -223,8 +225,13 @@ class RefusalLog:
         self.clock = clock
         #: kind -> (time of the last line, refusals since)
         self.kinds: dict[str, tuple[float, int]] = {}
+        self._lock = threading.Lock()
 
     def note(self, kind: str, client: str, detail: str) -> None:
+        with self._lock:
+            self._note(kind, client, detail)
+
+    def _note(self, kind: str, client: str, detail: str) -> None:
         now = self.clock()
         seen = self.kinds.get(kind)
         if seen is None:
