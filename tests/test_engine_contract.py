@@ -193,6 +193,79 @@ def test_view_parts_put_together_are_the_views(
         assert game.view_parts(alone)[0] == shared
 
 
+def stale_view_parts(name: str, profile: str, seed: int) -> tuple[int, int | None] | None:
+    """A whole game of ``name`` whose ``view_parts`` is asked for after every action (what
+    an engine keeps between them is then live: Mil gives the values it built before again
+    where they are the same), with positions the views are built at and then left
+    (an action pushed on the deal, its views built, and popped), a player renamed in place
+    now and then, and a stop at the end. The first point (actions, seat) where a seat's part
+    or the shared part is not the text of the same part of a game built afresh given the
+    same actions, or of its ``view``; None if there is none."""
+    game = new_game(name, profile, seed=seed, max_deals=3)
+    seats: list[int | None] = [*range(len(game.players)), None]
+    rng = random.Random(seed)
+    actions: list[Any] = []
+    while True:
+        shared, owns = game.view_parts(seats)
+        fresh = new_game(name, profile, seed=seed, max_deals=3)
+        fresh.players[:] = game.players
+        for a in actions:
+            fresh.apply(a)
+        if game.over and not fresh.over:
+            fresh.stop()
+        fresh_shared, fresh_owns = fresh.view_parts(seats)
+        if json.dumps(shared) != json.dumps(fresh_shared):
+            return len(actions), -1
+        for seat, own, fresh_own in zip(seats, owns, fresh_owns, strict=True):
+            if json.dumps(own) != json.dumps(fresh_own) or json.dumps(
+                {**shared, **own}, sort_keys=True
+            ) != json.dumps(fresh.view(seat), sort_keys=True):
+                return len(actions), seat
+        if game.over:
+            return None
+        if len(actions) >= 120 and name == "mil":
+            game.stop()  # (stopped in a deal's middle: the views' last look at it)
+            continue
+        legal = game.legal_actions()
+        if rng.random() < 0.3:  # (views of a position the game then leaves)
+            game.state.push(rng.choice(legal))
+            game.view_parts(seats)
+            game.state.pop()
+        action = rng.choice(legal)
+        actions.append(action)
+        game.apply(action)
+        if len(actions) % 25 == 0:
+            game.players[len(actions) % len(game.players)] = f"P{len(actions)}"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_view_parts_after_any_action_are_those_of_a_game_built_afresh(name: str) -> None:
+    """What an engine keeps between its views (Mil: each seat's own keys, handed out again
+    while its cards and the deal's gives, auction and declarer are the same; the names)
+    never goes stale: over whole games, each part of the views after every action is that
+    of a new game given the same actions, also after views built at a position the game
+    then left (pushed and popped)."""
+    for profile in kind(name).profiles:
+        for seed in (3, 8):
+            assert stale_view_parts(name, profile, seed) is None, (profile, seed)
+
+
+def test_a_stale_own_part_of_mil_views_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check above catches a kept value gone stale: with what a Mil seat's own keys are
+    made of missing the gives (``_own_from``), a seat that did not give or get a card is
+    handed its keys from before the gives (its ``given`` without them)."""
+    import tapete.mil.game as mil_game
+
+    real = mil_game._own_from
+
+    def without_gives(st: Any, over: bool) -> Any:
+        made_of = real(st, over)
+        return (*made_of[:2], (), *made_of[3:])
+
+    monkeypatch.setattr(mil_game, "_own_from", without_gives)
+    assert any(stale_view_parts("mil", "club", seed) is not None for seed in (3, 8))
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_a_game_stopped_in_a_deals_middle_numbers_the_deal_its_views_show(name: str) -> None:
     """Stopped in its second deal, the views show that deal as it stands (contract.md):

@@ -20,7 +20,7 @@ from tapete.game import DealSummary, Event, record_index
 from tapete.mil.actions import Give, KeepDeal, MilAction, Play, Redeal, action_from_json
 from tapete.mil.profiles import Profile, get_profile
 from tapete.mil.scoring import BARREL_ATTEMPTS, DealResult, Standing, settle
-from tapete.mil.state import MARRIAGE_VALUES, State, contract_made, hand_order
+from tapete.mil.state import MARRIAGE_VALUES, Phase, State, contract_made, hand_order
 from tapete.scores import score_json
 
 __all__ = ["DealSource", "MilGame", "deal_cards", "deal_deck", "deal_seeded", "open_view"]
@@ -100,6 +100,13 @@ class MilGame:
         #: end it was built for (``_public_view``): it only changes when a deal ends (a new
         #: deal, or none) or the game stops
         self._game_part: _GamePart | None = None
+        #: the ``players`` of the last views built, given again while the names are the same
+        self._players_shown: list[str] = []
+        #: what the own keys of the seats not to act were last built from (``view_parts``)
+        self._own_from: _OwnFrom | None = None
+        #: per seat: its own keys last built while it was not to act, with its cards then
+        #: and what else they were built from (the same ``_own_from`` object)
+        self._owns: dict[int | None, tuple[_OwnFrom, int, dict[str, Any]]] = {}
         self._deal()
 
     # ------------------------------------------------------------------ the flow
@@ -329,13 +336,36 @@ class MilGame:
             return {**game, **_no_deal_shared()}, [
                 {"seat": seat, **_no_deal_own()} for seat in seats
             ]
+        over = self.over
+        game.update(deal)  # (a copy of the game's part: ours)
+        # A seat not to act (no legal actions, no reasons for a new deal) gets the very dict
+        # it got last while its cards and what else its keys are made of are the same: at
+        # most broadcasts the seat that neither acted nor is to act next, and the
+        # spectators; the server then knows them unchanged without a look inside
+        # (``patches.changes``).
+        made_of = _own_from(st, over)
+        if made_of != self._own_from:
+            self._own_from = made_of
+        made_of = self._own_from
+        turn = st.turn if st.phase is not _DONE else None
+        kept = self._owns
+        hands = st.hands
         owns = []
         for seat in seats:
+            cards = 0 if seat is None else hands[seat]
+            to_act = seat is not None and seat == turn
+            if not to_act:
+                last = kept.get(seat)
+                if last is not None and last[0] is made_of and last[1] == cards:
+                    owns.append(last[2])
+                    continue
             own: dict[str, Any] = {"seat": seat, **st.seat_view(seat)}
-            if self.over:
+            if over:
                 _stopped(own)
+            if not to_act:
+                kept[seat] = (made_of, cards, own)
             owns.append(own)
-        return {**game, **deal}, owns
+        return game, owns
 
     @property
     def shown_deal(self) -> State | None:
@@ -356,7 +386,10 @@ class MilGame:
             # a deal ended, the game stopped: the keys that only change then, built once
             built = self._game_part = (self.standing, st, over, self._game_keys())
         game = built[3].copy()
-        game["players"] = list(self.players)  # (the server names a seat when it is taken)
+        players = self._players_shown
+        if players != self.players:  # (the server names a seat when it is taken, in place)
+            players = self._players_shown = list(self.players)
+        game["players"] = players
         game["phase"] = self.phase
         game["turn"] = self.turn
         shown = self.shown_deal
@@ -453,6 +486,26 @@ def _no_deal_own() -> dict[str, Any]:
         "bid_limit_reason": None,
         "hand_points": None,
     }
+
+
+_DONE = Phase.DONE
+_BIDDING = Phase.BIDDING
+
+#: what the own keys of a seat not to act are made of besides its cards
+#: (``MilGame.view_parts``): the deal, whether the game is over, the gives, the declarer,
+#: whether the auction is on, and the high bid
+_OwnFrom = tuple[State, bool, tuple[tuple[int, int], ...], int, bool, int]
+
+
+def _own_from(st: State, over: bool) -> _OwnFrom:
+    """Everything besides its cards that ``State.seat_view`` reads for a seat that is not to
+    act (no legal actions, no reasons for a new deal), and ``over`` (``_stopped``): the gives
+    as the seat may see them (``gives`` and ``declarer``), and why its bids stop at 120
+    (``phase``, ``high``; its limit and the profile are the deal's). A change of
+    ``State.seat_view`` that reads anything else must add it here
+    (``tests/test_engine_contract.py`` compares the views with those of a game built afresh
+    after every action of whole games)."""
+    return (st, over, tuple(st.gives), st.declarer, st.phase is _BIDDING, st.high)
 
 
 #: the keys of both parts of a view, the game's and the deal's (``State.view``): the game's
