@@ -206,6 +206,20 @@ def test_changes_and_patched() -> None:
         patched(before, {"sheet": [9]}, [], 3)
 
 
+def test_changes_of_views_of_the_same_keys() -> None:
+    """Two views of the same keys in the same order (a broadcast's, nearly always): a value
+    that is the same object in both is unchanged without a look inside, the others are
+    compared as Python values and types; the same answer as for any two views."""
+    kept = [{"leader": 0}]
+    before = {"a": 1, "b": kept, "c": True, "d": [1, 2], "sheet": [1], "e": 0.5}
+    now = {"a": 1, "b": kept, "c": 1, "d": [1, 2], "sheet": [1, 2], "e": 1.5}
+    assert changes(now, before, skip="sheet") == ({"c": 1, "e": 1.5}, [])
+    assert changes(now, now) == ({}, [])
+    moved = {"b": kept, "a": 2, "c": 1, "d": [1, 3], "sheet": [1], "e": 0.5}
+    assert changes(moved, before, skip="sheet") == ({"a": 2, "c": 1, "d": [1, 3]}, [])
+    assert list(changes(moved, before)[0]) == ["a", "c", "d"]  # (in the order of ``now``)
+
+
 def test_no_view_is_kept_where_nobody_takes_patches(tmp_path: Path) -> None:
     """A table whose connections all take whole views keeps nothing for patches (its views
     live no longer than their broadcast); one connection that takes them, and it does."""

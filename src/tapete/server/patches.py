@@ -13,6 +13,8 @@ relative to what the client has; everyone else gets the whole view, as before.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import compress
+from operator import is_not
 
 from tapete.game import JSON
 
@@ -51,7 +53,25 @@ def changes(now: JSON, before: JSON, skip: str = "") -> tuple[JSON, list[str]]:
     Values are compared as Python values, the type of each top-level value too (``True ==
     1`` in Python, not in JSON). Inside a list or an object, a view never holds a ``true``
     where it held a ``1`` at the same place (the tests compare the patched views' JSON text
-    with the whole views' over whole games: ``tests/server/test_server_patches.py``)."""
+    with the whole views' over whole games: ``tests/server/test_server_patches.py``).
+
+    A value that is the same object in both is unchanged without a look inside (no view
+    holds a NaN, the one value unequal to itself): the engines hand out again the values
+    they kept (``MilGame.view_parts``), and a view's values are never changed in place
+    (``Game.views``). Two views of the same keys in the same order
+    (nearly every broadcast) are first scanned for such values in C, pairwise, so that only
+    the keys whose values are new objects are compared one by one (the broadcast's main cost
+    before: about 80 keys an action, each through a line of Python)."""
+    if now is before:
+        return {}, []
+    if len(now) == len(before) and list(now) == list(before):
+        fresh = compress(now, map(is_not, now.values(), before.values()))
+        return {
+            key: value
+            for key in fresh
+            if key != skip
+            and ((old := before[key]) != (value := now[key]) or type(old) is not type(value))
+        }, []
     changed = {
         key: value
         for key, value in now.items()
