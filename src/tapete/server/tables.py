@@ -155,6 +155,22 @@ def message_text(message: JSON) -> str:
     return text
 
 
+def _seen_events(
+    seen: dict[int | None, orjson.Fragment], seat: int | None, events: Sequence[Event]
+) -> orjson.Fragment:
+    """What ``seat`` may see of ``events`` (``Event.for_viewer``) as a JSON text, encoded
+    once per broadcast for every seat that sees them as the spectators do (no private part
+    of an event for it: most actions), kept in ``seen`` (None: that text; a seat: its own).
+    Raises TypeError where orjson cannot encode them (``Table.view_texts`` then encodes
+    whole messages with :func:`message_text`)."""
+    own = seat is not None and any(seat in e.private for e in events)
+    key = seat if own else None
+    text = seen.get(key)
+    if text is None:
+        text = seen[key] = orjson.Fragment(orjson.dumps([e.for_viewer(key) for e in events]))
+    return text
+
+
 def _joined(first: str, second: str) -> str:
     """The JSON object of the keys of two JSON objects' texts (no key in both): the first's
     keys, then the second's."""
@@ -584,6 +600,9 @@ class Table:
         try:
             body = patch_body = ""  # (the shared keys' JSON, when a message needs it)
             gone: list[str] = []
+            seen: dict[int | None, orjson.Fragment] = {}  # (the events' texts, per seat)
+            # (the clocks as the last message had them: a patch leaves them out)
+            same_clocks = clocks is not None and before is not None and clocks == before.clocks
             for seat, own in sent.owns.items():
                 if seat in wanted and before is not None and seat in before.owns:
                     if not patch_body:
@@ -592,13 +611,17 @@ class Table:
                             changed["sheet"] = cut
                         patch_body = orjson.dumps(changed).decode()
                     own_changed, own_gone = changes(own, before.owns[seat])
-                    view = _joined(orjson.dumps(own_changed).decode(), patch_body)
+                    view = (
+                        _joined(orjson.dumps(own_changed).decode(), patch_body)
+                        if own_changed
+                        else patch_body
+                    )
                     message = self._view_message(
-                        seat, orjson.Fragment(view), events, sheet_from, clocks
+                        seat, orjson.Fragment(view), events, sheet_from, clocks, seen
                     )
                     message.update(type="patch", patch_of=before.version, removed=gone + own_gone)
-                    if clocks is not None and clocks == before.clocks:
-                        message.pop("clocks", None)  # (as the last message had them)
+                    if same_clocks:
+                        message.pop("clocks", None)
                     patch_texts[seat] = orjson.dumps(message).decode()
                 if seat in whole_seats or seat not in patch_texts:
                     if not body:
@@ -606,7 +629,7 @@ class Table:
                         body = orjson.dumps(whole).decode()
                     view = _joined(orjson.dumps(own).decode(), body)
                     message = self._view_message(
-                        seat, orjson.Fragment(view), events, sheet_from, clocks
+                        seat, orjson.Fragment(view), events, sheet_from, clocks, seen
                     )
                     texts[seat] = orjson.dumps(message).decode()
         except TypeError:  # (what only message_text encodes: whole messages, one by one)
@@ -629,9 +652,11 @@ class Table:
         events: list[Event] | None,
         sheet_from: int,
         clocks: JSON | None,
+        seen: dict[int | None, orjson.Fragment] | None = None,
     ) -> JSON:
         """The ``view`` message of ``seat`` around ``view`` (a JSON text as a Fragment: the
-        caller cut its sheet)."""
+        caller cut its sheet). ``seen``: the events as JSON texts, per seat that sees them
+        its own way and None for the rest (:func:`_seen_events`), filled as needed."""
         if isinstance(view, dict):
             sheet = view.get("sheet")
             if sheet_from and isinstance(sheet, list):
@@ -641,7 +666,9 @@ class Table:
             "version": self.seen_version(seat),
             "view": view,
             "sheet_from": sheet_from,
-            "events": [e.for_viewer(seat) for e in events or ()],
+            "events": [e.for_viewer(seat) for e in events or ()]
+            if seen is None
+            else _seen_events(seen, seat, events or ()),
         }
         if self.shows_clocks(seat):
             out["clocks"] = clocks if clocks is not None else self.clock_snapshot()
