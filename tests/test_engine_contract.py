@@ -266,6 +266,35 @@ def test_a_stale_own_part_of_mil_views_is_caught(monkeypatch: pytest.MonkeyPatch
     assert any(stale_view_parts("mil", "club", seed) is not None for seed in (3, 8))
 
 
+def test_a_mil_action_event_index_is_its_place_among_the_recorded_actions() -> None:
+    """A Mil action event's ``index`` (counted on from the action before: ``_record_index``)
+    is ``record_index`` of the deal's history, also when actions were pushed on the deal
+    and popped between two actions, or one pushed and kept, over whole random games."""
+    from tapete.game import record_index
+    from tapete.mil.game import _recorded
+
+    for seed in range(6):
+        game = new_game("mil", seed=seed, max_deals=6)
+        rng = random.Random(seed)
+        while not game.over:
+            st = game.state
+            legal = game.legal_actions()
+            if rng.random() < 0.3:  # (the deal's history, grown and cut back to this)
+                pushed = 0
+                while pushed < 2 and not st.done:
+                    st.push(rng.choice(st.legal_actions()))
+                    pushed += 1
+                for _ in range(pushed):
+                    st.pop()
+            elif rng.random() < 0.1:  # (an action taken on the deal itself, kept)
+                st.push(rng.choice(legal))
+                if st.done:
+                    st.pop()
+                legal = game.legal_actions()
+            events = game.apply(rng.choice(legal))
+            assert events[0].public["index"] == record_index(st.history, _recorded)
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_a_game_stopped_in_a_deals_middle_numbers_the_deal_its_views_show(name: str) -> None:
     """Stopped in its second deal, the views show that deal as it stands (contract.md):

@@ -16,7 +16,7 @@ from tapete.cards import (
 )
 from tapete.errors import IllegalActionError
 from tapete.fair import DealSeeds, FairDeal, fresh_deck, shuffled
-from tapete.game import DealSummary, Event, record_index
+from tapete.game import DealSummary, Event
 from tapete.mil.actions import Give, KeepDeal, MilAction, Play, Redeal, action_from_json
 from tapete.mil.profiles import Profile, get_profile
 from tapete.mil.scoring import BARREL_ATTEMPTS, DealResult, Standing, settle
@@ -107,6 +107,9 @@ class MilGame:
         #: per seat: its own keys last built while it was not to act, with its cards then
         #: and what else they were built from (the same ``_own_from`` object)
         self._owns: dict[int | None, tuple[_OwnFrom, int, dict[str, Any]]] = {}
+        #: the deal's history, its last entry and its recorded actions at the last action
+        #: (``_record_index``)
+        self._counted: tuple[list[tuple[int, MilAction]], tuple[int, MilAction], int] | None = None
         self._deal()
 
     # ------------------------------------------------------------------ the flow
@@ -198,7 +201,7 @@ class MilGame:
         n_marriages = len(st.marriages)
         auction = st.declarer < 0
         st.apply(action)
-        events = [_action_event(st, seat, action, record_index(st.history, _recorded))]
+        events = [_action_event(st, seat, action, self._record_index(st.history))]
         if len(st.marriages) > n_marriages:
             suit = st.marriages[-1][1]
             events.append(
@@ -232,6 +235,26 @@ class MilGame:
         if st.done:
             self._finish_deal(events)
         return events
+
+    def _record_index(self, history: list[tuple[int, MilAction]]) -> int | None:
+        """``record_index(history, _recorded)`` for the action just applied, without going
+        through the whole deal's history at every action: the recorded actions before it
+        were counted at the last action, when the one before it was the last (a deal's
+        history only grows by new entries at its end, or loses its last ones: the same
+        entry where the last count ended means the same entries up to it)."""
+        last = history[-1]
+        counted = self._counted
+        if (
+            counted is not None
+            and counted[0] is history
+            and len(history) > 1
+            and counted[1] is history[-2]
+        ):
+            count = counted[2] + _recorded(last[1])
+        else:
+            count = sum(1 for _, action in history if _recorded(action))
+        self._counted = (history, last, count)
+        return count - 1 if _recorded(last[1]) else None
 
     def _finish_deal(self, events: list[Event]) -> None:
         st = self.state
