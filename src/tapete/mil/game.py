@@ -352,7 +352,9 @@ class MilGame:
         """``views(seats)`` in two parts: the keys every seat sees alike, built once, and each
         seat's own keys (``seat`` among them), ``{**shared, **own}`` being its view (the
         keys in another order; no key in both). The server encodes the shared part once
-        for all the seats of a broadcast (``Table.view_texts``)."""
+        for all the seats of a broadcast (``Table.view_texts``). The own dict of a seat not
+        to act may be the one an earlier call returned (see below): a caller never changes
+        one in place, nor a value (``views``)."""
         game, deal = self._public_view()
         st = self.shown_deal
         if st is None or deal is None:
