@@ -584,7 +584,7 @@ class WatchedFile:
 #: 10 s connection timeout, the program's name, and TCP keepalives with a 20 s user timeout,
 #: so that a database server that vanishes from the network (no answer, no reset) fails a
 #: statement after about 20 s, where the kernel's retransmissions took about 15 minutes
-#: (every table waits meanwhile: some reads run on the event loop)
+#: (the request or write that meets it waits meanwhile; the event loop never does)
 _POSTGRESQL_DEFAULTS: tuple[tuple[str, str | int], ...] = (
     ("connect_timeout", 10),
     ("application_name", "tapete"),
