@@ -355,7 +355,7 @@ def test_a_connection_listens_to_the_table_in_memory(app: Starlette, client: Tes
     table_id, _ = new_table(client, game="mariage", seed=3)
     manager = app.state.manager
     first = manager.get(table_id)
-    del manager.tables[table_id]  # evicted while the connection waited
+    manager.tables.pop(table_id, None)  # evicted while the connection waited (or already)
     assert manager.attach(first, _Listener()) is first and manager.tables[table_id] is first
     del manager.tables[table_id]
     second = manager.get(table_id)  # loaded by another connection meanwhile
