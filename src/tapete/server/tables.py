@@ -1245,10 +1245,9 @@ class TableManager:
         Nothing in memory changes here: :meth:`_seated` does that, on the event loop."""
         with self.sessions.begin() as session:
             waiting, seats = self._lock_seats(table, session)
-            refusal = self._seat_or_refusal(table, seats, waiting, ask)
-            if isinstance(refusal, TableError):
-                return SeatChange(seats, refusal=refusal)
-            taken = refusal
+            taken = self._seat_or_refusal(table, seats, waiting, ask)
+            if isinstance(taken, TableError):
+                return SeatChange(seats, refusal=taken)
             values = {"name": ask.name, "user_id": ask.user_id, "token": ask.token}
             if self._claim_seat(
                 session, table.id, taken, kind="person", joined_at=utcnow(), **values
