@@ -75,24 +75,30 @@ def new_table(client: TestClient, *, counted: bool = False, **body: Any) -> tupl
     return int(out["table"]), str(out["token"])
 
 
-def people_table(
-    manager: TableManager, game: str, seed: int, profile: str | None = None, **options: Any
+def waiting_table(
+    manager: TableManager, game: str, profile: str | None = None, **options: Any
 ) -> Table:
-    """A listed ``game`` table of ``max_deals=3`` whose seats are all people: Ana created it,
-    Bea (and Cid) joined. ``profile``: the game's first by default."""
+    """A listed ``game`` table that Ana created, its other seats open to anyone (it waits
+    for them). ``profile``: the game's first by default."""
     seats = len(kind(game).default_players)
-    table = manager.create(
+    return manager.create(
         game=game,
         profile=profile or kind(game).profiles[0],
         name="Ana",
         language="en",
         seats=[("me", None)] + [("open", None)] * (seats - 1),
-        seed=seed,
-        max_deals=3,
         listed=True,
         **options,
     )
-    for name in ("Bea", "Cid")[: seats - 1]:
+
+
+def people_table(
+    manager: TableManager, game: str, seed: int, profile: str | None = None, **options: Any
+) -> Table:
+    """A listed ``game`` table of ``max_deals=3`` whose seats are all people: Ana created it
+    (:func:`waiting_table`), Bea (and Cid) joined. ``profile``: the game's first by default."""
+    table = waiting_table(manager, game, profile, seed=seed, max_deals=3, **options)
+    for name in ("Bea", "Cid")[: len(table.seats) - 1]:
         manager.join(table.id, name=name)
     return table
 

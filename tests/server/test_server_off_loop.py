@@ -15,7 +15,14 @@ from contextlib import contextmanager
 from typing import Any
 
 from db_helpers import write_lock
-from server_helpers import TEST_LIMITS, MakeApp, Session, new_table, wait_until
+from server_helpers import (
+    TEST_LIMITS,
+    MakeApp,
+    Session,
+    new_table,
+    wait_until,
+    waiting_table,
+)
 from sqlalchemy import event
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
@@ -166,14 +173,7 @@ def test_a_sit_down_that_waited_reaches_the_table_memory_holds_now(app: Starlett
     manager = app.state.manager
 
     async def scenario() -> None:
-        first = manager.create(
-            game="mil",
-            profile="club",
-            name="Ana",
-            language="en",
-            seats=[("me", None), ("open", None), ("open", None)],
-            listed=True,
-        )
+        first = waiting_table(manager, "mil")
         await first.lock.acquire()  # (another sit-down's)
         bea = asyncio.create_task(manager.sit(first.id, name="Bea"))
         await asyncio.sleep(0.05)  # (Bea waits for the lock)
@@ -217,14 +217,7 @@ def test_a_sit_down_cancelled_while_its_seat_is_written_still_reaches_memory(
     manager = app.state.manager
 
     async def scenario() -> None:
-        table = manager.create(
-            game="mariage",
-            profile="mariage",
-            name="Ana",
-            language="en",
-            seats=[("me", None), ("open", None)],
-            listed=True,
-        )
+        table = waiting_table(manager, "mariage")
         busy = threading.Event()
         manager.write_pool.submit(busy.wait, 10)  # (the write thread is busy meanwhile)
         bea = asyncio.create_task(manager.sit(table.id, name="Bea"))
