@@ -443,6 +443,27 @@ def test_table_info_does_not_rebuild_the_game(
 
 
 @pytest.mark.sqlite_only
+def test_a_refused_sit_down_or_socket_leaves_no_table_in_memory(
+    app: Starlette, client: TestClient
+) -> None:
+    """A sit-down at a table whose seats are all taken, and a spectator's socket at a table
+    without spectators, rebuilt the table from its log and kept it in memory for good: a
+    client walking through the table ids held every table of the database in memory."""
+    ids = [new_table(client, spectators=False)[0] for _ in range(3)]
+    manager = app.state.manager
+    manager.tables.clear()
+    for table_id in ids:
+        r = client.post(f"/api/tables/{table_id}/seats", json={"name": "Zed"})
+        assert r.status_code == 409 and r.json()["code"] == "table_full", r.text
+        with client.websocket_connect(f"/ws/{table_id}") as ws:
+            assert ws.receive_json()["code"] == "no_spectators"
+            with pytest.raises(WebSocketDisconnect) as closed:
+                ws.receive_json()
+        assert closed.value.code == 4403
+    assert manager.tables == {}
+
+
+@pytest.mark.sqlite_only
 def test_start_up_answers_before_rebuilding_unfinished_tables(
     make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -987,6 +987,7 @@ class Server:
                 "too_many",
                 f"this table already has {self.limits.max_sockets_per_table} connections",
             )
+            self.manager.release(table)  # (loaded for this socket only)
             await websocket.send_json(error.to_json(lang))
             await websocket.close(code=1013)  # try again later
             return
@@ -1001,6 +1002,7 @@ class Server:
             conn.error("bad_message", f"patches={patches[:20]!r} must be 0 or 1: whole views")
         if conn.seat is None and not table.spectators:
             error = TableError("no_spectators", "this table does not allow spectators")
+            self.manager.release(table)  # (loaded for this socket only)
             await websocket.send_json(error.to_json(lang))
             await websocket.close(code=4403)
             return

@@ -1176,7 +1176,12 @@ class TableManager:
         """:meth:`join`, the table read and the seat taken in database threads; the seats of
         a table change one sit-down at a time (under the table's lock)."""
         table = await self.load(table_id)
-        self._seat_wanted(table, name, user_id, invite, seat)  # (refused before any wait)
+        try:
+            self._seat_wanted(table, name, user_id, invite, seat)  # (refused before any wait)
+        except TableError:
+            if table is not None:
+                self.release(table)  # (read for this sit-down only: not kept in memory)
+            raise
         assert table is not None
 
         async def take(table: Table) -> tuple[Table, int]:
@@ -1824,6 +1829,13 @@ class TableManager:
         if game.deal_number != deal:
             hand_start = len(actions)
         return game, hand_start, history
+
+    def release(self, table: Table) -> None:
+        """``table`` was loaded for a request that was then refused (a sit-down at a table
+        whose seats are all taken, a socket a table does not admit): forget it unless
+        something else holds it. Kept, every table id a client tried stayed in memory, each
+        rebuilt from its whole log, until the server stopped."""
+        self._maybe_evict(table)
 
     def _maybe_evict(self, table: Table) -> None:
         """Forget a table nobody watches and no computer player is thinking at: the next
