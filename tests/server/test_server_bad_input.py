@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Iterator
@@ -11,7 +12,14 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from server_helpers import MakeApp, Session, action_count, assert_hint_reason, new_table
+from server_helpers import (
+    TEST_LIMITS,
+    MakeApp,
+    Session,
+    action_count,
+    assert_hint_reason,
+    new_table,
+)
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
@@ -380,6 +388,24 @@ def test_error_messages_speak_the_tables_language(client: TestClient) -> None:
             assert err["code"] == "not_your_turn"
             assert words.lower() in err["message"].lower(), err
             assert err["detail"] == "spectators cannot act at this table"
+
+
+def test_a_socket_a_table_refuses_is_told_in_the_tables_language(make_app: MakeApp) -> None:
+    """``no_spectators`` and ``too_many`` come once the table is known: they were worded
+    in the language of ``?lang=`` (English without it), not the table's."""
+    limits = dataclasses.replace(TEST_LIMITS, max_sockets_per_table=1)
+    with TestClient(make_app(limits=limits)) as c:
+        table_id, token = new_table(c, seed=5, language="pt", spectators=False)
+        with c.websocket_connect(f"/ws/{table_id}") as ws:
+            err = ws.receive_json()
+            assert err["code"] == "no_spectators"
+            assert err["message"] == "Nesta mesa não se pode assistir.", err
+        with c.websocket_connect(f"/ws/{table_id}?token={token}") as mine:
+            Session(mine).receive()
+            with c.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
+                err = ws.receive_json()
+                assert err["code"] == "too_many"
+                assert err["message"] == "Esta mesa tem conexões demais: tente mais tarde.", err
 
 
 def json_values(

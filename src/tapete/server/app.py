@@ -988,7 +988,7 @@ class Server:
                 f"this table already has {self.limits.max_sockets_per_table} connections",
             )
             self.manager.release(table)  # (loaded for this socket only)
-            await websocket.send_json(error.to_json(lang))
+            await websocket.send_json(error.to_json(table.language))
             await websocket.close(code=1013)  # try again later
             return
         conn = Connection(websocket, self.manager.max_queue, table.language)
@@ -1003,7 +1003,7 @@ class Server:
         if conn.seat is None and not table.spectators:
             error = TableError("no_spectators", "this table does not allow spectators")
             self.manager.release(table)  # (loaded for this socket only)
-            await websocket.send_json(error.to_json(lang))
+            await websocket.send_json(error.to_json(table.language))
             await websocket.close(code=4403)
             return
         table = await self.manager.settled_in_memory(table)
