@@ -9,6 +9,7 @@ import dataclasses
 import gc
 import http.client
 import json
+import logging
 import socket
 import threading
 import time
@@ -170,6 +171,41 @@ def test_connections_per_client_are_bounded(port: int) -> None:
     finally:
         for s in flood:
             s.close()
+
+
+def test_a_flood_of_frames_and_upgrades_uvicorn_refuses_writes_a_few_lines(port: int) -> None:
+    """uvicorn logs a text frame that is no UTF-8 (an ERROR with its traceback) and an
+    ``Upgrade`` to anything but a WebSocket (a WARNING) once per attempt: a client wrote
+    the server's log as fast as it sent them."""
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    uvicorn_log = logging.getLogger("uvicorn.error")
+    uvicorn_log.addHandler(handler)
+    try:
+        for _ in range(20):
+            with _sock(port) as s:
+                s.sendall(
+                    b"GET /ws/lobby HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+                    b"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                    b"Sec-WebSocket-Version: 13\r\n\r\n"
+                )
+                assert s.recv(12) == b"HTTP/1.1 101"
+                s.sendall(bytes((0x81, 0x80 | 3)) + b"\0\0\0\0" + b'"\xff"')  # (masked by 0)
+                s.settimeout(3)
+                while s.recv(65536):  # (the lobby, then the close 1007)
+                    pass
+            with _sock(port) as s:
+                s.sendall(
+                    b"GET /api/config HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: h2c\r\n"
+                    b"Connection: Upgrade, close\r\n\r\n"
+                )
+                assert _response(s)[0] == 200
+    finally:
+        uvicorn_log.removeHandler(handler)
+    lines = [r.getMessage() for r in records]
+    assert len(lines) <= 2, lines  # (once a minute each, and none if let through just now)
+    assert all(r.exc_info is None for r in records)
 
 
 # ---------------------------------------------------------------------- behind a proxy

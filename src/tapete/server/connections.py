@@ -450,12 +450,30 @@ def raise_file_limit() -> int:
     return soft
 
 
+#: what uvicorn logs once per refused request or frame, whoever sends them: a client can
+#: write them as fast as it sends (its "Invalid UTF-8 sequence" with a traceback each time)
+UVICORN_FLOOD_MESSAGES = (
+    "Exceeded concurrency limit.",
+    "Invalid HTTP request received.",
+    "Unsupported upgrade request.",
+    "Invalid UTF-8 sequence received from client.",
+)
+
+
 def quiet_accept_errors() -> None:
     """Messages logged once per attempt under a flood: asyncio's "socket.accept() out of
-    system resource" (with a traceback, on every failed accept), uvicorn's "Exceeded
-    concurrency limit." and "Invalid HTTP request received.": let each through once a
-    minute."""
-    logging.getLogger("asyncio").addFilter(OnceFilter("socket.accept() out of system resource"))
+    system resource" (with a traceback, on every failed accept) and uvicorn's
+    :data:`UVICORN_FLOOD_MESSAGES` (a request beyond the concurrency limit, one that is no
+    HTTP, an ``Upgrade`` to anything but a WebSocket, a text frame that is no UTF-8): let
+    each through once a minute, without its traceback. (Idempotent: the server's
+    configuration may be made more than once in a process.)"""
+    _once(logging.getLogger("asyncio"), "socket.accept() out of system resource")
     uvicorn_log = logging.getLogger("uvicorn.error")
-    uvicorn_log.addFilter(OnceFilter("Exceeded concurrency limit."))
-    uvicorn_log.addFilter(OnceFilter("Invalid HTTP request received."))
+    for message in UVICORN_FLOOD_MESSAGES:
+        _once(uvicorn_log, message)
+
+
+def _once(logger: logging.Logger, prefix: str) -> None:
+    """Add a :class:`OnceFilter` of ``prefix`` to ``logger`` unless it has one."""
+    if not any(isinstance(f, OnceFilter) and f.prefix == prefix for f in logger.filters):
+        logger.addFilter(OnceFilter(prefix))
