@@ -404,6 +404,13 @@ def test_every_refusal_code_of_the_http_api_has_words_in_every_language() -> Non
     codes = set(re.findall(r'code ?= ?"([a-z_]+)"', source))
     assert {"public_needs_open", "one_seat_yours", "bad_spectator_delay", "rated_computer"} <= codes
     assert {"name_scripts", "name_look_alike"} <= codes
+    # and the refusals of a sit-down, made by the table manager (seat_taken: the web
+    # client showed "seat 1 was taken by someone else just now: try again" on every page)
+    manager = Path(app_module.__file__).with_name("tables.py").read_text(encoding="utf-8")
+    sit_down = manager[manager.index("def _seat_wanted(") : manager.index("def _lock_seats(")]
+    made = set(re.findall(r'TableError\(\s*"([a-z_]+)"', sit_down))
+    assert {"table_full", "name_taken", "seat_taken", "bad_invite", "already_seated"} <= made
+    codes |= made
     web = Path(app_module.__file__).parent.parent / "web" / "i18n"
     for language in ("es", "pt", "en"):
         words = json.loads((web / f"{language}.json").read_text(encoding="utf-8"))
