@@ -373,6 +373,24 @@ def test_http_queries_rejected(client: TestClient, url: str, status: int) -> Non
         assert r.json()["error"]
 
 
+@pytest.mark.parametrize(
+    ("url", "known"),
+    [
+        ("/api/tables?name=Ana&limt=5", "name, limit, before"),
+        ("/api/tables/live?limt=5", "limit, before"),
+        ("/api/stats?name=Ana&game=mil", "name"),
+        ("/api/ranking?limt=5", "target, game, limit, offset"),
+    ],
+)
+def test_an_unknown_query_parameter_is_named(client: TestClient, url: str, known: str) -> None:
+    """A mistyped parameter of a list (``limt=5``) gave the default page without a word;
+    only the Ranking refused it."""
+    r = client.get(url)
+    assert r.status_code == 400, r.text
+    unknown = url.split("&")[-1].split("?")[-1].split("=")[0]
+    assert r.json() == {"error": f"unknown parameter(s) {unknown}: {known}"}
+
+
 def test_error_messages_speak_the_tables_language(client: TestClient) -> None:
     for language, words in [
         ("es", "No es tu turno"),

@@ -308,6 +308,14 @@ def parse_json_body(body: bytes, allowed: set[str]) -> dict[str, Any]:
     return data
 
 
+def known_parameters(request: Request, known: tuple[str, ...]) -> None:
+    """Refuse a query parameter that is not one of ``known`` (a mistyped ``limt=5`` would
+    silently give the default page): :class:`BadRequest` naming it and the known ones."""
+    unknown = sorted(set(request.query_params) - set(known))
+    if unknown:
+        raise BadRequest(f"unknown parameter(s) {', '.join(unknown)}: {', '.join(known)}")
+
+
 def user_of(scope: Mapping[str, Any]) -> Any:
     """The signed-in user (the accounts middleware's ``scope["state"]["user"]``), or None."""
     state = scope.get("state")
@@ -857,10 +865,14 @@ class Server:
             self.list_cache[key] = (now + self.limits.list_cache_s, page)
         return JSONResponse(page)
 
-    def _page(self, request: Request, default: int) -> tuple[int, int | None]:
+    def _page(
+        self, request: Request, default: int, others: tuple[str, ...] = ()
+    ) -> tuple[int, int | None]:
         """``limit`` (1 to the page bound) and ``before`` (a table id: the page holds older
-        tables only) from the query; raise :class:`BadRequest`."""
+        tables only) from the query, which holds no parameter but those and ``others``;
+        raise :class:`BadRequest`."""
         q = request.query_params
+        known_parameters(request, (*others, "limit", "before"))
         try:
             limit = parse_count(
                 q.get("limit"), "limit", low=1, high=self.limits.max_page, default=default
@@ -877,8 +889,8 @@ class Server:
 
     async def list_tables(self, request: Request) -> Response:
         try:
+            limit, before = self._page(request, 50, ("name",))
             name = _check_name(request.query_params.get("name"))
-            limit, before = self._page(request, 50)
         except BadRequest as exc:
             return _error(400, exc.message)
         return await self._cached(
@@ -898,6 +910,7 @@ class Server:
 
     async def player_stats(self, request: Request) -> Response:
         try:
+            known_parameters(request, ("name",))
             name = _check_name(request.query_params.get("name"))
         except BadRequest as exc:
             return _error(400, exc.message)
@@ -906,11 +919,10 @@ class Server:
 
     async def ranking(self, request: Request) -> Response:
         q = request.query_params
-        unknown = sorted(set(q) - {"target", "game", "limit", "offset"})
-        if unknown:
-            return _error(
-                400, f"unknown parameter(s) {', '.join(unknown)}: target, game, limit, offset"
-            )
+        try:
+            known_parameters(request, ("target", "game", "limit", "offset"))
+        except BadRequest as exc:
+            return _error(400, exc.message)
         game = q.get("game", kinds()[0].name)
         if game not in GAMES:
             return _error(400, f"'game' must be one of {', '.join(GAMES)}")
