@@ -141,13 +141,17 @@ class Room:
                     break
 
     def forge(self, seat: int, version: int, legal: list[dict[str, Any]]) -> None:
-        """Another seat acting, a stale version, a spectator acting: refused, nothing stored."""
+        """Another seat acting, a stale version, a spectator acting: refused, nothing stored.
+        Another seat's action at an old version (sent again from a second tab once the turn
+        moved on) is told that the table changed, not that it is not its turn."""
         others = [s for s in self.people if s != seat]
         attempts: list[tuple[Session, int, str]] = []
         if others:
             attempts.append((self.people[others[0]][0], version, "not_your_turn"))
         if version > 0:
             attempts.append((self.people[seat][0], version - 1, "stale_version"))
+            if others:
+                attempts.append((self.people[others[0]][0], version - 1, "stale_version"))
         attempts += [(w, version, "not_your_turn") for w in self.watchers]
         for session, at, code in attempts:
             session.ws.send_json({"type": "act", "version": at, "action": legal[0]})

@@ -2311,14 +2311,16 @@ class TableManager:
             table.check_started()
             if table.game.over:
                 raise TableError("not_your_turn", "the game is over")
-            if table.game.turn != seat:
-                raise TableError("not_your_turn", f"it is seat {table.game.turn}'s turn, not yours")
+            # (the version first: an action sent again from a second tab, after the turn
+            # moved on, is told that the table changed, which is what happened)
             if version != table.version:
                 raise TableError(
                     "stale_version",
                     f"your view is version {version} but the table is at version "
                     f"{table.version}: look at the new view and choose again",
                 )
+            if table.game.turn != seat:
+                raise TableError("not_your_turn", f"it is seat {table.game.turn}'s turn, not yours")
             try:
                 events = table.game.apply(action)
             except IllegalActionError as exc:
