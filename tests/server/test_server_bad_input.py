@@ -423,7 +423,7 @@ def test_a_socket_a_table_refuses_is_told_in_the_tables_language(make_app: MakeA
             with c.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
                 err = ws.receive_json()
                 assert err["code"] == "too_many"
-                assert err["message"] == "Esta mesa tem conexões demais: tente mais tarde.", err
+                assert err["message"] == "Há conexões demais: tente mais tarde.", err
 
 
 def json_values(

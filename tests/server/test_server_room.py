@@ -706,6 +706,11 @@ def test_lobby_sockets_are_bounded(make_app: MakeApp) -> None:
         assert one.receive_json()["type"] == "lobby"
         with client.websocket_connect("/ws/lobby") as two:
             assert two.receive_json()["code"] == "too_many"
+        # (worded in the client's ?lang=, as a table's socket; it names no table)
+        with client.websocket_connect("/ws/lobby?lang=es") as three:
+            refused = three.receive_json()
+            assert refused["message"] == "Hay demasiadas conexiones: prueba más tarde.", refused
+            assert refused["detail"] == "the lobby already has 1 connections"
 
 
 def test_one_address_holds_a_bounded_share_of_the_lobby_sockets(make_app: MakeApp) -> None:

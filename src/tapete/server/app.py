@@ -770,7 +770,7 @@ class Server:
 
     async def lobby_socket(self, websocket: WebSocket) -> None:
         """``/ws/lobby``: the lobby now, then again after every change (at most five times
-        a second). The socket takes no messages."""
+        a second). The socket takes no messages; its refusal is in ``?lang=``'s language."""
         await websocket.accept()
         await _unless_busy(websocket, self._lobby_socket(websocket))
 
@@ -784,7 +784,8 @@ class Server:
         elif len(manager.lobby_listeners) >= limits.max_lobby_sockets:
             refusal = f"the lobby already has {limits.max_lobby_sockets} connections"
         if refusal is not None:
-            await websocket.send_json(TableError("too_many", refusal).to_json())
+            lang = websocket.query_params.get("lang", "en")  # (the lobby has no language)
+            await websocket.send_json(TableError("too_many", refusal).to_json(lang))
             await websocket.close(code=1013)
             return
         conn = Connection(websocket, self.manager.max_queue)

@@ -50,9 +50,10 @@ ERRORS: Final[dict[str, dict[str, str]]] = {
         "en": "There is no such table.",
     },
     "too_many": {
-        "es": "Esta mesa tiene demasiadas conexiones: prueba más tarde.",
-        "pt": "Esta mesa tem conexões demais: tente mais tarde.",
-        "en": "This table has too many connections: try again later.",
+        # (a table's sockets and the lobby's alike: ``detail`` says which bound it met)
+        "es": "Hay demasiadas conexiones: prueba más tarde.",
+        "pt": "Há conexões demais: tente mais tarde.",
+        "en": "There are too many connections: try again later.",
     },
     "not_saved": {
         "es": "El servidor no pudo guardar esta jugada: inténtalo de nuevo.",
