@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import io
 
-from tapete.terminal.common import fit, printer, to_person
+from tapete.cards import MARIAGE_DECK, MIL_DECK
+from tapete.terminal.common import fit, not_understood, printer, to_person
 
 
 def test_symbols_an_encoding_cannot_show_fall_back_to_letters_and_ascii() -> None:
@@ -45,3 +46,12 @@ def test_the_engines_sentences_about_seats_are_said_to_the_person() -> None:
     assert to_person("the next card goes to seat 2", 0, yours, names=names) == (
         "the next card goes to Carla"
     )
+
+
+def test_a_huge_line_is_not_echoed_whole() -> None:
+    # (a pasted page, 100,000 characters, was said back whole: "'xxx...x' is not a command")
+    for deck in (MIL_DECK, MARIAGE_DECK):
+        said = not_understood("x" * 100_000, deck)
+        assert said.startswith("'xxx") and said.endswith("... is not a command (help lists them)")
+        assert len(said) < 300
+    assert not_understood("dance", MIL_DECK) == "'dance' is not a command (help lists them)"

@@ -110,6 +110,11 @@ def test_half_typed_commands_get_a_hint() -> None:
     assert parse_command("give 9C", []).startswith("give needs a card and a seat")
     assert parse_command("play", []).startswith("play needs a card")
     assert parse_command("play KH please", []).startswith("after the card only 'marriage'")
+    # (a word that is no card is told so, cut short: it was echoed whole, upper-cased, into
+    # "'play YYY...Y marriage'")
+    told = parse_command("play " + "y" * 100_000 + " please", [])
+    assert isinstance(told, str) and len(told) < 300
+    assert told.startswith("'yyy") and "is not a card (expected rank A T K Q J 9 then" in told
     assert parse_command("dance", []) == "'dance' is not a command (help lists them)"
 
 

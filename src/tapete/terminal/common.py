@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
-from tapete.cards import InvalidNotationError, parse_card
+from tapete.cards import InvalidNotationError, parse_card, shown
 
 __all__ = ["ASCII_FALLBACK", "fit", "not_understood", "printer", "say", "to_person"]
 
@@ -106,11 +106,12 @@ def to_person(
 def not_understood(text: str, deck: int) -> str:
     """What the person is told of a line that is no command: a word as short as a card
     (``ZZ``, ``1H``, a slip for ``10H``) gets the card parser's sentence, with the ranks of
-    the game's ``deck``; anything else is just no command."""
+    the game's ``deck``; anything else is just no command, quoted cut short (a pasted page
+    was echoed whole, every character of it)."""
     typed = text.strip()
     if len(typed) <= 3:
         try:
             parse_card(typed, deck)
         except InvalidNotationError as exc:
             return f"{exc}, nor a command (help lists them)"
-    return f"{typed!r} is not a command (help lists them)"
+    return f"{shown(typed)} is not a command (help lists them)"

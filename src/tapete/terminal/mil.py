@@ -159,6 +159,16 @@ def _is_card(word: str) -> bool:
     return True
 
 
+def _not_a_card(word: str) -> str:
+    """What the card parser says of ``word``, which is no card: ``'ZZ' is not a card
+    (expected rank A T K Q J 9 ...)``, with the ranks of Mil's deck."""
+    try:
+        parse_card(word, MIL_DECK)
+    except InvalidNotationError as exc:
+        return str(exc)
+    raise ValueError(f"{word!r} is a card")
+
+
 def _is_number(word: str) -> bool:
     """A number as typed: ASCII digits only (``str.isdigit`` takes "²" too, which ``int``
     refuses), and short (a thousand digits would only slow ``int`` down to refuse it later;
@@ -213,6 +223,8 @@ def parse_command(text: str, legal: list[dict[str, Any]]) -> dict[str, Any] | st
     if len(words) == 1 and _is_card(head):
         words = ["play", head]  # a card alone plays it, as in the Mariage terminal
     if head == "play" and len(words) == 3 and words[2].lower() not in _MARRIAGE_WORDS:
+        if not _is_card(words[1]):  # (the card parser's sentence, its quote cut short)
+            return _not_a_card(words[1])
         return f"after the card only 'marriage' may follow: 'play {words[1].upper()} marriage'"
     if words[0].lower() == "play" and len(words) in (2, 3):
         action: dict[str, Any] = {"type": "play", "card": _card_text(words[1])}
