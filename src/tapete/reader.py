@@ -123,9 +123,10 @@ def _header(reader: RecordReader[Any], record: object) -> JSON:
 
 
 def _cards(reader: RecordReader[Any], value: object, size: int, what: str, k: int) -> list[Card]:
-    if not isinstance(value, list) or len(value) != size:
-        count = len(value) if isinstance(value, list) else short(value)
-        raise RecordError(f"{what} must hold {size} cards, got {count}", deal=k)
+    if not isinstance(value, list):  # ("must hold 7 cards, got 7" said of the number 7)
+        raise RecordError(f"{what} must be a list of {size} cards, got {short(value)}", deal=k)
+    if len(value) != size:
+        raise RecordError(f"{what} must hold {size} cards, got {len(value)}", deal=k)
     cards = []
     for text in value:
         if not isinstance(text, str):

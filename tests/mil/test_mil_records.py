@@ -162,6 +162,19 @@ def test_eight_card_hand_is_rejected(altered: Factory) -> None:
     rejected(r, "deal 0", "must hold 7 cards, got 8")
 
 
+@pytest.mark.parametrize(
+    ("value", "said"), [(7, "7"), ("AH", "'AH'"), (None, "null"), ({"a": 1}, "{'a': 1}")]
+)
+def test_a_hand_that_is_no_list_is_told_so(altered: Factory, value: object, said: str) -> None:
+    # (it read "the hand of seat 0 must hold 7 cards, got 7": a hand of 7 cards refused)
+    r = altered()
+    r["deals"][0]["hands"][0] = value
+    rejected(r, "deal 0", f"the hand of seat 0 must be a list of 7 cards, got {said}")
+    r = altered()
+    r["deals"][0]["talon"] = value
+    rejected(r, "deal 0", f"the talon must be a list of 3 cards, got {said}")
+
+
 def test_non_mil_card_is_rejected(altered: Factory) -> None:
     r = altered()
     r["deals"][0]["talon"][0] = "7S"
