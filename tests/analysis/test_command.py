@@ -91,6 +91,20 @@ def test_bad_input_is_one_line_and_status_2(
     )
 
 
+def test_a_deal_of_a_game_without_finished_deals_is_one_plain_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # (a game still in its first deal, as the server's download gives it: the error said
+    # "--deal must be in 0..-1, not 0")
+    rec = json.loads(CRAFTED.read_text().splitlines()[0])
+    rec.update(deals=[], scores=[0, 0, 0], winner=None)
+    rec.pop("start", None)
+    none = tmp_path / "none.jsonl"
+    none.write_text(json.dumps(rec) + "\n")
+    err = _error(capsys, [str(none), "--deal", "0"])
+    assert err == "tapete analyse: error: game 0 has no finished deal: there is no deal 0"
+
+
 @pytest.mark.parametrize("budget", ["0", "-1", "nan", "inf", "ten"])
 def test_a_budget_that_measures_nothing_is_refused(
     budget: str, capsys: pytest.CaptureFixture[str]

@@ -108,6 +108,8 @@ def _plan(args: argparse.Namespace) -> list[tuple[_Replayed, list[int]]]:
                 f"game {g} has {seats} seats: --seat must be in 0..{seats - 1}, not {args.seat}"
             )
         if args.deal is not None:
+            if not r.count:  # (the range said "0..-1")
+                raise _Bad(f"game {g} has no finished deal: there is no deal {args.deal}")
             if not 0 <= args.deal < r.count:
                 raise _Bad(
                     f"game {g} has {r.count} finished deal(s): --deal must be in "
