@@ -149,6 +149,16 @@ def test_start_validation() -> None:
         MariageGame(seed=1, players=["solo"])
 
 
+@pytest.mark.parametrize("points", [[7, 7], [7, 0], [3, 9]])
+def test_a_start_at_the_target_is_refused(points: list[int]) -> None:
+    # ([7, 7] was played on for another hand; [7, 0] began a match already won)
+    seat = 0 if points[0] >= TARGET else 1
+    said = rf"start: seat {seat} already has {points[seat]} game points, the target \(7\)"
+    with pytest.raises(ValueError, match=said):
+        MariageGame(seed=1, start={"game_points": points})
+    MariageGame(seed=1, start={"game_points": [6, 6]})  # (one hand from the end: fine)
+
+
 # --- views ----------------------------------------------------------------------------------
 
 

@@ -161,6 +161,10 @@ def test_duplicated_card_is_rejected() -> None:
         (lambda r: r["deals"][0]["actions"].pop(), "the deal's actions stop before its end"),
         (lambda r: r["deals"][0]["actions"].append(r["deals"][0]["actions"][0]), "1 more follow"),
         (lambda r: r.update(start={"dealer": 3}), "start.dealer must be 0 or 1"),
+        (  # (it was played on: a hand from 7 to 7, as if the match were not over)
+            lambda r: r.update(start={"game_points": [7, 7]}),
+            "start: seat 0 already has 7 game points, the target (7): the match would be over",
+        ),
         (lambda r: r.update(deals={}), "deals must be a list"),
     ],
 )

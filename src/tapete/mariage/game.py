@@ -113,6 +113,14 @@ class MariageGame:
                 or not all(type(x) is int and x >= 0 for x in gp)
             ):
                 raise ValueError(f"start.game_points must be two non-negative ints, not {gp!r}")
+            for s, got in enumerate(gp):
+                # ([7, 7] was played on, a hand more, and [7, 0] was a match over before it
+                # began; Mil refuses its own such starts in the same words)
+                if got >= TARGET:
+                    raise ValueError(
+                        f"start: seat {s} already has {got} game points, the target "
+                        f"({TARGET}): the match would be over"
+                    )
             points = list(gp)
             if "dealer" in start:
                 if start["dealer"] not in (0, 1) or type(start["dealer"]) is not int:
@@ -134,9 +142,6 @@ class MariageGame:
         self._closings: list[JSON] = []
         self._winner: int | None = None
         self._stopped = False
-        for s in (0, 1):
-            if points[s] >= TARGET and points[s] > points[1 - s]:
-                self._winner = s
         self.state: State = self._new_state(dealer)
 
     # --- dealing -----------------------------------------------------------------------------
