@@ -105,6 +105,19 @@ def test_a_deal_of_a_game_without_finished_deals_is_one_plain_line(
     assert err == "tapete analyse: error: game 0 has no finished deal: there is no deal 0"
 
 
+def test_a_record_that_does_not_replay_is_located_by_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # (replay said "game 1 (line 3), deal 0: ...", analyse only "game 1, deal 0: ...")
+    first, second = CRAFTED.read_text().splitlines()[:2]
+    rec = json.loads(second)
+    rec["deals"][0]["result"]["raw"][0] += 1
+    wrong = tmp_path / "wrong.jsonl"
+    wrong.write_text(f"{first}\n\n{json.dumps(rec)}\n")
+    err = _error(capsys, [str(wrong), "--game", "1"])
+    assert err.startswith(f"tapete analyse: error: {wrong}: game 1 (line 3), deal 0: "), err
+
+
 @pytest.mark.parametrize("budget", ["0", "-1", "nan", "inf", "ten"])
 def test_a_budget_that_measures_nothing_is_refused(
     budget: str, capsys: pytest.CaptureFixture[str]

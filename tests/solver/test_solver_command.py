@@ -126,3 +126,18 @@ def test_errors_exit_2_with_a_message(
         assert run_solve(str(path), int(str(g)), int(str(d)), t, False) == 2  # type: ignore[arg-type]
         err = capsys.readouterr().err
         assert err.startswith("tapete solve: error: ") and want in err, (args, err)
+
+
+def test_a_record_that_does_not_replay_is_located_by_its_line(
+    records: tuple[Path, list[MilGame]], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # (replay said "game 1 (line 3), deal 0, action 0", solve only "game 1, deal 0, ...")
+    path, _ = records
+    lines = path.read_text(encoding="utf-8").splitlines()
+    second = json.loads(lines[1])
+    second["deals"][0]["actions"][0]["seat"] = 9
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(f"{lines[0]}\n\n{json.dumps(second)}\n", encoding="utf-8")
+    assert run_solve(str(bad), 1, 0, None, False) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"tapete solve: error: {bad}: game 1 (line 3), deal 0, action 0: "), err

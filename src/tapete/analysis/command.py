@@ -22,7 +22,7 @@ from tapete.cli.common import (
     UnreadableFile,
     check_output,
     fail,
-    read_record_file,
+    iter_numbered_record_file,
 )
 from tapete.errors import RecordError
 from tapete.game import JSON
@@ -83,13 +83,14 @@ class _Bad(ValueError):
 def _plan(args: argparse.Namespace) -> list[tuple[_Replayed, list[int]]]:
     path = args.file
     try:
-        records = read_record_file(path)
+        numbered = list(iter_numbered_record_file(path))
     except UnreadableFile as exc:
         raise _Bad(str(exc)) from None
     except RecordError as exc:
         raise _Bad(f"{path}: {exc}") from None
-    if not records:
+    if not numbered:
         raise _Bad(f"{path} holds no game")
+    records = [record for _, record in numbered]
     if args.game_index is not None and not 0 <= args.game_index < len(records):
         raise _Bad(
             f"{path} holds {len(records)} game(s): --game must be in 0..{len(records) - 1}, "
@@ -100,8 +101,8 @@ def _plan(args: argparse.Namespace) -> list[tuple[_Replayed, list[int]]]:
     for g in chosen:
         try:
             r = _Replayed(records[g], g)
-        except RecordError as exc:
-            raise _Bad(f"{path}: {exc}") from None
+        except RecordError as exc:  # (with the line the record starts on, as replay says it)
+            raise _Bad(f"{path}: {exc.located(line=numbered[g][0])}") from None
         seats = kind(records[g]["game"]).seats
         if args.seat is not None and not 0 <= args.seat < seats:
             raise _Bad(

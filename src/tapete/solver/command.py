@@ -49,20 +49,21 @@ def _position_and_players(
     path: str, game: int, deal: int, trick: int | None
 ) -> tuple[MilPosition, list[str]]:
     """:func:`position_at` with the game's player names (by seat)."""
-    from tapete.cli.common import UnreadableFile, read_record_file
+    from tapete.cli.common import UnreadableFile, iter_numbered_record_file
     from tapete.errors import RecordError
     from tapete.mil.game import MilGame
     from tapete.mil.state import Phase
     from tapete.replay import iter_replay
 
     try:
-        records = read_record_file(path)
+        numbered = list(iter_numbered_record_file(path))
     except UnreadableFile as exc:
         raise SolveError(str(exc)) from None
     except RecordError as exc:
         raise SolveError(f"{path}: {exc}") from None
-    if not records:
+    if not numbered:
         raise SolveError(f"{path} holds no game")
+    records = [record for _, record in numbered]
     if not 0 <= game < len(records):
         raise SolveError(
             f"{path} holds {len(records)} game(s): --game must be in 0..{len(records) - 1}, "
@@ -90,8 +91,8 @@ def _position_and_players(
                 and not st.trick
             ):
                 found = position_from_state(st)
-    except RecordError as exc:
-        raise SolveError(f"{path}: {exc}") from None
+    except RecordError as exc:  # (with the line the record starts on, as replay says it)
+        raise SolveError(f"{path}: {exc.located(line=numbered[game][0])}") from None
     deals = replayed.deals if replayed is not None else []
     if not deals:
         raise SolveError(f"game {game} of {path} has no deal")
