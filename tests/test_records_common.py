@@ -81,8 +81,12 @@ def test_not_an_object_unknown_format_and_unknown_game() -> None:
         RecordError, match=r"^game 0 \(line 1\): a record must be a JSON object, not list"
     ):
         records.loads("[1, 2]")
-    with pytest.raises(RecordError, match=r"^game 0 \(line 1\): unknown format None"):
+    with pytest.raises(
+        RecordError, match=r"^game 0 \(line 1\): the record has no 'format' field \(expected"
+    ):
         records.loads('{"game": "mil"}')
+    with pytest.raises(RecordError, match=r"^game 0 \(line 1\): unknown format None"):
+        records.loads('{"format": null, "game": "mil"}')
     with pytest.raises(
         RecordError, match=r"^game 0 \(line 1\): the record's 'game' must be a string"
     ):

@@ -119,6 +119,8 @@ def _check_record(obj: object) -> dict[str, Any]:
     if not isinstance(obj, dict):
         raise RecordError(f"a record must be a JSON object, not {json_kind(obj)}")
     check_depth(obj)
+    if "format" not in obj:  # (said "unknown format None", a Python word)
+        raise RecordError(f"the record has no 'format' field (expected {FORMAT!r})")
     fmt = obj.get("format")
     if fmt != FORMAT:
         shown = repr(fmt) if isinstance(fmt, str | None) else json_kind(fmt)
