@@ -213,6 +213,12 @@ def _usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[
     [
         (["simulate", "--out", "{tmp}/no/such/folder/x.jsonl"], "does not exist"),
         (["simulate", "--out", "{tmp}"], "is a folder, not a file"),
+        # ("-" made a file named "-" where standard output was meant)
+        (["simulate", "--out", "-"], "--out -: this command writes to a file, not to standard"),
+        (
+            ["arena", "--players", "random,random,random", "--json", "-"],
+            "--json -: this command writes to a file, not to standard output",
+        ),
         (["simulate", "--game", "mariage", "--players", "random"], "needs 2 names for mariage"),
         (["arena", "--players", "rules,rules,genius", "--deals", "1"], "unknown player 'genius'"),
         (["arena", "--players", "rules", "--deals", "1"], "needs 3 names for mil, got 1"),

@@ -89,6 +89,13 @@ def test_bad_input_is_one_line_and_status_2(
     assert f"--json {tmp_path} is a folder, not a file" in _error(
         capsys, [str(CRAFTED), "--json", str(tmp_path)]
     )
+    # (the record file itself, as --json: it was emptied before a line of it was read)
+    own = tmp_path / "own.jsonl"
+    own.write_text(CRAFTED.read_text())
+    assert f"--json {own} is the record file being read: name another" in _error(
+        capsys, [str(own), "--json", str(own)]
+    )
+    assert own.read_text() == CRAFTED.read_text()
 
 
 def test_a_deal_of_a_game_without_finished_deals_is_one_plain_line(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from pathlib import Path
 from typing import IO, Any
@@ -123,6 +124,14 @@ def _plan(args: argparse.Namespace) -> list[tuple[_Replayed, list[int]]]:
     return plan
 
 
+def _same_file(one: str, other: str) -> bool:
+    """Whether the paths ``one`` and ``other`` name one file (a link to it too)."""
+    try:
+        return os.path.samefile(one, other)
+    except OSError:  # (one of them does not exist yet: not the same)
+        return False
+
+
 def run(args: argparse.Namespace) -> int:
     """The ``tapete analyse`` command; returns the exit status (2 on bad input)."""
     try:
@@ -131,6 +140,9 @@ def run(args: argparse.Namespace) -> int:
         if args.json_out not in (None, "-"):
             # (the same words as simulate's --out and arena's --json: which folder is wrong)
             problem = check_output(Path(args.json_out), "--json")
+            if problem is None and _same_file(args.json_out, args.file):
+                # (opened to write, it was emptied before anything was read of it)
+                problem = f"--json {args.json_out} is the record file being read: name another"
             if problem:
                 raise _Bad(problem)
     except _Bad as exc:

@@ -143,7 +143,11 @@ def check_players(game: str, names: Sequence[str]) -> str | None:
 
 
 def check_output(path: Path, flag: str) -> str | None:
-    """Why ``path`` cannot be written (None: its folder exists and it is not a folder)."""
+    """Why ``path`` cannot be written (None: its folder exists and it is not a folder).
+    ``-`` is refused: it would make a file named ``-`` where standard output was meant
+    (``analyse --json -`` is the one that writes there, and does not ask this)."""
+    if str(path) == "-":
+        return f"{flag} -: this command writes to a file, not to standard output; name one"
     if path.is_dir():
         return f"{flag} {path} is a folder, not a file"
     folder = path.parent
