@@ -697,6 +697,20 @@ def test_lobby_lists_public_tables_and_pushes_changes(app: Starlette, client: Te
     assert sit(client, private["table"], "Bea", invite=private["invite"])["seat"] == 1
 
 
+def test_a_seat_number_the_table_does_not_have_is_a_bad_request(client: TestClient) -> None:
+    """``seat: 99`` was ``409 seat 99 is not free``, as if someone had taken it."""
+    made = make_table(client, seats=[{"kind": "me"}, {"kind": "invited"}, {"kind": "open"}])
+    for seat in (3, 99, -1):
+        r = client.post(
+            f"/api/tables/{made['table']}/seats",
+            json={"name": "Bea", "invite": made["invite"], "seat": seat},
+        )
+        assert r.status_code == 400, r.text
+        assert r.json()["code"] == "bad_seat"
+        assert r.json()["error"] == f"this table's seats are 0 to 2, not {seat}"
+    assert sit(client, made["table"], "Bea", invite=made["invite"], seat=2)["seat"] == 2
+
+
 def test_lobby_sockets_are_bounded(make_app: MakeApp) -> None:
     limits = Limits(create_burst=100_000, hint_processes=0, list_cache_s=0, max_lobby_sockets=1)
     with (

@@ -716,7 +716,7 @@ class Server:
                 seat=seat,
             )
         except TableError as exc:
-            status = {"unknown_table": 404, "rated_guest": 403, "bad_invite": 403}
+            status = {"unknown_table": 404, "rated_guest": 403, "bad_invite": 403, "bad_seat": 400}
             return _error(status.get(exc.code, 409), exc.message, exc.code)
         return self._seated(table, taken)
 

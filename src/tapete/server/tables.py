@@ -1232,6 +1232,11 @@ class TableManager:
         )
         if invite and not invited:
             raise TableError("bad_invite", "this invitation code is not this table's")
+        if seat is not None and not 0 <= seat < len(table.players):
+            # (was "seat 99 is not free", a 409 as if someone had taken it)
+            raise TableError(
+                "bad_seat", f"this table's seats are 0 to {len(table.players) - 1}, not {seat}"
+            )
         if table.status != "waiting":
             raise TableError("table_full", "every seat of this table is taken")
         if table.rated and user_id is None:
