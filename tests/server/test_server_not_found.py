@@ -26,7 +26,7 @@ def test_a_person_lost_gets_a_page_in_their_language(make_app: MakeApp) -> None:
 @pytest.mark.sqlite_only
 def test_a_program_lost_gets_json(make_app: MakeApp) -> None:
     with TestClient(make_app()) as client:
-        for path in ("/api/nothing", "/api/tables/1/nothing", "/static/nothing.js"):
+        for path in ("/api/nothing", "/api/tables/1/nothing", "/static/nothing.js", "/api", "/ws"):
             r = client.get(path)
             assert r.status_code == 404 and r.json() == {"error": f"there is nothing at {path}"}
         r = client.post("/table/x", json={})  # (no page for a program's POST)

@@ -1256,6 +1256,8 @@ def create_app(
 
 #: the addresses a program asks for: a refusal there is JSON, as every answer of the API
 _PROGRAM_PATHS = ("/api/", "/static/", "/ws/")
+#: and those folders' own addresses, without the last slash
+_PROGRAM_FOLDERS = frozenset(p.rstrip("/") for p in _PROGRAM_PATHS)
 
 
 async def _not_found(request: Request, exc: Exception) -> Response:
@@ -1269,7 +1271,7 @@ async def _not_found(request: Request, exc: Exception) -> Response:
         response = _error(405, f"{request.method} is not allowed on {path[:200]}")
         response.headers.update(allowed)
         return response
-    if path.startswith(_PROGRAM_PATHS) or request.method != "GET":
+    if path.startswith(_PROGRAM_PATHS) or path in _PROGRAM_FOLDERS or request.method != "GET":
         return _error(404, f"there is nothing at {path[:200]}")
     lang = preferred_language(request.headers.get("accept-language"))
     title, sentence, back = NOT_FOUND[lang]
