@@ -104,6 +104,31 @@ def test_replay_reports_bad_input_clearly(
     assert expected in err and "game 0" in err
 
 
+def test_replay_checks_every_file_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # (it took one file: `tapete replay records/*` ended at once with "unrecognized
+    # arguments", and a folder's README among the records hid the others' verdicts)
+    good = tmp_path / "good.jsonl"
+    main(["simulate", "--games", "2", "--seed", "4", "--max-deals", "3", "--out", str(good)])
+    altered = _write_altered(tmp_path, "wrong_score")
+    notes = tmp_path / "README.md"
+    notes.write_text("# records\n")
+    capsys.readouterr()
+    assert main(["replay", str(good), str(good)]) == 0
+    out = capsys.readouterr().out
+    assert out.count(f"OK {good}: 2 games") == 2
+    assert out.endswith("2 files: 2 replayed\n"), out
+    assert main(["replay", str(altered), str(notes), str(good)]) == 1
+    out, err = capsys.readouterr()
+    assert f"OK {good}: 2 games" in out  # (checked after the two that did not replay)
+    assert out.endswith(f"3 files: 1 replayed, 2 did not ({altered}, {notes})\n"), out
+    assert f"error: {altered}: game 0 (line 1), deal 0: result differs" in err
+    assert f"error: {notes}: game 0 (line 1): malformed JSON" in err
+    # a file that cannot be read: status 2, whatever the others gave
+    assert main(["replay", str(altered), str(tmp_path / "nope.jsonl"), str(good)]) == 2
+    out, err = capsys.readouterr()
+    assert "cannot read" in err and "3 files: 1 replayed, 2 did not" in out
+
+
 def test_replay_missing_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert main(["replay", str(tmp_path / "nope.jsonl")]) == 2
     assert "cannot read" in capsys.readouterr().err
@@ -284,7 +309,7 @@ def test_a_profile_for_a_game_with_one_rule_set_says_which_games_have_profiles(
 @pytest.mark.parametrize(
     ("args", "extra"),
     [
-        (["replay", "a.jsonl", "b.jsonl"], "b.jsonl"),
+        (["replay", "a.jsonl", "--deal", "1"], "--deal 1"),
         (["play", "mil", "extra"], "extra"),
         (["solve", "a.jsonl", "--deal", "1", "more", "words"], "more words"),
         (["simulate", "--games", "2", "--nope"], "--nope"),

@@ -1,4 +1,5 @@
-"""``tapete replay FILE``: replay every record of a file through the engine and check it."""
+"""``tapete replay FILE [FILE ...]``: replay every record of each file through the engine
+and check it."""
 
 from __future__ import annotations
 
@@ -16,19 +17,41 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser(
         "replay",
         help="check a file of tapete/1 records",
-        description="Replay every record of a file through the engine: each action must be "
-        "legal for the seat whose turn it is, and every deal's result, the final scores and "
-        "the winner must come out as recorded. Prints a summary, or the first problem "
-        "(status 1). See docs/records.md for the format.",
+        description="Replay every record of each file through the engine: each action must "
+        "be legal for the seat whose turn it is, and every deal's result, the final scores "
+        "and the winner must come out as recorded. Prints a summary per file, or the file's "
+        "first problem; every file is checked (status 1 if a record does not replay, 2 if a "
+        "file cannot be read). See docs/records.md for the format.",
     )
-    p.add_argument("file", help="a JSON Lines file of records (or one pretty-printed record)")
+    p.add_argument(
+        "file",
+        nargs="+",
+        help="a JSON Lines file of records (or one pretty-printed record); several may be named",
+    )
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    """Check each file in turn (a file's problem does not stop the next file's check); with
+    several files, a last line counts those that replayed and names those that did not. The
+    status is the worst file's: 2 (a file that cannot be read), 1 (a record that does not
+    replay) or 0."""
+    paths = [Path(name) for name in args.file]
+    statuses = [check_file(path) for path in paths]
+    if len(paths) > 1:
+        failed = [str(path) for path, status in zip(paths, statuses, strict=True) if status]
+        line = f"{count(len(paths), 'file')}: {len(paths) - len(failed)} replayed"
+        if failed:
+            line += f", {len(failed)} did not ({', '.join(failed)})"
+        print(line)
+    return max(statuses)
+
+
+def check_file(path: Path) -> int:
+    """Replay every record of ``path``: print its summary (0) or its first problem (1; 2 if
+    the file cannot be read)."""
     from tapete.replay import replay
 
-    path = Path(args.file)
     games = deals = finished = fair = 0
     kinds: dict[str, int] = {}
     # a record at a time (one record's memory, whatever the file's size), in one reading
