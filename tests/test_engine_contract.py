@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from typing import Any
 
 import pytest
@@ -15,7 +16,10 @@ from tapete.cards import parse_card
 from tapete.errors import IllegalActionError, InvalidNotationError
 from tapete.game import JSON, Event
 from tapete.games import kind, kinds, new_game
+from tapete.mariage import actions as mariage_actions
 from tapete.mariage.actions import Claim, Close, Exchange
+from tapete.mil import actions as mil_actions
+from tapete.mil.actions import NUM_ACTIONS as MIL_ACTIONS
 from tapete.mil.actions import Give, Redeal
 
 NAMES = [k.name for k in kinds()]
@@ -510,6 +514,29 @@ def test_a_card_that_does_not_parse_is_told_with_the_ranks_of_the_games_deck(
     # a caller that does not know the game names every rank of the notation
     with pytest.raises(InvalidNotationError, match="expected rank A T K Q J 9 8 7 then"):
         parse_card("ZZ")
+
+
+def _action_types(name: str) -> set[str]:
+    """The ``type`` of every action of the game (from its dense action ids)."""
+    if name == "mil":
+        return {mil_actions.action_from_id(i).to_json()["type"] for i in range(MIL_ACTIONS)}
+    return {
+        mariage_actions.action_from_id(i).to_json()["type"]
+        for i in range(mariage_actions.ACTION_COUNT)
+    }
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_an_action_without_a_type_or_of_an_unknown_type_lists_every_type(name: str) -> None:
+    # (a missing type read "unknown Mil action type None", Python's word for JSON's nothing,
+    # and Mil's list left out 'keep')
+    for data, said in (({"seat": 0}, "the action has no 'type'"), ({"type": "x"}, "'x'")):
+        with pytest.raises(InvalidNotationError) as exc:
+            kind(name).parse_action(data)
+        message = str(exc.value)
+        assert said in message and "None" not in message, message
+        listed = set(re.findall(r"\w+", message.split("(expected", 1)[1]))
+        assert _action_types(name) <= listed, message
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -71,6 +71,8 @@ MIL_CHANGES: list[tuple[str, Callable[[Record], None], str]] = [
     ("start-deep", lambda r: r.update(start={"scores": nested(100_000)}), "start nests deeper"),
     ("type-list", lambda r: first(r, "bid").update(type=["bid"]), "'type' must be a string"),
     ("type-object", lambda r: first(r, "bid").update(type={"a": 1}), "'type' must be a string"),
+    ("type-null", lambda r: first(r, "bid").update(type=None), "'type' must be a string, got null"),
+    ("type-missing", lambda r: first(r, "bid").pop("type"), "100}: the action has no 'type'"),
     ("profile-list", lambda r: r.update(profile=["club"]), "unknown Mil profile ['club']"),
     ("profile-object", lambda r: r.update(profile={"x": 1}), "unknown Mil profile {'x': 1}"),
     ("game-list", lambda r: r.update(game=["mil"]), "'game' must be a string"),
@@ -101,6 +103,7 @@ MIL_CHANGES: list[tuple[str, Callable[[Record], None], str]] = [
 MARIAGE_CHANGES: list[tuple[str, Callable[[Record], None], str]] = [
     ("type-list", lambda r: first(r, "play").update(type=["play"]), "'type' must be a string"),
     ("type-object", lambda r: first(r, "play").update(type={}), "'type' must be a string"),
+    ("type-missing", lambda r: first(r, "play").pop("type"), "the action has no 'type'"),
     ("card-nan", lambda r: first(r, "play").update(card=float("nan")), "'card' is out of range"),
     ("card-deep", lambda r: first(r, "play").update(card=nested(100_000)), "nests deeper"),
     ("profile-list", lambda r: r.update(profile=["mariage"]), "unknown Mariage profile"),

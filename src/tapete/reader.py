@@ -205,10 +205,10 @@ def _action(reader: RecordReader[Any], entry: object, k: int, j: int) -> tuple[i
     seat = entry["seat"]
     if type(seat) is not int or not 0 <= seat < reader.seats:
         raise _at(entry, f"seat must be {_seats(reader.seats)}, got {short(seat)}", k, j)
-    if not isinstance(entry.get("type"), str):
-        raise _at(
-            entry, f"the action's 'type' must be a string, got {short(entry.get('type'))}", k, j
-        )
+    if "type" not in entry:  # (as a missing seat: not "got null", which the record lacks)
+        raise _at(entry, "the action has no 'type'", k, j)
+    if not isinstance(entry["type"], str):
+        raise _at(entry, f"the action's 'type' must be a string, got {short(entry['type'])}", k, j)
     for key, value in entry.items():
         if type(value) is str or type(value) is bool:
             continue

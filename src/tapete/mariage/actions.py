@@ -217,9 +217,12 @@ def action_from_json(data: Any) -> Action:
         )
     kind = data.get("type")
     if kind not in _FIELDS:
-        raise InvalidNotationError(
-            f"unknown Mariage action type {shown(kind)} (expected one of: {', '.join(_FIELDS)})"
+        what = (
+            "the action has no 'type'"
+            if "type" not in data
+            else f"unknown Mariage action type {shown(kind)}"
         )
+        raise InvalidNotationError(f"{what} (expected one of: {', '.join(_FIELDS)})")
     for field in _FIELDS[kind]:
         if field not in data:
             raise InvalidNotationError(f"a {kind} action needs a {field!r} field: {shown(data)}")

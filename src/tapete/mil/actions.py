@@ -262,7 +262,7 @@ def action_from_json(data: Any) -> MilAction:
                 f"play 'marriage' must be true or false, got {shown(marriage)}"
             )
         return Play(_card_field(data), marriage)
-    raise InvalidNotationError(
-        f"unknown Mil action type {shown(kind)} "
-        "(expected bid, pass, redeal, rospis, give, contract or play)"
-    )
+    expected = "pass, keep, rospis, redeal, bid, contract, give or play"
+    if "type" not in data:
+        raise InvalidNotationError(f"the action has no 'type' (expected {expected})")
+    raise InvalidNotationError(f"unknown Mil action type {shown(kind)} (expected {expected})")
