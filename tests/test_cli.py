@@ -1145,3 +1145,90 @@ def test_a_progress_of_nothing_known_shows_no_bar_on_a_terminal() -> None:
     with Progress(8192, "replay", stream=shown, in_bytes=True) as progress:
         progress.update(4096, "3 games")
     assert "4.1 kB/8.2 kB" in shown.getvalue()
+
+
+LONG = "x" * 5000
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["play", "mil", "--profile", LONG], "argument --profile: unknown Mil profile "),
+        (["play", "mil", "--level", LONG], "argument --level: invalid choice: "),
+        (["play", LONG], "argument game: invalid choice: "),
+        (["play", "mil", "--seed", LONG], "argument --seed: expected a whole number, got "),
+        (["arena", "--players", "rules,rules,rules", "--seed", LONG], "expected a whole number"),
+        (["solve", "a.jsonl", "--deal", LONG], "argument --deal: expected a whole number, got "),
+        (["analyse", "a.jsonl", "--seat", LONG], "argument --seat: expected a whole number, got "),
+    ],
+)
+def test_a_long_argument_is_cut_in_the_error_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], said: str
+) -> None:
+    # (argparse, and the checks after it, quoted a 5,000-character argument whole)
+    last = _usage_error(tmp_path, capsys, args).splitlines()[-1]
+    assert said in last and "... (5,000 characters)" in last and len(last) < 250, last
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["play", "mil", "--seed", "9" * 5000], "expected a whole number, got a number of 5,000"),
+        (["serve", "--port", "9" * 5000], "expected a port number, got a number of 5,000 digits"),
+        (["serve", "--port", "9" * 50], "a port is 0 to 65535, got a number of 50 digits"),
+    ],
+)
+def test_a_number_too_long_for_python_is_described(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], said: str
+) -> None:
+    # (int() refuses over 4,300 digits: the line quoted them all)
+    assert said in _usage_error(tmp_path, capsys, args).splitlines()[-1]
+
+
+def test_checks_after_argparse_cut_a_long_value_but_not_an_apostrophe(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from tapete.cli.common import cut_quotes
+
+    assert main(["serve", "--db", LONG]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tapete serve: error: --db 'xxx") and "(5,000 characters)" in err
+    assert len(err) < 300, err
+    apostrophes = "the record's players and the action's " + "y" * 80 + " 'type'"
+    assert cut_quotes(apostrophes) == apostrophes
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["replay", "{long}"],
+        ["solve", "{long}"],
+        ["analyse", "{long}"],
+        ["simulate", "--games", "1", "--out", "{long}"],
+        ["arena", "--players", "rules,rules,rules", "--deals", "1", "--json", "{long}"],
+    ],
+    ids=["replay", "solve", "analyse", "simulate", "arena"],
+)
+def test_a_file_name_too_long_for_the_system_is_an_error_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str]
+) -> None:
+    # (Path.is_dir raised ENAMETOOLONG: each ended in a traceback)
+    long = str(tmp_path / ("n" * 300))
+    assert main([a.replace("{long}", long) for a in args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"tapete {args[0]}: error: cannot ") and "File name too long" in err
+    assert "Traceback" not in err
+
+
+def test_serve_says_when_the_sqlite_folder_cannot_be_made(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    url = f"sqlite:///{blocked}/games/tapete.db"
+    assert main(["serve", "--port", "0", "--db", url]) == 2
+    err = capsys.readouterr()
+    assert err.err == (
+        f"tapete serve: error: cannot make the folder of the database {url}: Not a directory\n"
+    )
+    assert "Tapete is running" not in err.out

@@ -24,6 +24,7 @@ from tapete.cli.common import (
     check_output,
     fail,
     iter_numbered_record_file,
+    whole_number,
 )
 from tapete.errors import RecordError
 from tapete.game import JSON
@@ -43,10 +44,16 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("file", help="a file of tapete/1 records (JSON Lines, or one record)")
     p.add_argument(
-        "--game", dest="game_index", type=int, default=None, help="only this game of the file"
+        "--game",
+        dest="game_index",
+        type=whole_number,
+        default=None,
+        help="only this game of the file",
     )
-    p.add_argument("--deal", type=int, default=None, help="only this deal of each game (from 0)")
-    p.add_argument("--seat", type=int, default=None, help="only this seat's decisions")
+    p.add_argument(
+        "--deal", type=whole_number, default=None, help="only this deal of each game (from 0)"
+    )
+    p.add_argument("--seat", type=whole_number, default=None, help="only this seat's decisions")
     p.add_argument("--quick", action="store_true", help="open-hand judgement only (fast)")
     p.add_argument(
         "--json",
@@ -54,7 +61,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         default=None,
         help="write one JSON object per deal here (- : stdout)",
     )
-    p.add_argument("--seed", type=int, default=0, help="the sampling seed (same seed, same report)")
+    p.add_argument(
+        "--seed", type=whole_number, default=0, help="the sampling seed (same seed, same report)"
+    )
     p.add_argument(
         "--budget",
         type=_positive_seconds,

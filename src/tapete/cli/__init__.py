@@ -11,9 +11,9 @@ import argparse
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import ModuleType
-from typing import Any
+from typing import Any, NoReturn
 
 __all__ = ["build_parser", "main", "play_game", "seat_rng"]
 
@@ -43,13 +43,24 @@ def _stopped(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose error line cuts a long quoted argument (its own messages
+    quoted a 5,000-character ``--profile`` whole); the sub-commands' parsers are of this
+    class too (``add_subparsers`` makes them of their parent's)."""
+
+    def error(self, message: str) -> NoReturn:
+        from tapete.cli.common import cut_quotes
+
+        super().error(cut_quotes(message))
+
+
 def build_parser() -> argparse.ArgumentParser:
     return _parsers()[0]
 
 
-def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+def _parsers() -> tuple[argparse.ArgumentParser, Mapping[str, argparse.ArgumentParser]]:
     """The ``tapete`` parser and each sub-command's own (whose errors show its usage)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="tapete", description="Mil (Thousand) and Mariage (66): play, simulate, replay."
     )
     from tapete import __version__, compiled_modules

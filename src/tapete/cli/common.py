@@ -8,7 +8,9 @@ registry (:mod:`tapete.games`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
+import re
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -97,9 +99,42 @@ def check_profile(game: str, profile: str | None) -> str | None:
 
 def fail(command: str, message: str, status: int = 2) -> int:
     """Print ``tapete COMMAND: error: MESSAGE`` on stderr, the form argparse gives its own
-    errors, and return ``status`` (2: a usage error, as argparse's)."""
-    print(f"tapete {command}: error: {message}", file=sys.stderr)
+    errors (a long quoted value cut: :func:`cut_quotes`), and return ``status`` (2: a usage
+    error, as argparse's)."""
+    print(f"tapete {command}: error: {cut_quotes(message)}", file=sys.stderr)
     return status
+
+
+def quoted(text: str, limit: int = 40) -> str:
+    """``text`` quoted for an error line, cut past ``limit`` characters (with its length):
+    argparse's own message echoed a 5,000-character argument whole."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[: limit - 3]!r}... ({len(text):,} characters)"
+
+
+def cut_quotes(message: str) -> str:
+    """``message`` with each quoted value of over 60 characters cut (:func:`quoted`): an
+    error line stays a line, whatever was typed."""
+    # (a quote after a letter is an apostrophe: "the action's 'type'" is left as it is)
+    return re.sub(r"(?<!\w)'([^'\n]{61,})'(?!\w)", lambda m: quoted(m.group(1)), message)
+
+
+def _whole(text: str, expected: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        if text.strip().lstrip("+-").isdigit():  # (Python reads at most 4,300 digits)
+            raise argparse.ArgumentTypeError(
+                f"expected {expected}, got a number of {len(text.strip()):,} digits"
+            ) from None
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {quoted(text)}") from None
+
+
+def whole_number(text: str) -> int:
+    """An argparse type: any whole number (a seed, an index checked later), its error line
+    bounded whatever the argument's length."""
+    return _whole(text, "a whole number")
 
 
 def bounded_int(low: int, high: int | None, expected: str, bounds: str) -> Callable[[str], int]:
@@ -107,12 +142,10 @@ def bounded_int(low: int, high: int | None, expected: str, bounds: str) -> Calla
     say what was expected and, past the bounds, ``bounds``."""
 
     def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+        value = _whole(text, expected)
         if value < low or (high is not None and value > high):
-            raise argparse.ArgumentTypeError(f"{bounds}, got {value}")
+            shown = str(value) if len(text) <= 40 else f"a number of {len(text.strip()):,} digits"
+            raise argparse.ArgumentTypeError(f"{bounds}, got {shown}")
         return value
 
     return parse
@@ -148,11 +181,14 @@ def check_output(path: Path, flag: str) -> str | None:
     (``analyse --json -`` is the one that writes there, and does not ask this)."""
     if str(path) == "-":
         return f"{flag} -: this command writes to a file, not to standard output; name one"
-    if path.is_dir():
-        return f"{flag} {path} is a folder, not a file"
-    folder = path.parent
-    if not folder.is_dir():
-        return f"{flag} {path}: the folder {folder} does not exist"
+    try:
+        if path.is_dir():
+            return f"{flag} {path} is a folder, not a file"
+        folder = path.parent
+        if not folder.is_dir():
+            return f"{flag} {path}: the folder {folder} does not exist"
+    except OSError as exc:  # (a name too long: is_dir raised it, ending in a traceback)
+        return f"cannot write {path}: {exc.strerror or exc}"
     # a folder that exists may still refuse the file (read-only, /proc): found out now, not
     # after the whole run (arena's and analyse's --json then ended in a traceback); opened
     # to append, so that nothing already there is lost, and a file made here is removed
@@ -232,8 +268,9 @@ def _open_record_file(path: str | Path) -> TextIO:
 
 
 def _unreadable(path: str | Path, exc: OSError) -> str:
-    if Path(path).is_dir():  # (IsADirectoryError; PermissionError on Windows)
-        return f"{path} is a folder, not a record file"
+    with contextlib.suppress(OSError):  # (a name too long: is_dir raises it too)
+        if Path(path).is_dir():  # (IsADirectoryError; PermissionError on Windows)
+            return f"{path} is a folder, not a record file"
     return f"cannot read {path}: {exc.strerror or exc}"
 
 

@@ -13,7 +13,7 @@ import random
 from types import ModuleType
 from typing import Any
 
-from tapete.cli.common import fail, game_names, profile_help
+from tapete.cli.common import fail, game_names, profile_help, whole_number
 from tapete.games import kind, kinds
 from tapete.names import MAX_NAME_CHARS, player_name
 
@@ -39,7 +39,7 @@ def add_parser(sub: Any) -> None:
         default="rules",
         help="the computer players (default: rules)",
     )
-    p.add_argument("--seed", type=int, default=None, help="deal the same cards again")
+    p.add_argument("--seed", type=whole_number, default=None, help="deal the same cards again")
     p.add_argument(
         "--name", default=None, help="your name at the table (mil: the table names its seats)"
     )

@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from tapete.cli.common import whole_number
+
 __all__ = ["add_parser", "run"]
 
 
@@ -19,12 +21,16 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("file", help="a JSON Lines file of records (as simulate writes)")
     p.add_argument(
-        "--game", dest="game_index", type=int, default=0, help="which game of the file (from 0)"
+        "--game",
+        dest="game_index",
+        type=whole_number,
+        default=0,
+        help="which game of the file (from 0)",
     )
-    p.add_argument("--deal", type=int, default=0, help="which deal of that game (from 0)")
+    p.add_argument("--deal", type=whole_number, default=0, help="which deal of that game (from 0)")
     p.add_argument(
         "--trick",
-        type=int,
+        type=whole_number,
         default=None,
         help="solve after this many tricks as played (default: before the first lead)",
     )

@@ -625,7 +625,13 @@ def make_engine(url: str | URL, *, busy_timeout_s: float = 5.0) -> Engine:
         )
         event.listen(engine, "connect", _sqlite_pragmas)
         if path and path != ":memory:" and not path.startswith("file:"):
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            try:
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:  # (it ended the start in a traceback)
+                raise DatabaseError(
+                    f"cannot make the folder of the database {shown_url(url)}: "
+                    f"{exc.strerror or exc}"
+                ) from None
             watch = WatchedFile(Path(path).absolute())
             event.listen(engine, "connect", watch.opened)
             event.listen(engine, "begin", watch.check)
