@@ -216,6 +216,94 @@ def test_the_host_header_is_checked(make_app: MakeApp) -> None:
             pass
 
 
+@pytest.mark.sqlite_only
+def test_a_trusted_address_may_be_written_in_brackets(make_app: MakeApp) -> None:
+    # (the Host header's [::1] is compared without its brackets: "[::1]" never matched)
+    app = make_app(trusted_hosts=["[::1]", "Club.Example "])
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+        for host in ("[::1]:8000", "[::1]", "club.example", "CLUB.example:8443"):
+            assert client.get("/api/config", headers={"host": host}).status_code == 200, host
+        assert client.get("/api/config", headers={"host": "evil.example"}).status_code == 400
+
+
+@pytest.mark.parametrize(
+    ("entry", "said"),
+    [
+        ("http://club.example", "'http://club.example' is a URL: name the host alone"),
+        ("club.example:8000", "'club.example:8000' has a port: name the host alone (club.example)"),
+        ("a b", "'a b' is not a host name"),
+        ("club..example", "is not a host name"),
+        ("-club.example", "is not a host name"),
+        ("x" * 64 + ".example", "is not a host name"),
+        ("*", None),
+        ("*.club.example", None),
+        ("club.example", None),
+        ("Club-1.example", None),
+        ("127.0.0.1", None),
+        ("::1", None),
+        ("[::1]", None),
+        ("localhost", None),
+    ],
+)
+def test_a_trusted_host_that_could_never_match_is_told(entry: str, said: str | None) -> None:
+    from tapete.server.security import trusted_host_problem
+
+    problem = trusted_host_problem(entry)
+    assert problem is None if said is None else problem is not None and said in problem, problem
+
+
+@pytest.mark.parametrize(
+    ("entry", "said"),
+    [
+        ("club.example", "'club.example' is not an origin: a scheme (http or https) and a host"),
+        ("ftp://club.example", "is not an origin: a scheme (http or https)"),
+        ("https://club.example/play", "only a scheme and a host, no path"),
+        ("https://club.example?x=1", "only a scheme and a host, no path"),
+        ("https://ana@club.example", "only a scheme and a host, no path"),
+        ("https://club.example:443", "leave out the port 443, which browsers leave out"),
+        ("http://club.example:80", "leave out the port 80"),
+        ("https://[::1", "is not an origin (for example"),
+        ("https://club.example:99999", "is not an origin (for example"),
+        ("*", None),
+        ("https://club.example", None),
+        ("https://club.example/", None),
+        ("http://club.example:8080", None),
+        ("http://[::1]:8000", None),
+    ],
+)
+def test_an_allowed_origin_that_could_never_match_is_told(entry: str, said: str | None) -> None:
+    from tapete.server.security import allowed_origin_problem
+
+    problem = allowed_origin_problem(entry)
+    assert problem is None if said is None else problem is not None and said in problem, problem
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--trusted-hosts", "club.example,http://club.example"], "--trusted-hosts: 'http://"),
+        (["--trusted-hosts", " , "], "--trusted-hosts: no name given (use '*' for any)"),
+        (["--allowed-origins", "club.example"], "--allowed-origins: 'club.example' is not an"),
+    ],
+)
+def test_serve_refuses_hosts_and_origins_that_could_never_match(
+    capsys: pytest.CaptureFixture[str], args: list[str], said: str
+) -> None:
+    # (they were taken: then every request, or every page of the other site, was refused)
+    from tapete.cli import main
+
+    assert main(["serve", "--port", "0", *args]) == 2
+    out, err = capsys.readouterr()
+    assert err.startswith(f"tapete serve: error: {said}") and out == "", err
+
+
+def test_an_app_is_not_made_with_a_host_or_origin_that_could_never_match() -> None:
+    with pytest.raises(ValueError, match=r"'club\.example:8000' has a port"):
+        create_app("sqlite://", 0, trusted_hosts=["club.example:8000"])
+    with pytest.raises(ValueError, match=r"'club\.example' is not an origin"):
+        create_app("sqlite://", 0, allowed_origins=["club.example"])
+
+
 def test_serve_trusts_loopback_names_when_bound_to_loopback() -> None:
     from tapete.server.app import default_trusted_hosts
 

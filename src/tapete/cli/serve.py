@@ -119,6 +119,24 @@ def check_proxies(text: str | None) -> str | None:
     return None
 
 
+def check_hosts_and_origins(hosts: str | None, origins: str | None) -> str | None:
+    """Why ``--trusted-hosts`` or ``--allowed-origins`` cannot work (None: they may): an
+    entry that no request could ever match, which would refuse every request quietly."""
+    from tapete.server.security import allowed_origin_problem, trusted_host_problem
+
+    for flag, text, problem in (
+        ("--trusted-hosts", hosts, trusted_host_problem),
+        ("--allowed-origins", origins, allowed_origin_problem),
+    ):
+        if text is not None and not _names(text):
+            return f"{flag}: no name given (use '*' for any)"
+        for entry in _names(text) or ():
+            said = problem(entry)
+            if said:
+                return f"{flag}: {said}"
+    return None
+
+
 def check_clock(
     clock: str | None, grace: str | None = None, abandon: str | None = None
 ) -> tuple[ClockSettings | None, str | None]:
@@ -188,6 +206,7 @@ def run(args: argparse.Namespace) -> int:
     problem = None if args.db is None else check_db(args.db)
     clock, clock_problem = check_clock(args.clock, args.grace_seconds, args.abandon_seconds)
     problem = problem or clock_problem or check_proxies(args.trusted_proxies)
+    problem = problem or check_hosts_and_origins(args.trusted_hosts, args.allowed_origins)
     if problem:
         return fail("serve", problem)
     sock = check_listen(args.host, args.port)

@@ -67,6 +67,7 @@ from tapete.server.security import (
     SUBPROTOCOL,
     Guard,
     TrustedProxies,
+    hosts_and_origins,
     load_json_body,
     seat_token,
 )
@@ -1141,6 +1142,11 @@ def create_app(
     clock of the tables created without one (docs/server.md, "Clocks and dropped seats")."""
     limits = limits or Limits()
     proxies = TrustedProxies(trusted_proxies)
+    # (checked before the database is touched: ValueError naming an entry that could never
+    # match; the Guard normalizes them again)
+    trusted_hosts = None if trusted_hosts is None else tuple(trusted_hosts)
+    allowed_origins = tuple(allowed_origins)
+    hosts_and_origins(trusted_hosts, allowed_origins)
     engine = make_engine(db_url or default_db_url(), busy_timeout_s=limits.busy_timeout_s)
     upgrade(engine)
     manager = TableManager(engine, delay_ms=delay_ms, bot_timeout_s=bot_timeout_s, limits=limits)

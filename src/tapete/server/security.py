@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import re
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -170,6 +171,89 @@ def host_name(host: str) -> str:
     return host
 
 
+#: a label of a host name (letters, digits, hyphens not at its ends; ``_`` let through)
+_LABEL = re.compile(r"(?!-)[a-z0-9_-]{1,63}(?<!-)")
+
+
+def trusted_host_problem(entry: str) -> str | None:
+    """Why ``entry`` of the trusted hosts could never match a ``Host`` header (None: it
+    can): a URL, a port, or no host name. ``*`` is any host, ``*.club.example`` its
+    subdomains; an address may be written with brackets (``[::1]``)."""
+    name = entry.strip().lower()
+    if name == "*":
+        return None
+    if "/" in name:
+        return f"{entry!r} is a URL: name the host alone (for example club.example)"
+    bare = name[2:] if name.startswith("*.") else name
+    try:
+        ipaddress.ip_address(_unbracketed(bare))
+        return None
+    except ValueError:
+        pass
+    if ":" in bare:
+        return (
+            f"{entry!r} has a port: name the host alone ({host_name(bare)}); "
+            "the Host header's port is not compared"
+        )
+    if len(bare) > 253 or not all(_LABEL.fullmatch(label) for label in bare.split(".")):
+        return (
+            f"{entry!r} is not a host name (letters, digits and hyphens between dots, "
+            "for example club.example or *.club.example)"
+        )
+    return None
+
+
+#: the port a browser leaves out of an origin, per scheme
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def allowed_origin_problem(entry: str) -> str | None:
+    """Why ``entry`` of the allowed origins could never equal a browser's ``Origin`` header
+    (None: it can; ``*`` is any): a scheme and a host, with a port only where it is not the
+    scheme's own, and nothing after them."""
+    origin = entry.strip().rstrip("/").lower()
+    if origin == "*":
+        return None
+    example = "for example https://club.example or http://club.example:8080"
+    try:
+        parts = urlsplit(origin)
+        port = parts.port
+    except ValueError:
+        return f"{entry!r} is not an origin ({example})"
+    if parts.scheme not in _DEFAULT_PORTS or not parts.hostname:
+        return f"{entry!r} is not an origin: a scheme (http or https) and a host ({example})"
+    if parts.path or parts.query or parts.fragment or "@" in parts.netloc:
+        return f"{entry!r} is not an origin: only a scheme and a host, no path ({example})"
+    if port == _DEFAULT_PORTS[parts.scheme]:
+        return (
+            f"{entry!r}: leave out the port {port}, which browsers leave out of "
+            f"{parts.scheme} origins ({parts.scheme}://{parts.netloc.rsplit(':', 1)[0]})"
+        )
+    return None
+
+
+def hosts_and_origins(
+    trusted_hosts: Iterable[str] | None, allowed_origins: Iterable[str]
+) -> tuple[frozenset[str] | None, frozenset[str]]:
+    """The trusted host names as :meth:`Guard.host_allowed` compares them (lower case, an
+    address without brackets) and the allowed origins as :func:`origin_allowed` does (lower
+    case, no trailing slash); ``ValueError`` naming every entry that no request could ever
+    match (:func:`trusted_host_problem`, :func:`allowed_origin_problem`): taken, it refused
+    every request, or every page of the other site, without a word at the start."""
+    hosts = None if trusted_hosts is None else [h.strip().lower() for h in trusted_hosts]
+    origins = [o.strip().rstrip("/").lower() for o in allowed_origins]
+    problems = [trusted_host_problem(h) for h in hosts or ()]
+    problems += [allowed_origin_problem(o) for o in origins]
+    if any(problems):
+        raise ValueError("; ".join(p for p in problems if p))
+    names = None if hosts is None else frozenset(_unbracketed(h) for h in hosts)
+    return names, frozenset(origins)
+
+
+def _unbracketed(name: str) -> str:
+    return name[1:-1] if name.startswith("[") and name.endswith("]") else name
+
+
 class TrustedProxies:
     """The reverse proxies whose ``X-Forwarded-For`` is believed (addresses or networks:
     ``127.0.0.1``, ``10.0.0.0/8``, ``::1``). None by default: then every client is the
@@ -269,10 +353,7 @@ class Guard:
         self.json_paths = frozenset(json_paths)
         self.limits = limits
         self.refusals = refusals
-        self.trusted_hosts = (
-            None if trusted_hosts is None else frozenset(h.lower() for h in trusted_hosts)
-        )
-        self.allowed_origins = frozenset(o.rstrip("/").lower() for o in allowed_origins)
+        self.trusted_hosts, self.allowed_origins = hosts_and_origins(trusted_hosts, allowed_origins)
         self.creations = TokenBuckets(limits.create_burst, limits.create_refill_s)
         #: client address -> open WebSockets
         self.sockets: dict[str, int] = {}
