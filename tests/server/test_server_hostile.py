@@ -226,55 +226,50 @@ def test_a_trusted_address_may_be_written_in_brackets(make_app: MakeApp) -> None
         assert client.get("/api/config", headers={"host": "evil.example"}).status_code == 400
 
 
+HOST_ENTRIES: list[tuple[str, str | None]] = [
+    ("http://club.example", "'http://club.example' is a URL: name the host alone"),
+    ("club.example:8000", "'club.example:8000' has a port: name the host alone (club.example)"),
+    ("a b", "'a b' is not a host name"),
+    ("club..example", "is not a host name"),
+    ("-club.example", "is not a host name"),
+    ("x" * 64 + ".example", "is not a host name"),
+    ("*", None),
+    ("*.club.example", None),
+    ("club.example", None),
+    ("Club-1.example", None),
+    ("127.0.0.1", None),
+    ("::1", None),
+    ("[::1]", None),
+    ("localhost", None),
+]
+ORIGIN_ENTRIES: list[tuple[str, str | None]] = [
+    ("club.example", "'club.example' is not an origin: a scheme (http or https) and a host"),
+    ("ftp://club.example", "is not an origin: a scheme (http or https)"),
+    ("https://club.example/play", "only a scheme and a host, no path"),
+    ("https://club.example?x=1", "only a scheme and a host, no path"),
+    ("https://ana@club.example", "only a scheme and a host, no path"),
+    ("https://club.example:443", "leave out the port 443, which browsers leave out"),
+    ("http://club.example:80", "leave out the port 80"),
+    ("https://[::1", "is not an origin (for example"),
+    ("https://club.example:99999", "is not an origin (for example"),
+    ("*", None),
+    ("https://club.example", None),
+    ("https://club.example/", None),
+    ("http://club.example:8080", None),
+    ("http://[::1]:8000", None),
+]
+
+
 @pytest.mark.parametrize(
-    ("entry", "said"),
-    [
-        ("http://club.example", "'http://club.example' is a URL: name the host alone"),
-        ("club.example:8000", "'club.example:8000' has a port: name the host alone (club.example)"),
-        ("a b", "'a b' is not a host name"),
-        ("club..example", "is not a host name"),
-        ("-club.example", "is not a host name"),
-        ("x" * 64 + ".example", "is not a host name"),
-        ("*", None),
-        ("*.club.example", None),
-        ("club.example", None),
-        ("Club-1.example", None),
-        ("127.0.0.1", None),
-        ("::1", None),
-        ("[::1]", None),
-        ("localhost", None),
-    ],
+    ("check", "entry", "said"),
+    [("host", *row) for row in HOST_ENTRIES] + [("origin", *row) for row in ORIGIN_ENTRIES],
 )
-def test_a_trusted_host_that_could_never_match_is_told(entry: str, said: str | None) -> None:
-    from tapete.server.security import trusted_host_problem
+def test_a_host_or_origin_that_could_never_match_is_told(
+    check: str, entry: str, said: str | None
+) -> None:
+    from tapete.server.security import allowed_origin_problem, trusted_host_problem
 
-    problem = trusted_host_problem(entry)
-    assert problem is None if said is None else problem is not None and said in problem, problem
-
-
-@pytest.mark.parametrize(
-    ("entry", "said"),
-    [
-        ("club.example", "'club.example' is not an origin: a scheme (http or https) and a host"),
-        ("ftp://club.example", "is not an origin: a scheme (http or https)"),
-        ("https://club.example/play", "only a scheme and a host, no path"),
-        ("https://club.example?x=1", "only a scheme and a host, no path"),
-        ("https://ana@club.example", "only a scheme and a host, no path"),
-        ("https://club.example:443", "leave out the port 443, which browsers leave out"),
-        ("http://club.example:80", "leave out the port 80"),
-        ("https://[::1", "is not an origin (for example"),
-        ("https://club.example:99999", "is not an origin (for example"),
-        ("*", None),
-        ("https://club.example", None),
-        ("https://club.example/", None),
-        ("http://club.example:8080", None),
-        ("http://[::1]:8000", None),
-    ],
-)
-def test_an_allowed_origin_that_could_never_match_is_told(entry: str, said: str | None) -> None:
-    from tapete.server.security import allowed_origin_problem
-
-    problem = allowed_origin_problem(entry)
+    problem = (trusted_host_problem if check == "host" else allowed_origin_problem)(entry)
     assert problem is None if said is None else problem is not None and said in problem, problem
 
 
