@@ -41,6 +41,20 @@ export const decimalText = (text) => (/^[+-]?\d+\.\d+$/.test(text)
   ? text.replace(".", (1.5).toLocaleString(pageLang()).charAt(1))
   : text);
 
+// the press of a button that sends a request which must not be sent twice (a new table, a
+// seat, an account): the presses that come while one of the same ``key`` is under way are
+// ignored. (A double click on Play, Quick game or Create table made two tables, the first
+// left behind with the person seated at it; the buttons are drawn again while the request
+// runs, so the guard is by key, not by element.)
+const underWay = new Set();
+export function oneAtATime(key, fn) {
+  return async (...args) => {
+    if (underWay.has(key)) return undefined;
+    underWay.add(key);
+    try { return await fn(...args); } finally { underWay.delete(key); }
+  };
+}
+
 export const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 export const isNone = (x) => x === null || x === undefined;
 

@@ -3,7 +3,7 @@
 // the computer players' levels, your name, the language, a game number), and the tables
 // anyone may watch. Games, profiles and seats come from /api/config (kinds.js).
 
-import { dialog, h, hideDialog, openDialog } from "./dom.js";
+import { dialog, h, hideDialog, oneAtATime, openDialog } from "./dom.js";
 import { S, STORE_NAME, screen, watching } from "./state.js";
 import { langButtons, t, tMaybe } from "./i18n.js";
 import { choiceId, computerSeatLabels, gameChoices, kindOf, kinds, profileLabel } from "./kinds.js";
@@ -127,7 +127,7 @@ export function renderNewGame() {
     h("div", { class: "dlgbuttons" },
       S.session ? h("button", { type: "button", testid: "newgame-cancel", onclick: () => hideDialog("newgame") }, t("cancel")) : null,
       h("button", { type: "button", testid: "newgame-lobby", onclick: () => { hideDialog("newgame"); showLobby(); } }, t("lobby")),
-      h("button", { type: "submit", class: "primary", testid: "start", disabled: !ch.game, onclick: async () => {
+      h("button", { type: "submit", class: "primary", testid: "start", disabled: !ch.game, onclick: oneAtATime("enter-table", async () => {
         const typed = nameInput.value.trim();
         const name = typed || t("default_name");
         if (typed) localStorage.setItem(STORE_NAME, typed); else localStorage.removeItem(STORE_NAME);
@@ -138,5 +138,5 @@ export function renderNewGame() {
           Object.assign(draft, { name: null, seed: "", more: false });
           hideDialog("newgame"); screen.table();
         } catch (e) { err.textContent = `${t("start_failed")} ${e.message}`; }
-      } }, t("start")))));
+      }) }, t("start")))));
 }

@@ -5,7 +5,7 @@
 // "Sit down" button is here too; both it and the list show each table's clock. Games, seats and levels come from
 // /api/config (kinds.js).
 
-import { dialog, h, hideDialog, openDialog, replaceKeepingFocus } from "./dom.js";
+import { dialog, h, hideDialog, oneAtATime, openDialog, replaceKeepingFocus } from "./dom.js";
 import { S, STORE_NAME, resetTableState, screen } from "./state.js";
 import { refusal, t, tCount, tMaybe } from "./i18n.js";
 import { gameChoices, kindOf, profileLabel } from "./kinds.js";
@@ -132,10 +132,10 @@ function renderTablesList() {
     const what = `${profileLabel(r.profile, r.game)} · ${people} · ${tCount("free_seats", r.free, { n: r.free })}${r.rated ? ` · ${t("rated")}` : ""}`;
     // (each button named by its table: several "Sit down: Mil · club" could not be told apart)
     return h("li", {},
-      h("button", { type: "button", testid: `sit-${r.table}`, "aria-label": `${t("sit_down")}: ${what} · ${clockText(r.clock)}`, onclick: async () => {
+      h("button", { type: "button", testid: `sit-${r.table}`, "aria-label": `${t("sit_down")}: ${what} · ${clockText(r.clock)}`, onclick: oneAtATime("enter-table", async () => {
         const name = typedName();
         try { enterTable(await post(`/api/tables/${r.table}/seats`, { name }), { game: r.game, profile: r.profile, name }); } catch (e) { err.textContent = e.message; }
-      } }, t("sit_down")), " ", what,
+      }) }, t("sit_down")), " ", what,
       h("span", { testid: `lobby-clock-${r.table}` }, ` · ${clockText(r.clock)}`));
   }) : [h("li", { class: "note" }, t("lobby_empty"))]);
 }
@@ -180,10 +180,10 @@ export function renderLobby() {
         type: "button", testid: `lobby-choose-${o.game}-${o.profile}`, "aria-pressed": String(form.game === o.game && form.profile === o.profile),
         onclick: () => { Object.assign(form, o); renderLobby(); renderTablesList(); },
       }, profileLabel(o.profile, o.game)))),
-      h("button", { type: "button", class: "primary", testid: "quick-game", onclick: async () => {
+      h("button", { type: "button", class: "primary", testid: "quick-game", onclick: oneAtATime("enter-table", async () => {
         const name = typedName();
         try { enterTable(await post("/api/quick", { game: form.game, profile: form.profile, name, language: S.lang }), { ...form, name }); } catch (e) { err.textContent = e.message; }
-      } }, t("quick_game")), h("p", { class: "note" }, t("quick_game_note"))),
+      }) }, t("quick_game")), h("p", { class: "note" }, t("quick_game_note"))),
     h("fieldset", {}, h("legend", {}, t("create_table")),
       Array.from({ length: count }, (_, i) => seatChoice(i)),
       // (who sits left and right: two seats face each other, three need saying)
@@ -195,7 +195,7 @@ export function renderLobby() {
         clockSelect("bank_s", BANKS, t("clock_bank_time"), formClock().move_s === null),
         clockSelect("grace_s", GRACES, t("clock_grace_time")),
         h("p", { class: "note" }, t("clock_note"))),
-      h("button", { type: "button", class: "primary", testid: "create-table", onclick: async () => {
+      h("button", { type: "button", class: "primary", testid: "create-table", onclick: oneAtATime("enter-table", async () => {
         const name = typedName();
         const seats = form.seats.map((v) => (v.startsWith("computer:") ? { kind: "computer", level: v.slice(9) } : { kind: v }));
         const clock = formClock();
@@ -203,7 +203,7 @@ export function renderLobby() {
           public: form.public, rated: form.rated, spectators: form.spectators, spectator_delay: form.delay,
           clock: { ...clock, bank_s: clock.move_s === null ? 0 : clock.bank_s } };
         try { enterTable(await post("/api/tables", body), { ...form, name }); } catch (e) { err.textContent = e.message; }
-      } }, t("create_table"))),
+      }) }, t("create_table"))),
     err,
     h("div", { class: "dlgbuttons" }, h("button", { type: "button", testid: "lobby-close", onclick: () => hideDialog("lobby") }, t("close"))))]);
   d.onclose = closeLobbySocket;
@@ -238,11 +238,11 @@ export async function showJoin(code) {
     err,
     h("div", { class: "dlgbuttons" },
       h("button", { type: "button", testid: "join-cancel", onclick: () => { hideDialog("join"); leaveWatchUrl(); screen.newGame(); } }, t("cancel")),
-      free ? h("button", { type: "submit", class: "primary", testid: "sit-down", onclick: async () => {
+      free ? h("button", { type: "submit", class: "primary", testid: "sit-down", onclick: oneAtATime("enter-table", async () => {
         const typed = nameInput.value.trim();
         const name = typed || t("default_name");
         if (typed && !S.user) localStorage.setItem(STORE_NAME, typed); // (a guest's name, not the account's)
         try { enterTable(await post(`/api/tables/${info.table}/seats`, { name, invite: code }), { game: info.game, profile: info.profile, name }); } catch (e) { err.textContent = e.message; }
-      } }, t("sit_down")) : null)));
+      }) }, t("sit_down")) : null)));
   openDialog("join");
 }
