@@ -119,7 +119,8 @@ def test_sign_up_see_your_page_play_and_sign_out(new_page, live_server, artifact
     # a new table while signed in: the POST carries X-CSRF-Token, so it is accepted
     page.click(tid("open-newgame"))
     page.click(tid("choose-mariage"))
-    page.fill(tid("name"), "Iná_browser")
+    # (the name field holds the account's name, read-only: test_games_window_names_...)
+    assert page.input_value(tid("name")) == "Iná_browser"
     with page.expect_request("**/api/tables") as sent:
         page.click(tid("start"))
     assert sent.value.headers.get("x-csrf-token") == me["csrf"]
@@ -227,3 +228,44 @@ def test_a_name_in_two_alphabets_is_refused_in_the_language(new_page, live_serve
     page.click(tid("quick-game"))
     _lobby_error(page, alphabet)
     assert page.locator(tid("my-page")).count() == 0 and page.js_errors == []
+
+
+def test_games_window_names_a_signed_in_person_by_the_account(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
+    """Signed in, the Games window's name field holds the account's name, read-only, as the
+    Lobby's does: the server seats the account under that name (it showed an empty field, or
+    the guest's last name, and a name typed there was silently replaced). Signed out, it is
+    the guest's field again, with the guest's last name (the account's is not kept as it)."""
+    page = new_page(locale="es-ES")
+    page.goto(live_server.url)
+    page.wait_for_selector(f"{tid('newgame')}[open]")
+    page.fill(tid("name"), "Invitada")
+    page.click(tid("start"))
+    page.wait_for_selector(f"{TABLE}[data-version]")
+    page.click(tid("open-account"))
+    page.wait_for_selector(f"{tid('account')}[open]")
+    page.click(tid("account-switch"))
+    page.fill(tid("account-name"), "Gwin_browser")
+    page.fill(tid("account-password"), "una frase larga")
+    page.click(tid("account-submit"))
+    page.wait_for_selector(tid("my-page"))
+
+    page.click(tid("open-newgame"))
+    page.wait_for_selector(f"{tid('newgame')}[open]")
+    field = page.locator(tid("name"))
+    assert field.input_value() == "Gwin_browser"
+    assert field.evaluate("(e) => e.readOnly")
+    assert (
+        field.get_attribute("title")
+        == "El nombre de tu cuenta (sal de ella para jugar como invitado con otro)"
+    )
+    page.click(tid("start"))
+    page.wait_for_function("() => window.tapete.view?.players?.[0] === 'Gwin_browser'")
+    assert page.evaluate("() => localStorage.getItem('tapete.name')") == "Invitada"
+
+    page.click(tid("sign-out"))
+    page.wait_for_selector(tid("open-account"))
+    page.click(tid("open-newgame"))
+    page.wait_for_selector(f"{tid('newgame')}[open]")
+    assert page.input_value(tid("name")) == "Invitada"
+    assert not page.locator(tid("name")).evaluate("(e) => e.readOnly")
+    assert page.js_errors == []

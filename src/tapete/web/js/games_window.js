@@ -93,6 +93,9 @@ export function renderNewGame() {
   const nameInput = h("input", { id: "player-name", testid: "name", type: "text", maxlength: "24", autocomplete: "nickname",
     placeholder: t("default_name"), oninput: (e) => { draft.name = e.target.value; } });
   nameInput.value = draft.name ?? storedName();
+  // signed in, the account's name, read-only, as in the Lobby and the invitation: the server
+  // seats the account under its own name (a name typed here was silently replaced by it)
+  if (S.user) { nameInput.value = S.user.name; nameInput.readOnly = true; nameInput.title = t("name_of_account"); }
   const err = h("p", { class: "error", testid: "newgame-error", role: "alert" });
   const seedInput = h("input", { id: "game-seed", testid: "seed", type: "text", inputmode: "numeric", pattern: "[0-9]*", maxlength: "9",
     oninput: (e) => { draft.seed = e.target.value; } });
@@ -130,7 +133,8 @@ export function renderNewGame() {
       h("button", { type: "submit", class: "primary", testid: "start", disabled: !ch.game, onclick: oneAtATime("enter-table", async () => {
         const typed = nameInput.value.trim();
         const name = typed || t("default_name");
-        if (typed) localStorage.setItem(STORE_NAME, typed); else localStorage.removeItem(STORE_NAME);
+        // (a guest's name is kept for the next game, not the account's)
+        if (!S.user) { if (typed) localStorage.setItem(STORE_NAME, typed); else localStorage.removeItem(STORE_NAME); }
         const seedText = seedInput.value.trim();
         const seed = /^[0-9]{1,9}$/.test(seedText) ? Number(seedText) : null;
         try {
