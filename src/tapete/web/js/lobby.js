@@ -133,6 +133,11 @@ function renderTablesList() {
     // (each button named by its table: several "Sit down: Mil · club" could not be told apart)
     return h("li", {},
       h("button", { type: "button", testid: `sit-${r.table}`, "aria-label": `${t("sit_down")}: ${what} · ${clockText(r.clock)}`, onclick: oneAtATime("enter-table", async () => {
+        // a table where this browser already sits (the person's own, listed while it waits):
+        // back to that seat, as its invitation link does (a second sit-down was refused as
+        // "someone at this table already has that name")
+        const mine = savedTables().find((e) => e.table === r.table && e.token);
+        if (mine) { hideDialog("lobby"); resumeTable(mine); return; }
         const name = typedName();
         try { enterTable(await post(`/api/tables/${r.table}/seats`, { name }), { game: r.game, profile: r.profile, name }); } catch (e) { err.textContent = e.message; }
       }) }, t("sit_down")), " ", what,
