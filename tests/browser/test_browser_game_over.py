@@ -114,6 +114,7 @@ def _check_over_dialog(page: Any, v: dict[str, Any], lang: str) -> None:
     assert page.inner_text(tid("winner")) == _winner_text(v, lang)
     # the window is named by its title, as a screen reader announces it
     assert page.get_by_role("dialog", name=_winner_text(v, lang)).get_attribute("id") == "over"
+    assert page.locator(tid("no-winner")).count() == 0  # (only a game with nobody at the target)
     scores = v["scores"] if v["game"] == "mil" else v["match"]
     finals = page.locator(f"{tid('over')} ul.final li").all_inner_texts()
     assert finals == [f"{n} {_fmt(s, lang)}" for n, s in zip(v["players"], scores, strict=True)]
@@ -210,3 +211,41 @@ def test_game_over_screen_in_every_language(
         assert rating.get_attribute("aria-label").startswith(label)
         shot(other, artifacts, f"game-over-{game}-{lang}")
         assert other.js_errors == []
+
+
+#: the end window of a game stopped at its cap on deals, with nobody at the target
+NO_WINNER = {
+    (
+        "mil",
+        "es",
+    ): "Nadie ha ganado: la partida se detuvo al llegar al máximo de manos que puede durar.",
+    ("mil", "en"): "Nobody won: the game stopped at the most deals a game may last.",
+    ("mariage", "pt"): "Ninguém ganhou: o jogo parou ao chegar ao máximo de mãos que pode durar.",
+    ("mariage", "en"): "Nobody won: the match stopped at the most hands a match may last.",
+}
+
+
+@pytest.mark.parametrize(("game", "lang"), list(NO_WINNER))
+def test_a_game_stopped_at_its_cap_says_why_nobody_won(
+    new_page, live_server, game: str, lang: str
+) -> None:  # type: ignore[no-untyped-def]
+    """A game that reaches its cap on deals (``max_deals``; 80 Mil deals, 60 Mariage hands
+    when the table sets none, docs/server.md) ends with no winner: the end window says so
+    and why, where it read "Game over" above the scores and nothing more."""
+    table_id, token = admin_table(
+        live_server.db_path,
+        game=game,
+        profile="club" if game == "mil" else "mariage",
+        name="Ana",
+        language=lang,
+        levels=["rules"] * (2 if game == "mil" else 1),
+        seed=5,
+        max_deals=1,
+    )
+    page = new_page(locale=LOCALES[lang])
+    open_seat(page, f"{live_server.url}/?lang={lang}", table_id, token)
+    play_until_deal_ends(page, random.Random(5), [], bid_more=False)
+    assert state(page)["over"] == "true" and view(page)["winner"] is None
+    page.wait_for_selector(f"{tid('over')}[open]")
+    assert page.inner_text(tid("no-winner")) == NO_WINNER[(game, lang)]
+    assert page.js_errors == []

@@ -8,7 +8,7 @@ import { dialog, fmt, h, hideDialog, isNone, replaceKeepingFocus } from "./dom.j
 import { reviewButton } from "./review.js";
 import { replayButton } from "./replay.js";
 import { S, playerName, screen } from "./state.js";
-import { t } from "./i18n.js";
+import { t, tOwn } from "./i18n.js";
 import { kindOf, standingOf } from "./kinds.js";
 import { scoreChart } from "./chart.js";
 import { api } from "./session.js";
@@ -68,6 +68,9 @@ export function showOver() {
     h("h2", { id: "over-title", testid: "winner" }, isNone(v.winner) ? t("game_over") : (v.winner === v.seat ? t("you_won") : t("winner_is", { name: playerName(v.winner) }))),
     h("ul", { class: "final" }, v.players.map((n, i) => h("li", {}, playerLink(v, n, i), ` ${fmt(scores?.[i] ?? 0)}`))),
     ratingsBox(tableRatings(S.session.table)),
+    // (a game ends without a winner only at its cap on deals: the end window says so, it read
+    // "Game over" above the scores with no word of why nobody had won)
+    isNone(v.winner) ? h("p", { class: "note", testid: "no-winner" }, tOwn("over_no_winner", v.game)) : null,
     S.session?.ranked === false ? h("p", { class: "note", testid: "not-ranked" }, t("not_ranked")) : null,
     scoreChart(v, kindOf(v.game)?.score_key ?? "scores"),
     h("div", { class: "dlgbuttons" },
