@@ -29,3 +29,31 @@ def test_the_seats_stay_on_the_chat_title_line(new_page, live_server, artifacts)
     shot(ana, artifacts, "room-chat-open")
     tops = ana.evaluate(TOPS)
     assert abs(tops["seats"] - tops["chat"]) < 8, tops
+
+
+#: the page's width, the window's and where the first chat line ends
+WIDTHS = """() => ({ page: document.documentElement.scrollWidth, window: innerWidth,
+  line: document.querySelector('[data-testid="chat-log"] li').getBoundingClientRect().right })"""
+
+
+def test_a_long_chat_line_without_spaces_keeps_the_phone_page_its_width(
+    new_page, live_server
+) -> None:  # type: ignore[no-untyped-def]
+    """A chat line with no space to break at (a link, a word typed long: up to 300 characters)
+    wraps inside the chat: it made the page as wide as the line (some 2500 px at 390 px), the
+    whole table scrolling sideways on the phone of everyone at the table."""
+    ana = new_page(locale="es-ES", width=390, height=844)
+    link = create_invited_table(ana, live_server.url, "mariage-mariage", ["me", "invited"])
+    bea = new_page(locale="pt-PT", width=1280, height=860)
+    sit_down(bea, link, "Bea", host="Ana")
+    wait_playing(ana, bea)
+    bea.click(f"{tid('chat')} summary")
+    bea.fill(tid("chat-text"), "https://example.org/" + "a" * 280)
+    bea.keyboard.press("Enter")
+    ana.click(f"{tid('chat')} summary")
+    for page in (ana, bea):
+        page.wait_for_selector(f"{tid('chat-log')} li")
+        widths = page.evaluate(WIDTHS)
+        assert widths["page"] <= widths["window"], widths
+        assert widths["line"] <= widths["window"], widths
+    assert ana.js_errors == [] and bea.js_errors == []
