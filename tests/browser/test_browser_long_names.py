@@ -1,0 +1,37 @@
+"""A name of 24 wide letters with no space (what the name field takes: "WWWW…") on a phone
+(390×844): the seat that shows it, and the end window's list of players, break it inside
+their boxes. The seat's name pushed the seat, and with it the whole page, past the window's
+width (428 px: the table scrolled sideways); the end window cut it at its edge."""
+
+from __future__ import annotations
+
+import random
+
+from browser_helpers import admin_table, open_seat, play_until_deal_ends, state, tid
+
+LONG = "W" * 24
+#: how far the page, and each element of ``sel``, reach past the window's right edge
+PAST_RIGHT = """(sel) => Math.max(document.documentElement.scrollWidth - innerWidth,
+  ...[...document.querySelectorAll(sel)]
+    .map((e) => e.getBoundingClientRect().right - innerWidth))"""
+
+
+def test_a_long_name_stays_inside_a_phone_window(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
+    table_id, token = admin_table(
+        live_server.db_path,
+        game="mil",
+        profile="club",
+        name=LONG,
+        language="pt",
+        levels=["rules", "rules"],
+        seed=11,
+        max_deals=1,
+    )
+    page = new_page(locale="pt-PT", width=390, height=844)
+    open_seat(page, f"{live_server.url}/?lang=pt", table_id, token)
+    assert page.evaluate(PAST_RIGHT, "#table .name") <= 0
+    play_until_deal_ends(page, random.Random(11), [], bid_more=False)
+    assert state(page)["over"] == "true"
+    page.wait_for_selector(f"{tid('over')}[open]")
+    assert page.evaluate(PAST_RIGHT, "#over .final li, #over .final button") <= 0
+    assert page.js_errors == []
