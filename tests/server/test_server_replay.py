@@ -5,13 +5,16 @@ hand), 404 for what does not exist, and a cache that stays within its bounds."""
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
+from datetime import timedelta
 from typing import Any
 
 import pytest
-from server_helpers import CARD_RE, MakeApp, Session, new_table
+from server_helpers import CARD_RE, TEST_LIMITS, MakeApp, Session, new_table
 
 from tapete.games import kind
+from tapete.server.db import utcnow
 from tapete.server.replay_view import ReplaySettings, replay_frames
 
 with warnings.catch_warnings():
@@ -145,3 +148,33 @@ def test_the_cache_stays_within_its_bounds(make_app: MakeApp) -> None:
         assert client.get(f"/api/tables/{table_id}/replay/0").content == bodies[0]
         assert replays.computed == count + 1
         assert replays.cached_bytes <= 60_000 and len(replays.cache) <= 3
+
+
+def test_a_game_stopped_at_the_cap_on_deals_replays_and_downloads(make_app: MakeApp) -> None:
+    """A game the cap on deals stopped (no winner, status ``abandoned``) is over: its end
+    window offers "Replay this game" and "Download the record" (a link with no token), as a
+    finished game's. Both were refused (403: "opens when the game is over", "an unfinished
+    game needs the table's token"). A table closed for want of play (also ``abandoned``, its
+    game not over) still shows nothing."""
+    limits = dataclasses.replace(TEST_LIMITS, max_game_deals=1)
+    app = make_app(limits=limits)
+    with TestClient(app) as client:
+        table_id, token = new_table(client, game="mariage", seed=11)
+        last = finish(client, table_id, token)
+        assert last["over"] and last["winner"] is None
+        assert client.get(f"/api/tables/{table_id}").json()["status"] == "abandoned"
+        record = record_of(client, table_id)  # (no token)
+        assert record["winner"] is None and len(record["deals"]) == 1
+        r = client.get(f"/api/tables/{table_id}/replay")
+        assert r.status_code == 200, r.text
+        assert r.json()["winner"] is None
+        r = client.get(f"/api/tables/{table_id}/replay/0")
+        assert r.status_code == 200, r.text
+        check_deal("mariage", record["deals"][0], r.json()["frames"])
+
+        idle, _ = new_table(client, game="mil", seed=5)
+        manager = app.state.manager
+        assert manager.sweep(utcnow() + timedelta(days=30)) >= 1
+        assert client.get(f"/api/tables/{idle}").json()["status"] in ("abandoned", "expired")
+        assert client.get(f"/api/tables/{idle}/replay").status_code == 403
+        assert client.get(f"/api/tables/{idle}/record").status_code == 403

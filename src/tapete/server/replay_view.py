@@ -247,10 +247,11 @@ class ReplayService:
         hit = self._get((table_id, deal))
         if hit is not None:
             return Response(hit, media_type="application/json")
-        status = await self.manager.db.run(self.manager.stored_status, table_id)
-        if status is None:
+        # (a game stopped at the cap on deals is over too: the end window offers its replay)
+        over = await self.manager.db.run(self.manager.stored_over, table_id)
+        if over is None:
             return _error(404, "there is no such table")
-        if status != "finished":
+        if not over:
             return _error(
                 403,
                 "the replay of a game opens when the game is over: it shows every hand",

@@ -2006,6 +2006,21 @@ class TableManager:
         with self.sessions() as session:
             return session.scalar(select(TableRow.status).where(TableRow.id == table_id))
 
+    def stored_over(self, table_id: int) -> bool | None:
+        """Whether the table's game is over as stored (None if there is no such table): a
+        finished game, or one the cap on deals stopped (status ``abandoned`` with its final
+        scores, which only the game's end writes; a table closed for want of play has none).
+        Its replay and record are then everyone's, as a finished game's (any thread)."""
+        with self.sessions() as session:
+            row = session.execute(
+                select(TableRow.status, TableRow.final_scores).where(TableRow.id == table_id)
+            ).first()
+        if row is None:
+            return None
+        return row.status == "finished" or (
+            row.status == "abandoned" and row.final_scores is not None
+        )
+
     def find_invite(self, code: str) -> int | None:
         """The table of an invitation code (None: no such code)."""
         # (what ``secrets.token_urlsafe`` makes; anything else is no code, and PostgreSQL
