@@ -1,7 +1,8 @@
 """A name of 24 wide letters with no space (what the name field takes: "WWWW…") on a phone
 (390×844): the seat that shows it, and the end window's list of players, break it inside
 their boxes. The seat's name pushed the seat, and with it the whole page, past the window's
-width (428 px: the table scrolled sideways); the end window cut it at its edge."""
+width (428 px: the table scrolled sideways); the end window cut it at its edge; the replay
+window scrolled sideways."""
 
 from __future__ import annotations
 
@@ -34,4 +35,9 @@ def test_a_long_name_stays_inside_a_phone_window(new_page, live_server) -> None:
     assert state(page)["over"] == "true"
     page.wait_for_selector(f"{tid('over')}[open]")
     assert page.evaluate(PAST_RIGHT, "#over .final li, #over .final button") <= 0
+    # the game's replay names the players in its title, its hands and its moves
+    page.click(tid("over-replay"))
+    page.wait_for_selector(f"{tid('replay')}[open] {tid('replay-move')}")
+    wide = page.eval_on_selector("#replay", "(d) => [d.scrollWidth, d.clientWidth]")
+    assert wide[0] <= wide[1], wide
     assert page.js_errors == []
