@@ -218,6 +218,9 @@ export function renderLobby() {
 // the invitation page: the table the code leads to, who sits there, and "Sit down"
 export async function showJoin(code) {
   const d = dialog("join");
+  // Escape does what Cancel (or Close) does: it left the /?join= address and a page with no
+  // window open, where Cancel goes back to the Games window
+  d.oncancel = (e) => { e.preventDefault(); hideDialog("join"); leaveWatchUrl(); screen.newGame(); };
   const res = await api(`/api/invitations/${encodeURIComponent(code)}`).catch(() => ({ ok: false }));
   const err = h("p", { class: "error", testid: "join-error", role: "alert" });
   if (!res.ok) {
