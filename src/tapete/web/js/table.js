@@ -97,12 +97,18 @@ function fitHeight() {
   document.documentElement.style.setProperty("--board-h", `${Math.max(320, Math.floor(window.innerHeight - top - below - 2))}px`);
 }
 
+// a control that gives way to another in its place: the focus follows it there (Claim 66 to
+// its question's Cancel, the safe answer; Cancel back to Claim 66), not to the first playable
+// card, where the next Enter of a keyboard user played that card instead of answering
+const FOCUS_NEXT = { claim: "claim-cancel", "claim-cancel": "claim" };
+
 export function renderTable() {
   renderChrome();
   renderRoom();
   const main = document.getElementById("table");
   const focusKey = focusKeyOf(main);
   const wasCard = Boolean(document.activeElement?.dataset?.card);
+  const next = main.contains(document.activeElement) ? FOCUS_NEXT[document.activeElement.dataset?.testid] : undefined;
   const v = S.pause ? pausedView() : S.view;
   if (!v) {
     main.replaceChildren(h("div", { class: "empty" }, S.session ? t("connecting") : t("no_game")));
@@ -118,6 +124,7 @@ export function renderTable() {
   // keep keyboard focus where it was (or on the first playable card)
   if (focusKey) {
     let el = main.querySelector(focusKey);
+    if ((!el || el.disabled) && next) el = main.querySelector(`[data-testid="${next}"]`);
     if ((!el || el.disabled) && wasCard) el = main.querySelector('[data-testid="hand"] .card:not([disabled])');
     if (el && !el.disabled) el.focus();
     else S.refocus = true; // the focused control went away (we acted): come back on our turn
