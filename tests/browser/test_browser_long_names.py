@@ -2,7 +2,7 @@
 (390×844): the seat that shows it, and the end window's list of players, break it inside
 their boxes. The seat's name pushed the seat, and with it the whole page, past the window's
 width (428 px: the table scrolled sideways); the end window cut it at its edge; the replay
-window scrolled sideways."""
+window scrolled sideways, and so did the Games window that lists the table to watch."""
 
 from __future__ import annotations
 
@@ -31,6 +31,12 @@ def test_a_long_name_stays_inside_a_phone_window(new_page, live_server) -> None:
     page = new_page(locale="pt-PT", width=390, height=844)
     open_seat(page, f"{live_server.url}/?lang=pt", table_id, token)
     assert page.evaluate(PAST_RIGHT, "#table .name") <= 0
+    # another browser's Games window lists the table under "Watch a game", with its players
+    other = new_page(locale="es-ES", width=390, height=844)
+    other.goto(live_server.url)
+    other.wait_for_selector(f"{tid('newgame')}[open] {tid('watch-' + str(table_id))}")
+    wide = other.eval_on_selector("#newgame", "(d) => [d.scrollWidth, d.clientWidth]")
+    assert wide[0] <= wide[1], wide
     play_until_deal_ends(page, random.Random(11), [], bid_more=False)
     assert state(page)["over"] == "true"
     page.wait_for_selector(f"{tid('over')}[open]")
