@@ -808,6 +808,25 @@ def test_quick_game_joins_or_creates_and_computers_fill_after_the_wait(
     assert r.status_code == 400
 
 
+def test_guests_of_one_name_meet_at_a_quick_table_numbered(client: TestClient) -> None:
+    # (two newcomers who both left the name empty, each "Jugador", never met: the second
+    # was refused by the first's name and opened a table of its own)
+    seated = [
+        client.post("/api/quick", json={"game": "mil", "name": "Jugador"}).json() for _ in range(3)
+    ]
+    assert len({p["table"] for p in seated}) == 1 and [p["seat"] for p in seated] == [0, 1, 2]
+    info = client.get(f"/api/tables/{seated[0]['table']}").json()
+    assert info["players"] == ["Jugador", "Jugador 2", "Jugador 3"]
+    assert info["status"] == "playing"
+    # a name at the length limit is cut to make room for its number
+    long = "W" * 32
+    first = client.post("/api/quick", json={"game": "mariage", "name": long}).json()
+    second = client.post("/api/quick", json={"game": "mariage", "name": long.lower()}).json()
+    assert second["table"] == first["table"]
+    players = client.get(f"/api/tables/{first['table']}").json()["players"]
+    assert players == [long, "w" * 30 + " 2"]
+
+
 def test_a_quick_table_whose_fill_failed_is_filled_at_a_later_pass(app: Starlette) -> None:
     """The computers' fill of a quick table meets a database that cannot write (locked,
     unreachable): the table waits a few seconds more and computers sit down at a later pass.

@@ -34,7 +34,15 @@ import secrets
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Collection, Coroutine, Iterable, Sequence
+from collections.abc import (
+    AsyncIterator,
+    Callable,
+    Collection,
+    Coroutine,
+    Iterable,
+    Iterator,
+    Sequence,
+)
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -50,7 +58,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from tapete.errors import IllegalActionError, InvalidNotationError
 from tapete.game import JSON, Event, Game
 from tapete.games import kind, kinds
-from tapete.names import look_alike
+from tapete.names import MAX_NAME_CHARS, look_alike
 from tapete.replay import RecordError, replay_actions
 from tapete.server import fairness, stats
 from tapete.server.clock import (
@@ -224,6 +232,15 @@ def bot_names(people: Iterable[str], count: int) -> list[str]:
     look like one (:func:`tapete.names.look_alike`, as two people's names at a table)."""
     taken = list(people)
     return [n for n in _BOT_NAMES if not any(look_alike(n, p) for p in taken)][:count]
+
+
+def _numbered_names(name: str, more: int) -> Iterator[str]:
+    """``name``, then ``more`` numbered forms of it (``Jugador 2``, ``Jugador 3``...), each
+    within :data:`~tapete.names.MAX_NAME_CHARS` (the name cut to make room)."""
+    yield name
+    for n in range(2, more + 2):
+        suffix = f" {n}"
+        yield name[: MAX_NAME_CHARS - len(suffix)].rstrip() + suffix
 
 
 class TableError(Exception):
@@ -1497,10 +1514,15 @@ class TableManager:
         fill_after_s: float | None,
     ) -> tuple[Table, int]:
         for table_id in await self.db.run(self._quick_ids, game, profile):
-            try:
-                return await self.sit(table_id, name=name, user_id=user_id)
-            except TableError:
-                continue
+            for numbered in _numbered_names(name, kind(game).seats if user_id is None else 0):
+                # (a guest whose name someone there has already sits as "Jugador 2": two
+                # newcomers who both left the name empty, each "Jugador", never met, the
+                # second opening a table of its own; an account keeps its own name)
+                try:
+                    return await self.sit(table_id, name=numbered, user_id=user_id)
+                except TableError as exc:
+                    if exc.code != "name_taken":
+                        break
         seats: list[tuple[str, str | None]] = [("me", None)]
         seats += [("open", None)] * (kind(game).seats - 1)
         new = self.new_table(
