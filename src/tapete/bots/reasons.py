@@ -80,11 +80,19 @@ REASONS: Final[dict[str, str]] = {
     "give_likely": (
         "Give {card_the}: with {card_it} gone you make {value} in {pct} of the likely deals."
     ),
+    "give_least_bad": (
+        "Give {card_the}: no gift makes {value} in the likely deals; with {card_it} gone you "
+        "come closest."
+    ),
     "contract_worth": "Play for {value}: the cards in hand are worth it.",
     "contract_bid": "Play for {value}, the bid: raise only with what is in hand.",
     "contract_likely": "Play for {value}: you make it in {pct} of the likely deals.",
     "contract_likely_enough": (
         "Play for {value}: you make it in {pct} of the likely deals; more is not worth the risk."
+    ),
+    "contract_out_of_reach": (
+        "Play for {value}, the bid: you make no contract in the likely deals; the lowest "
+        "loses the least."
     ),
     # Mil: card play (rules player)
     "announce_marriage": (
@@ -197,11 +205,17 @@ WHYS: Final[dict[str, str]] = {
     "give_any": "A card you can spare.",
     "give_plan": "The plan made with the talon.",
     "give_likely": "With {card_it} gone you make {value} in {pct} of the likely deals.",
+    "give_least_bad": (
+        "No gift makes {value} in the likely deals; with {card_it} gone you come closest."
+    ),
     "contract_worth": "The cards in hand are worth it.",
     "contract_bid": "It is the bid: raise only with what is in hand.",
     "contract_likely": "You make it in {pct} of the likely deals.",
     "contract_likely_enough": (
         "You make it in {pct} of the likely deals; more is not worth the risk."
+    ),
+    "contract_out_of_reach": (
+        "You make no contract in the likely deals; the lowest loses the least."
     ),
     # Mil: card play (rules player)
     "announce_marriage": "The marriage scores {value}, and {suit_name} become trump.",

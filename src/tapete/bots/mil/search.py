@@ -328,6 +328,8 @@ class MilSearchBot:
         for c in best_pair:
             for a in gives:
                 if a.card == c:
+                    if p == 0:  # (no gift makes it: "you make 220 in 0%" read as a slip)
+                        return a, Reason("give_least_bad", {"card": card_name(c), "value": bid})
                     return a, Reason("give_likely", {"card": card_name(c), "value": bid, "pct": p})
         return None
 
@@ -344,6 +346,8 @@ class MilSearchBot:
             return sum(1 for v in values if _made(v, c)) / len(values)
 
         best = max(contracts, key=lambda a: (a.value * (2 * share(a.value) - 1), -a.value))
+        if share(best.value) == 0:  # (the lowest, the bid: a lost contract costs its value)
+            return best, Reason("contract_out_of_reach", {"value": best.value})
         if best.value == contracts[0].value:
             return best, Reason(
                 "contract_likely_enough", {"value": best.value, "pct": share(best.value)}
