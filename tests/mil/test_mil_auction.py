@@ -188,6 +188,9 @@ def with_hand(profile, dealer, seat, hand, talon=None, in_barrel=(False, False, 
         (CLUB, "JS JC JD JH 9S 9C QH", ["low_points"]),  # 11: low in club
         (CASA, "JS JC JD JH 9S 9C QH", []),  # 11: not low in casa
         (CASA, "JS JC JD 9S 9C 9D QH", ["low_points"]),  # 9, no marriage
+        # casa: "fewer than 10 card points" (rules/mil.md, casa: redeal before the auction)
+        (CASA, "JS JC JD 9S 9C 9D KH", []),  # exactly 10: not fewer than 10
+        (CASA_500, "JS JC JD 9S 9C 9D KH", []),
         (CASA, "KS QS JC 9S 9C 9D 9H", ["four_nines"]),  # 9 but a marriage
         (CASA, "9S 9C 9D 9H AS AC AD", ["four_nines"]),
         (CASA_500, "JS JC JD 9S 9C 9D QH", ["low_points"]),
