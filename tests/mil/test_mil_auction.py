@@ -3,6 +3,8 @@ giving and the contract (docs/rules-mil.md; every [decision] of rules/mil.md).""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from mil_helpers import cards, make_state, run
 
@@ -233,6 +235,17 @@ def test_eligible_seats_are_asked_in_turn_from_the_dealers_left() -> None:
         st.apply(KeepDeal())
     assert seen == [2, 0, 1]
     assert st.turn == 2 and st.phase is Phase.BIDDING
+
+
+@pytest.mark.parametrize("dealer", [0, 1, 2])
+def test_the_engine_itself_lists_eligible_seats_from_the_dealers_left(dealer) -> None:
+    # rules/mil.md, club redeals [decision]: "Eligible players are asked in turn from the
+    # dealer's left before the first bid". No real club or casa deal has two eligible seats,
+    # so a profile where every hand is "low" makes the engine build the list itself.
+    every_hand_low = replace(CLUB, name="club-all-low", low_points_below=121)
+    st = with_hand(every_hand_low, dealer, 0, "9S 9C 9D 9H AS AC AD")
+    left, right = (dealer + 1) % 3, (dealer + 2) % 3
+    assert st.offers == [left, right, dealer] and st.turn == left
 
 
 def test_a_pre_auction_redeal_annuls_the_deal() -> None:
