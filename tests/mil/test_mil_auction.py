@@ -314,6 +314,19 @@ def test_club_four_nines_after_the_contract_just_before_the_first_lead() -> None
     assert st.phase is Phase.PLAY and st.turn == 0 and st.leader == 0
 
 
+def test_club_the_declarer_too_may_ask_with_four_nines_after_the_contract() -> None:
+    # rules/mil.md, club redeals: "After the exchange and before the first lead: any player
+    # holding four 9s in their 8 cards may ask" -- the declarer is one of them: here the
+    # fourth 9 comes from the talon and the declarer keeps it.
+    st = with_hand(CLUB, 2, 0, "9S 9C 9D AS AC AD AH", talon="9H KD QD")
+    assert st.phase is Phase.BIDDING
+    run(st, "bid 100 pass pass give KD 1 give QD 2 contract 100")
+    assert st.phase is Phase.NINES_OFFER and st.turn == 0 and st.declarer == 0
+    assert st.legal_actions() == [Redeal("four_nines"), KeepDeal()]
+    st.apply(KeepDeal())
+    assert st.phase is Phase.PLAY and st.turn == 0
+
+
 def test_casa_has_no_four_nines_window_after_the_contract() -> None:
     st = with_hand(CASA, 2, 1, "9S 9C 9D AS AC AD AH", talon="9H KD QD")
     run(st, "bid 100 pass pass give 9H 1")
