@@ -195,6 +195,16 @@ def test_exhaustion_the_losers_last_trick_bonus_counts_for_33(loser_before, gp) 
     assert s.result is not None and s.result.points == (120 - loser_before, loser_before + 10)
 
 
+def test_exhaustion_against_a_loser_without_a_trick_scores_3() -> None:
+    # "the higher total wins at the normal rate (1, 2 or 3 by the loser's points and tricks)":
+    # seat 0 never claimed and takes all 16 tricks (AS on 7C: no spade, no trump, any card);
+    # seat 1 has no trick -> 3, whatever the winner's own tricks
+    s = position("AS", "7C", "", points=(109, 0), tricks=(15, 0), leader=0)
+    run(s, "AS 7C")
+    assert outcome(s) == (0, 3, Reason.EXHAUSTED)
+    assert s.result is not None and s.result.points == (130, 0)
+
+
 def test_exhaustion_the_higher_total_wins_below_66() -> None:
     # seat 1 leads 7C, seat 0 must beat it (JC): 50 + 2 + 10 = 62 against 58
     s = position("JC", "7C", "", points=(50, 58), tricks=(8, 7), leader=1)
