@@ -3,7 +3,7 @@
 // HttpOnly cookie; session.js keeps who is signed in (S.user) and the CSRF token it sends.
 // Guests need none of this: they play under a chosen name, unrated.
 
-import { h, hideDialog, openDialog } from "./dom.js";
+import { h, hideDialog, oneAtATime, openDialog } from "./dom.js";
 import { S, screen } from "./state.js";
 import { codeWords, t } from "./i18n.js";
 import { api, setMe } from "./session.js";
@@ -47,8 +47,9 @@ function renderAccount() {
   const password = h("input", { id: "account-password", testid: "account-password", type: "password", required: true,
     minlength: signup ? "8" : null, maxlength: "256", autocomplete: signup ? "new-password" : "current-password" });
   const err = h("p", { class: "error", testid: "account-error", role: "alert" }, form.error ?? "");
-  const submit = async (e) => {
-    e.preventDefault();
+  // (one request at a time: a double press of Sign up sent a second one, refused 409 "taken")
+  const submit = (e) => { e.preventDefault(); return send(); };
+  const send = oneAtATime("account", async () => {
     // (the form does not let the browser check it: its bubble spoke the browser's language,
     // not the page's, and left this line empty)
     const bad = [name, password].find((input) => !input.checkValidity());
@@ -66,7 +67,7 @@ function renderAccount() {
     setMe(res.body);
     hideDialog("account");
     screen.all();
-  };
+  });
   d.replaceChildren(h("form", { class: "account", novalidate: true, onsubmit: submit },
     h("h2", { id: "account-title" }, t(signup ? "sign_up" : "sign_in")),
     h("p", { class: "note" }, t("account_why")),
