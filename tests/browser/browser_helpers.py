@@ -308,8 +308,8 @@ def create_invited_table(  # type: ignore[no-untyped-def]
     return link
 
 
-def sign_up(page, url: str, name: str, password: str = "uma frase longa") -> None:  # type: ignore[no-untyped-def]
-    """Open the page, close its Games window and create an account from the top bar."""
+def fill_sign_up(page, url: str, name: str, password: str = "uma frase longa") -> None:  # type: ignore[no-untyped-def]
+    """Open the page, close its Games window and fill the top bar's sign-up form."""
     page.goto(url)
     page.wait_for_selector(f"{tid('newgame')}[open]")
     page.keyboard.press("Escape")
@@ -319,6 +319,11 @@ def sign_up(page, url: str, name: str, password: str = "uma frase longa") -> Non
     page.click(tid("account-switch"))
     page.fill(tid("account-name"), name)
     page.fill(tid("account-password"), password)
+
+
+def sign_up(page, url: str, name: str, password: str = "uma frase longa") -> None:  # type: ignore[no-untyped-def]
+    """Open the page, close its Games window and create an account from the top bar."""
+    fill_sign_up(page, url, name, password)
     page.click(tid("account-submit"))
     page.wait_for_selector(tid("my-page"))
 

@@ -11,7 +11,7 @@ import sqlite3
 import uuid
 from pathlib import Path
 
-from browser_helpers import open_lobby, tid
+from browser_helpers import fill_sign_up, open_lobby, tid
 
 # two presses before the first one's request can have come back (a real double click can
 # be slower than a local server; this one cannot)
@@ -64,15 +64,7 @@ def test_double_click_on_quick_game_and_create_table_opens_one_table(new_page, l
 def test_double_press_on_sign_up_sends_one_request(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
     # (the second request was refused 409 "taken": a console error behind a signed-in page)
     page = new_page(locale="en-GB")
-    page.goto(live_server.url)
-    page.wait_for_selector(f"{tid('newgame')}[open]")
-    page.keyboard.press("Escape")
-    page.wait_for_selector(f"{tid('newgame')}:not([open])", state="attached")
-    page.click(tid("open-account"))
-    page.wait_for_selector(f"{tid('account')}[open]")
-    page.click(tid("account-switch"))
-    page.fill(tid("account-name"), unique_name())
-    page.fill(tid("account-password"), "uma frase longa")
+    fill_sign_up(page, live_server.url, unique_name())
     sent: list[str] = []
     page.on("request", lambda r: sent.append(r.url) if r.url.endswith("/api/signup") else None)
     page.evaluate(PRESS_TWICE, tid("account-submit"))
