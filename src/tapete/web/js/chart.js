@@ -60,21 +60,56 @@ export function scoreChart(v, key) {
   return svg;
 }
 
-// the legend in one row above the plot: each player's colour and name (a long one cut, so that
-// four entries fit the width: about 7 units a letter), then the barrel's square when used
+// the legend in one row above the plot: each player's colour and name (a long one cut), then
+// the barrel's square when used. Placed first at about 7 units a letter, then, once the chart
+// is drawn, by the names' measured widths: a name of wide letters ("MMMM…") ran into the
+// next one; a row still wider than the plot is squeezed to fit.
 const LEGEND_NAME = 14;
 function legendBand(players, barrel) {
   const legend = el("g", { class: "legend" });
+  const entries = [];
   let lx = PAD.left + 8;
   players.forEach((name, s) => {
     const shown = name.length > LEGEND_NAME ? `${name.slice(0, LEGEND_NAME - 1)}…` : name;
-    legend.append(el("rect", { x: lx, y: LEGEND_Y + 4, width: 12, height: 4, fill: COLORS[s % COLORS.length] }));
-    legend.append(el("text", { x: lx + 16, y: LEGEND_Y + 10 }, shown));
+    const mark = el("rect", { x: lx, y: LEGEND_Y + 4, width: 12, height: 4, fill: COLORS[s % COLORS.length] });
+    const text = el("text", { x: lx + 16, y: LEGEND_Y + 10 }, shown);
+    legend.append(mark, text);
+    entries.push({ mark, text, gap: 16 });
     lx += 16 + 7 * shown.length + 20;
   });
   if (barrel) {
-    legend.append(el("rect", { x: lx, y: LEGEND_Y + 3, width: 7, height: 7, fill: "#555" }));
-    legend.append(el("text", { x: lx + 11, y: LEGEND_Y + 10 }, t("barrel")));
+    const mark = el("rect", { x: lx, y: LEGEND_Y + 3, width: 7, height: 7, fill: "#555" });
+    const text = el("text", { x: lx + 11, y: LEGEND_Y + 10 }, t("barrel"));
+    legend.append(mark, text);
+    entries.push({ mark, text, gap: 11 });
   }
+  placeWhenDrawn(legend, entries);
   return legend;
+}
+
+// (the chart is drawn once it is in the page: a window or section opened later waits for it;
+// a few seconds at most)
+function placeWhenDrawn(legend, entries, frames = 180) {
+  requestAnimationFrame(() => {
+    if (placeLegend(legend, entries) === false && frames > 0) placeWhenDrawn(legend, entries, frames - 1);
+  });
+}
+
+function placeLegend(legend, entries) {
+  if (!legend.isConnected) return false;
+  const widths = entries.map((e) => e.text.getComputedTextLength());
+  if (widths.some((w, i) => w === 0 && entries[i].text.textContent)) return false; // (not drawn yet)
+  const room = W - PAD.right - (PAD.left + 8);
+  const needed = entries.reduce((sum, e, i) => sum + e.gap + widths[i], 0) + 20 * (entries.length - 1);
+  const squeeze = needed > room ? (room - (needed - widths.reduce((a, b) => a + b, 0))) / widths.reduce((a, b) => a + b, 0) : 1;
+  let x = PAD.left + 8;
+  entries.forEach((e, i) => {
+    const w = widths[i] * squeeze;
+    e.mark.setAttribute("x", x);
+    e.text.setAttribute("x", x + e.gap);
+    if (squeeze < 1) { e.text.setAttribute("textLength", w.toFixed(1)); e.text.setAttribute("lengthAdjust", "spacingAndGlyphs"); }
+    x += e.gap + w + 20;
+  });
+  legend.dataset.placed = "true";
+  return true;
 }
