@@ -815,6 +815,7 @@ def test_guests_of_one_name_meet_at_a_quick_table_numbered(client: TestClient) -
         client.post("/api/quick", json={"game": "mil", "name": "Jugador"}).json() for _ in range(3)
     ]
     assert len({p["table"] for p in seated}) == 1 and [p["seat"] for p in seated] == [0, 1, 2]
+    assert [p.get("name") for p in seated[1:]] == ["Jugador 2", "Jugador 3"]  # (the answer says so)
     info = client.get(f"/api/tables/{seated[0]['table']}").json()
     assert info["players"] == ["Jugador", "Jugador 2", "Jugador 3"]
     assert info["status"] == "playing"

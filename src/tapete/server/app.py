@@ -683,6 +683,8 @@ class Server:
                 "table": table.id,
                 "seat": seat,
                 "token": table.seats[seat].token,
+                # (the name seated under: a guest's numbered at a quick table, "Ana 2")
+                "name": table.players[seat],
                 "status": table.status,
                 "game": table.game_name,
                 "profile": table.profile,

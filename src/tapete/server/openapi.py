@@ -261,6 +261,11 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
             "table": {"type": "integer"},
             "seat": {"type": "integer", "minimum": 0},
             "token": {"type": "string", "description": "the seat's secret (keep it)"},
+            "name": {
+                "type": "string",
+                "description": "the name seated under (a guest's numbered at a quick table "
+                "where someone has the name asked: 'Ana 2')",
+            },
             "status": {"enum": ["waiting", "playing"]},
             "game": {"type": "string"},
             "profile": {"type": "string"},

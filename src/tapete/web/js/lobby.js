@@ -41,7 +41,8 @@ function nameField(id) {
 export function enterTable(res, meta) {
   storeSession({ table: res.table, token: res.token, seat: res.seat, ranked: res.ranked !== false });
   leaveWatchUrl();
-  rememberTable({ ...S.session, game: meta.game, profile: meta.profile, name: meta.name, started: Date.now() });
+  // (the name the server seated: a guest's numbered at a quick table, "Jugador 2")
+  rememberTable({ ...S.session, game: meta.game, profile: meta.profile, name: res.name ?? meta.name, started: Date.now() });
   resetTableState();
   S.invite = res.invite ?? null;
   hideDialog("lobby"); hideDialog("join");
