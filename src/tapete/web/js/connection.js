@@ -5,7 +5,7 @@ import { hideDialog } from "./dom.js";
 import { S, blocked, myTurn, resetTableState, screen, watching } from "./state.js";
 import { refusal, t } from "./i18n.js";
 import { kindOf } from "./kinds.js";
-import { loadHistory, takeEvents, takeMissed } from "./history.js";
+import { loadHistory, takeEvents, takeMissed, takeRestored } from "./history.js";
 import { holdDealEnd, noteTalon } from "./deal_end.js";
 import { takeHint } from "./hints.js";
 import { api, leaveWatchUrl, rememberTable, storeSession } from "./session.js";
@@ -150,6 +150,7 @@ export function onMessage(msg) {
     const c = S.catchUp;
     if (c && c.first === null) c.first = msg.version; // the versions after c.since it skips come in the catch-up
     const lines = takeEvents(msg.events);
+    takeRestored(msg, lines);
     if (lines && c && c.first !== msg.version) c.live += lines;
     S.view = msg.view;
     noteTalon(msg.view, msg.events);

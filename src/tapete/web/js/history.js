@@ -146,10 +146,15 @@ export function takeMissed(steps, live) {
 // What happened survives a reload or a reconnection: this tab keeps it per table
 // (sessionStorage; each line's events and names, said in the page's language when drawn)
 const historyKey = () => (S.session?.table === undefined || S.session?.table === null ? null : `${STORE_HISTORY}${S.session.table}`);
+// (with the version the list is at: a reload's first view of that same version says the last
+// line again in the status line, which a reload left empty; a newer one does not: it is old news)
 function saveHistory() {
   const key = historyKey();
   if (!key) return;
-  try { sessionStorage.setItem(key, JSON.stringify(S.log)); } catch { /* full or disabled: the list stays in memory */ }
+  try {
+    sessionStorage.setItem(key, JSON.stringify(S.log));
+    sessionStorage.setItem(`${key}.version`, String(S.version));
+  } catch { /* full or disabled: the list stays in memory */ }
 }
 export function loadHistory() {
   const key = historyKey();
@@ -158,7 +163,18 @@ export function loadHistory() {
     const lines = JSON.parse(sessionStorage.getItem(key) || "[]");
     const line = (x) => typeof x === "string" || (Array.isArray(x?.events) && x.events.every((e) => e && typeof e === "object"));
     if (Array.isArray(lines)) S.log = lines.filter(line).slice(-LOG_LINES);
+    const last = S.log[S.log.length - 1];
+    const version = Number(sessionStorage.getItem(`${key}.version`));
+    S.restored = last && typeof last !== "string" && Number.isInteger(version) ? { version, said: last.events } : null;
   } catch { /* unreadable: start empty */ }
+}
+
+// a first view after a reload (no events): the status line says the history's last line again
+// when the view is the version that line was kept at
+export function takeRestored(msg, lines) {
+  const kept = S.restored;
+  S.restored = null;
+  if (kept && !lines && !msg.events?.length && msg.version === kept.version) S.said = kept.said;
 }
 
 // a line's number: the step of its deal's replay that shows it (the replay window's "Step n"

@@ -26,6 +26,7 @@ export const S = {
   version: null,
   view: null, // the last view the server sent
   said: [], // the last events that said something (the status line says them in the current language)
+  restored: null, // after a reload, the history's last line and its version: {version, said} (history.js)
   proof: null, // a redeal someone asked for, with the cards that justify it: {seat, action, shown}
   finalTrick: null, // the trick that ended the previous deal (the view already shows the next)
   lastTrick: null, // the cards of the last trick taken in this deal, from the events seen
@@ -68,7 +69,7 @@ export const screen = {
 
 export function resetTableState() {
   Object.assign(S, {
-    view: null, version: null, said: [], proof: null, finalTrick: null, lastTrick: null, hint: null, error: null,
+    view: null, version: null, said: [], restored: null, proof: null, finalTrick: null, lastTrick: null, hint: null, error: null,
     pending: false, log: [], overDismissed: false, overAside: null, pause: null, dealTalon: null, rankingBoard: null,
     presence: null, chat: [], invite: null, clocks: null, clocksAt: 0, seatNews: null, catchUp: null,
     refocus: true, // a new table: its first turn takes the focus
