@@ -394,6 +394,15 @@ def test_wiring_mistakes_are_refused_with_what_and_where() -> None:
 # ---------------------------------------------------------------------- for the wire
 
 
+def test_whole_seconds_are_written_as_whole_numbers() -> None:
+    # (the defaults read "grace_s": 30.0 beside a client's "move_s": 30 in /api/config)
+    assert json.dumps(ClockSettings().to_json()) == (
+        '{"move_s": null, "bank_s": 0, "grace_s": 30, "abandon_s": 300}'
+    )
+    text = json.dumps(ClockSettings(move_s=15.0, bank_s=2.5, grace_s=10).to_json())
+    assert text == '{"move_s": 15, "bank_s": 2.5, "grace_s": 10, "abandon_s": 300}'
+
+
 def test_the_snapshot_is_the_json_the_view_message_carries() -> None:
     clocks = clocks_at(people=(0, 2))
     clocks.turn_started(0, 0.0)

@@ -121,6 +121,13 @@ BOUNDS: Final[dict[str, tuple[float, float]]] = {
 }
 
 
+def _whole(seconds: float | None) -> float | None:
+    """``seconds``, as an int when it is a whole number."""
+    if isinstance(seconds, float) and seconds.is_integer():
+        return int(seconds)
+    return seconds
+
+
 class ClockSettingsError(ValueError):
     """Clock settings that are not valid; the message names the field and the bounds."""
 
@@ -173,11 +180,13 @@ class ClockSettings:
         return self.move_s is not None
 
     def to_json(self) -> JSON:
+        """The settings as JSON, a whole number of seconds written as one (``30``, not
+        ``30.0``: the defaults and a client's ``30`` were written two ways side by side)."""
         return {
-            "move_s": self.move_s,
-            "bank_s": self.bank_s,
-            "grace_s": self.grace_s,
-            "abandon_s": self.abandon_s,
+            "move_s": _whole(self.move_s),
+            "bank_s": _whole(self.bank_s),
+            "grace_s": _whole(self.grace_s),
+            "abandon_s": _whole(self.abandon_s),
         }
 
     @classmethod
