@@ -171,6 +171,12 @@ def test_a_game_stopped_at_the_cap_on_deals_replays_and_downloads(make_app: Make
         r = client.get(f"/api/tables/{table_id}/replay/0")
         assert r.status_code == 200, r.text
         check_deal("mariage", record["deals"][0], r.json()["frames"])
+        # its reviews too (the end window and the replay offer them; they were 403), and a
+        # deal past its last is none (it was 409: "not over yet")
+        r = client.get(f"/api/tables/{table_id}/review/0")
+        assert r.status_code in (200, 202), r.text
+        r = client.get(f"/api/tables/{table_id}/review/5")
+        assert r.status_code == 404 and "the game has 1 deal(s)" in r.json()["error"], r.text
 
         idle, _ = new_table(client, game="mil", seed=5)
         manager = app.state.manager
@@ -178,3 +184,4 @@ def test_a_game_stopped_at_the_cap_on_deals_replays_and_downloads(make_app: Make
         assert client.get(f"/api/tables/{idle}").json()["status"] in ("abandoned", "expired")
         assert client.get(f"/api/tables/{idle}/replay").status_code == 403
         assert client.get(f"/api/tables/{idle}/record").status_code == 403
+        assert client.get(f"/api/tables/{idle}/review/0").status_code == 403

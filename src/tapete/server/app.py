@@ -834,10 +834,8 @@ class Server:
         if loaded is None:
             return _error(404, "there is no such table")
         table, record = loaded
-        # (a game stopped at the cap on deals is over: its record is everyone's, as a finished
-        # game's; the end window's download link sends no token)
-        over = table.status == "finished" or table.capped
-        if not over and table.seat_for_token(token) is None:
+        # (the end window's download link sends no token)
+        if not table.ended and table.seat_for_token(token) is None:
             return _error(403, "the record of an unfinished game needs the table's token")
         return JSONResponse(
             record,

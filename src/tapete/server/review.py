@@ -209,14 +209,16 @@ class ReviewService:
             return _error(404, "there is no such table")
         if deal is None:
             return _error(400, "the deal must be a whole number: its index in the game, from 0")
-        status = await self.manager.db.run(self.manager.stored_status, table_id)
-        if status is None:
+        # (a game stopped at the cap on deals is over too: its end window and replay offer
+        # the reviews to anyone, as a finished game's)
+        over = await self.manager.db.run(self.manager.stored_over, table_id)
+        if over is None:
             return _error(404, "there is no such table")
         token = seat_token(request)
         seat = await self.manager.seat_of(table_id, token)
         if token and seat is None:
             return _error(403, "this token does not belong to this table")
-        if status != "finished" and seat is None:
+        if not over and seat is None:
             return _error(403, "the review of a deal of an unfinished game needs the seat's token")
         # the stored review, or the table rebuilt from its log, read off the event loop
         review = await self.manager.db.run(self.stored, table_id, deal)
@@ -232,7 +234,7 @@ class ReviewService:
             table, record = loaded
             count = len(record.get("deals", []))
             if deal >= count:
-                if table.status != "finished":
+                if not table.ended:
                     return _error(
                         409,
                         f"deal {deal} is not over yet: its review opens when the deal ends",

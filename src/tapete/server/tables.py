@@ -495,6 +495,13 @@ class Table:
         return self.game.over and self.game.winner is None and self.max_deals is None
 
     @property
+    def ended(self) -> bool:
+        """Whether the game is over for everyone to see: finished, or stopped at the cap on
+        deals (its record, replay and reviews are then everyone's; :meth:`TableManager.stored_over`
+        reads the same from the database)."""
+        return self.status == "finished" or self.capped
+
+    @property
     def ranked(self) -> bool:
         """Whether a won game enters the Ranking: a whole game (no ``max_deals``) that
         counts in the statistics."""
@@ -2022,11 +2029,6 @@ class TableManager:
                 return None
             rows = list(session.scalars(select(SeatRow).where(SeatRow.table_id == table_id)))
         return seat_for_token(seats_of(row, rows), token)
-
-    def stored_status(self, table_id: int) -> str | None:
-        """The table's status as stored, None if there is no such table (any thread)."""
-        with self.sessions() as session:
-            return session.scalar(select(TableRow.status).where(TableRow.id == table_id))
 
     def stored_over(self, table_id: int) -> bool | None:
         """Whether the table's game is over as stored (None if there is no such table): a
