@@ -120,13 +120,18 @@ def cut_quotes(message: str) -> str:
     return re.sub(r"(?<!\w)'([^'\n]{61,})'(?!\w)", lambda m: quoted(m.group(1)), message)
 
 
+def _many_digits(text: str) -> str:
+    """A number typed too long to show, said by its length."""
+    return f"a number of {len(text.strip()):,} digits"
+
+
 def _whole(text: str, expected: str) -> int:
     try:
         return int(text)
     except ValueError:
         if text.strip().lstrip("+-").isdigit():  # (Python reads at most 4,300 digits)
             raise argparse.ArgumentTypeError(
-                f"expected {expected}, got a number of {len(text.strip()):,} digits"
+                f"expected {expected}, got {_many_digits(text)}"
             ) from None
         raise argparse.ArgumentTypeError(f"expected {expected}, got {quoted(text)}") from None
 
@@ -144,7 +149,7 @@ def bounded_int(low: int, high: int | None, expected: str, bounds: str) -> Calla
     def parse(text: str) -> int:
         value = _whole(text, expected)
         if value < low or (high is not None and value > high):
-            shown = str(value) if len(text) <= 40 else f"a number of {len(text.strip()):,} digits"
+            shown = str(value) if len(text) <= 40 else _many_digits(text)
             raise argparse.ArgumentTypeError(f"{bounds}, got {shown}")
         return value
 
