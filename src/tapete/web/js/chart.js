@@ -67,24 +67,36 @@ export function scoreChart(v, key) {
 const LEGEND_NAME = 14;
 function legendBand(players, barrel) {
   const legend = el("g", { class: "legend" });
-  const entries = [];
-  let lx = PAD.left + 8;
-  players.forEach((name, s) => {
-    const shown = name.length > LEGEND_NAME ? `${name.slice(0, LEGEND_NAME - 1)}…` : name;
-    const mark = el("rect", { x: lx, y: LEGEND_Y + 4, width: 12, height: 4, fill: COLORS[s % COLORS.length] });
-    const text = el("text", { x: lx + 16, y: LEGEND_Y + 10 }, shown);
-    legend.append(mark, text);
-    entries.push({ mark, text, gap: 16 });
-    lx += 16 + 7 * shown.length + 20;
-  });
+  const entries = players.map((name, s) => ({
+    mark: el("rect", { y: LEGEND_Y + 4, width: 12, height: 4, fill: COLORS[s % COLORS.length] }),
+    text: el("text", { y: LEGEND_Y + 10 }, name.length > LEGEND_NAME ? `${name.slice(0, LEGEND_NAME - 1)}…` : name),
+    gap: 16,
+  }));
   if (barrel) {
-    const mark = el("rect", { x: lx, y: LEGEND_Y + 3, width: 7, height: 7, fill: "#555" });
-    const text = el("text", { x: lx + 11, y: LEGEND_Y + 10 }, t("barrel"));
-    legend.append(mark, text);
-    entries.push({ mark, text, gap: 11 });
+    entries.push({ mark: el("rect", { y: LEGEND_Y + 3, width: 7, height: 7, fill: "#555" }),
+      text: el("text", { y: LEGEND_Y + 10 }, t("barrel")), gap: 11 });
   }
+  for (const e of entries) legend.append(e.mark, e.text);
+  layOut(entries, entries.map((e) => 7 * e.text.textContent.length), false);
   placeWhenDrawn(legend, entries);
   return legend;
+}
+
+// each entry's mark and name from the left, ``widths`` the names' widths; ``fit``: a row wider
+// than the plot is squeezed (the names drawn narrower)
+function layOut(entries, widths, fit) {
+  const names = widths.reduce((a, b) => a + b, 0);
+  const fixed = entries.reduce((sum, e) => sum + e.gap + 20, -20); // (marks and spaces)
+  const room = W - PAD.right - (PAD.left + 8);
+  const squeeze = fit && fixed + names > room ? (room - fixed) / names : 1;
+  let x = PAD.left + 8;
+  entries.forEach((e, i) => {
+    const w = widths[i] * squeeze;
+    e.mark.setAttribute("x", x);
+    e.text.setAttribute("x", x + e.gap);
+    if (squeeze < 1) { e.text.setAttribute("textLength", w.toFixed(1)); e.text.setAttribute("lengthAdjust", "spacingAndGlyphs"); }
+    x += e.gap + w + 20;
+  });
 }
 
 // (the chart is drawn once it is in the page: a window or section opened later waits for it;
@@ -99,17 +111,7 @@ function placeLegend(legend, entries) {
   if (!legend.isConnected) return false;
   const widths = entries.map((e) => e.text.getComputedTextLength());
   if (widths.some((w, i) => w === 0 && entries[i].text.textContent)) return false; // (not drawn yet)
-  const room = W - PAD.right - (PAD.left + 8);
-  const needed = entries.reduce((sum, e, i) => sum + e.gap + widths[i], 0) + 20 * (entries.length - 1);
-  const squeeze = needed > room ? (room - (needed - widths.reduce((a, b) => a + b, 0))) / widths.reduce((a, b) => a + b, 0) : 1;
-  let x = PAD.left + 8;
-  entries.forEach((e, i) => {
-    const w = widths[i] * squeeze;
-    e.mark.setAttribute("x", x);
-    e.text.setAttribute("x", x + e.gap);
-    if (squeeze < 1) { e.text.setAttribute("textLength", w.toFixed(1)); e.text.setAttribute("lengthAdjust", "spacingAndGlyphs"); }
-    x += e.gap + w + 20;
-  });
+  layOut(entries, widths, true);
   legend.dataset.placed = "true";
   return true;
 }
