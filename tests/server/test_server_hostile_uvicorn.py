@@ -62,8 +62,13 @@ def serving(make_app: MakeApp, limits: Limits, **options: Any) -> Iterator[int]:
     try:
         yield free
     finally:
+        # (a test reads what the stop did, the collector's unfreeze among them: a stop still
+        # under way after the join, on a busy machine, failed such a test at random; the
+        # wait is long, and a stop that does not end says so)
         server.should_exit = True
-        thread.join(timeout=10)
+        thread.join(timeout=60)
+        if thread.is_alive():
+            raise AssertionError("uvicorn did not stop within 60 s")
 
 
 def _sock(port: int, source: str = "127.0.0.1") -> socket.socket:
