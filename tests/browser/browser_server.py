@@ -66,7 +66,10 @@ class LiveServer:
         from tapete.server.app import create_app, default_trusted_hosts, uvicorn_config
         from tapete.server.limits import Limits
 
-        limits = Limits(create_burst=100_000, hint_burst=100_000, list_cache_s=0)
+        # (no collector: its gc.freeze is the whole test process's, and this server lives
+        # in the process for the whole session; a server test run after a browser test in
+        # the same worker, test_collector's, found objects frozen by it)
+        limits = Limits(create_burst=100_000, hint_burst=100_000, list_cache_s=0, gc_tick_s=None)
         app = create_app(
             db_url=f"sqlite:///{self.db_path}",
             delay_ms=0,
