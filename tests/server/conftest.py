@@ -8,9 +8,6 @@ the database does not change) runs on SQLite alone.
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -27,7 +24,7 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient
 
 from db_helpers import Databases, admin_connection, drop_leftovers
-from server_helpers import TEST_LIMITS, MakeApp, set_secret
+from server_helpers import TEST_LIMITS, MakeApp, free_port, set_secret, uvicorn_thread
 
 from tapete.server.app import create_app
 from tapete.server.review import ReviewSettings
@@ -121,20 +118,10 @@ def client(app: Starlette) -> Iterator[TestClient]:
 @pytest.fixture
 def served(make_app: MakeApp) -> Iterator[tuple[str, Starlette]]:
     """An app under uvicorn on loopback: its ``host:port`` and the app."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     app = make_app()
     config = uvicorn.Config(
         app, host="127.0.0.1", port=port, log_level="warning", ws_max_size=65536
     )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.02)
-    yield f"127.0.0.1:{port}", app
-    server.should_exit = True
-    thread.join(timeout=10)
+    with uvicorn_thread(config):
+        yield f"127.0.0.1:{port}", app

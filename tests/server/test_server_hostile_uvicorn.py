@@ -11,14 +11,12 @@ import http.client
 import json
 import logging
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import uvicorn
-from server_helpers import MakeApp
+from server_helpers import MakeApp, free_port, uvicorn_thread
 
 from tapete.server.app import uvicorn_config
 from tapete.server.limits import Limits
@@ -47,28 +45,14 @@ def port(make_app: MakeApp) -> Iterator[int]:
 @contextlib.contextmanager
 def serving(make_app: MakeApp, limits: Limits, **options: Any) -> Iterator[int]:
     """The app under uvicorn as ``tapete serve`` runs it, on a free port of 127.0.0.1."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        free = int(s.getsockname()[1])
+    free = free_port()
     app = make_app(limits=limits, **options)
-    server = uvicorn.Server(uvicorn_config(app, "127.0.0.1", free, limits, log_level="warning"))
-    app.state.uvicorn_server = server  # (a test may run a callback in its loop)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.02)
-    try:
+    config = uvicorn_config(app, "127.0.0.1", free, limits, log_level="warning")
+    # (a test reads what the stop did, the collector's unfreeze among them: uvicorn_thread
+    # waits long for the stop, and fails when it does not end)
+    with uvicorn_thread(config) as server:
+        app.state.uvicorn_server = server  # (a test may run a callback in its loop)
         yield free
-    finally:
-        # (a test reads what the stop did, the collector's unfreeze among them: a stop still
-        # under way after the join, on a busy machine, failed such a test at random; the
-        # wait is long, and a stop that does not end says so)
-        server.should_exit = True
-        thread.join(timeout=60)
-        if thread.is_alive():
-            raise AssertionError("uvicorn did not stop within 60 s")
 
 
 def _sock(port: int, source: str = "127.0.0.1") -> socket.socket:
