@@ -7,6 +7,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+import jsonschema_rs
 import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
@@ -21,6 +22,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.testclient import TestClient
 
 from tapete.server.app import create_app
+from tapete.server.clock import ClockSettings
 from tapete.server.limits import Limits
 from tapete.server.openapi import openapi_document
 
@@ -82,3 +84,20 @@ def test_every_endpoint_with_generated_input(case: schemathesis.Case) -> None:
     ones. (Schemathesis's other checks judge which inputs must be accepted or how an
     undocumented method is refused; the document does not spell the name rules out.)"""
     case.call_and_validate(checks=CHECKS)
+
+
+def test_the_config_answer_is_documented_whole(tmp_path: Path) -> None:
+    """/api/config, what a client reads to make a table without knowing a game by name (the
+    Node client does): every field of the answer is in the document, the server's default
+    clock set or not (schemathesis sees only a server without one)."""
+    for n, clock in enumerate((None, ClockSettings(move_s=30, bank_s=120))):
+        app = create_app(f"sqlite:///{tmp_path / f'{n}.sqlite3'}", delay_ms=0, clock=clock)
+        with TestClient(app) as client:
+            answer = client.get("/api/config").json()
+        documented = openapi_document(app.state.limits)["paths"]["/api/config"]["get"]
+        schema = documented["responses"]["200"]["content"]["application/json"]["schema"]
+        jsonschema_rs.validate(schema, answer)
+        assert set(answer) == set(schema["properties"]), answer
+        kinds = schema["properties"]["kinds"]["items"]["properties"]
+        assert all(set(k) == set(kinds) for k in answer["kinds"]), answer["kinds"]
+        assert (answer["default_clock"] is None) == (clock is None)

@@ -380,6 +380,43 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
         },
     }
 
+    # (what a client reads to create a table without knowing any game by name)
+    game_kind = {
+        "type": "object",
+        "required": ["name", "title", "seats", "profiles", "default_players", "score_key"],
+        "properties": {
+            "name": {"type": "string", "description": "the 'game' of POST /api/tables"},
+            "title": {"type": "string"},
+            "seats": {"type": "integer", "minimum": 1},
+            "profiles": {
+                "type": "array",
+                "description": "the first is the default",
+                "items": {
+                    "type": "object",
+                    "required": ["name", "target"],
+                    "properties": {"name": {"type": "string"}, "target": {"type": "integer"}},
+                },
+            },
+            "default_players": {"type": "array", "items": {"type": "string"}},
+            "score_key": {
+                "type": "string",
+                "description": "the key of the final standing in records, views and the "
+                "game_over event ('scores', 'match')",
+            },
+        },
+    }
+    config = {
+        "type": "object",
+        "required": ["kinds", "levels", "languages", "default_delay_ms", "default_clock"],
+        "properties": {
+            "kinds": {"type": "array", "items": game_kind},
+            "levels": {"type": "array", "items": {"type": "string"}},
+            "languages": {"type": "array", "items": {"type": "string"}},
+            "default_delay_ms": {"type": "integer", "minimum": 0},
+            "default_clock": room_props["clock"],
+        },
+    }
+
     def get(summary_text: str, responses: JSONDoc, params: list[JSONDoc] | None = None) -> JSONDoc:
         op: JSONDoc = {"summary": summary_text, "responses": {**_COMMON, **responses}}
         if params:
@@ -391,7 +428,7 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
         "/api/openapi.json": get("this document", {"200": _json({"type": "object"})}),
         "/api/config": get(
             "games, profiles, computer levels, languages, the computer players' delay",
-            {"200": _json({"type": "object", "required": ["kinds", "levels", "languages"]})},
+            {"200": _json(config)},
         ),
         "/api/tables": {
             "post": {
