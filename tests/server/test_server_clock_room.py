@@ -606,7 +606,7 @@ def test_a_forgotten_table_with_clocks_is_freed_without_the_collector(make_app: 
             manager.detach(loaded, ear)
         assert loaded.id not in manager.tables
         # the write thread is done with the last action (its one worker runs this after it)
-        await asyncio.wrap_future(manager.write_pool.submit(lambda: None))
+        await asyncio.wrap_future(manager.writer.pool.submit(lambda: None))
         await asyncio.sleep(0)  # (the driver's cancelled task ends)
         await asyncio.sleep(0)
         return weakref.ref(loaded)

@@ -64,7 +64,7 @@ async def act_while_the_writer_is_busy(
     held; return each act's outcome (None or the error) and the versions each listener had
     been sent while the thread was held."""
     gate = threading.Event()
-    manager.write_pool.submit(gate.wait, 10)
+    manager.writer.pool.submit(gate.wait, 10)
     acts = [
         asyncio.ensure_future(
             manager.act(t, t.game.turn, t.version, t.game.legal_actions()[0].to_json())

@@ -219,7 +219,7 @@ def test_a_sit_down_cancelled_while_its_seat_is_written_still_reaches_memory(
     async def scenario() -> None:
         table = waiting_table(manager, "mariage")
         busy = threading.Event()
-        manager.write_pool.submit(busy.wait, 10)  # (the write thread is busy meanwhile)
+        manager.writer.pool.submit(busy.wait, 10)  # (the write thread is busy meanwhile)
         bea = asyncio.create_task(manager.sit(table.id, name="Bea"))
         await asyncio.sleep(0.05)  # (Bea's transaction waits for the write thread)
         bea.cancel()

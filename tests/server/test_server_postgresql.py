@@ -257,7 +257,7 @@ def test_a_kept_write_connection_the_database_ends_is_replaced(
         with client.websocket_connect(f"/ws/{table_id}?token={token}") as ws:
             me = Session(ws, random.Random(4))
             me.play(max_actions=2)
-            kept = app.state.manager._write_connection
+            kept = app.state.manager.writer._connection
             assert kept is not None and not kept.closed  # (the thread kept its connection)
             # every connection to the database ends; new ones are let in again at once
             _connections(postgres_databases.admin, name, allow=False)
@@ -267,7 +267,7 @@ def test_a_kept_write_connection_the_database_ends_is_replaced(
             me.act(view["legal"][0])
             while (m := me.receive())["type"] != "view" or m["version"] <= before:
                 assert m["type"] != "error", m  # (not "not_saved", nor a reconnect)
-            assert app.state.manager._write_connection is not kept
+            assert app.state.manager.writer._connection is not kept
             me.log.clear()
             me.play(max_actions=3)
             assert [r.message for r in me.log if r.message["type"] == "error"] == []

@@ -52,17 +52,18 @@ def to_the_deal_end(app: Starlette, table_id: int, me: Session) -> JSON:
 
 
 class SlowWrite:
-    """The manager's write, held until :meth:`finish` (then done, or failed with ``fail``)."""
+    """The write of an action (``ActionWriter._write``), held until :meth:`finish` (then
+    done, or failed with ``fail``)."""
 
     def __init__(self, app: Starlette, monkeypatch: pytest.MonkeyPatch, *, fail: bool) -> None:
         manager = app.state.manager
-        self.real = manager._write
+        self.real = manager.writer._write
         self.fail = fail
         self.started = threading.Event()
         self.released = threading.Event()
         #: set once the real write has committed
         self.done = threading.Event()
-        monkeypatch.setattr(manager, "_write", self)
+        monkeypatch.setattr(manager.writer, "_write", self)
 
     def __call__(self, *args: Any) -> None:
         self.started.set()

@@ -96,7 +96,7 @@ class DatabaseThreads:
     slow query, a PostgreSQL server that stops answering or a SQLite file another program
     holds locked delays that request only, not every table's moves (docs/server.md, "The
     event loop never waits for the database"). The actions have their own write thread
-    (``TableManager.write_pool``), the computer players theirs.
+    (``ActionWriter.pool``, :mod:`tapete.server.writes`), the computer players theirs.
 
     Reads (:meth:`run`) go to ``workers`` threads. Writes (:meth:`write`) go to the one
     thread that ``writer()`` gives (the server's: the actions' write thread), one transaction

@@ -186,7 +186,9 @@ class ReviewService:
                     pool.shutdown(wait=False, cancel_futures=True)
                 raise
             # in the tables' write thread: after (never during) a game's own write
-            await loop.run_in_executor(self.manager.write_pool, self._store, table_id, deal, review)
+            await loop.run_in_executor(
+                self.manager.writer.pool, self._store, table_id, deal, review
+            )
             return review
         finally:
             self.jobs.pop(key, None)
@@ -313,7 +315,7 @@ class ReviewService:
         loop = asyncio.get_running_loop()
         added = await asyncio.to_thread(self._unlisted)
         if added:
-            await loop.run_in_executor(self.manager.write_pool, self._enlist, added)
+            await loop.run_in_executor(self.manager.writer.pool, self._enlist, added)
         item = await self._next_deal()
         if item is None:
             return "idle"
@@ -407,7 +409,7 @@ class ReviewService:
             if deals is None or deal >= (count or 0):
                 # the table's first look (its deals counted), or every deal done
                 move = functools.partial(self._move_on, table_id, count or 0, deal, False)
-                await loop.run_in_executor(self.manager.write_pool, move)
+                await loop.run_in_executor(self.manager.writer.pool, move)
             if record is not None and deal < (count or 0):
                 return table_id, deal, record
 
@@ -453,7 +455,7 @@ class ReviewService:
         move = functools.partial(
             self._move_on, table_id, count, deal if failed else deal + 1, failed
         )
-        await asyncio.get_running_loop().run_in_executor(self.manager.write_pool, move)
+        await asyncio.get_running_loop().run_in_executor(self.manager.writer.pool, move)
 
     async def close(self) -> None:
         """Stop the worker (shutdown): queued analyses are dropped, none is stored half."""

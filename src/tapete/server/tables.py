@@ -31,7 +31,6 @@ import json
 import logging
 import random
 import secrets
-import threading
 import time
 from collections import deque
 from collections.abc import (
@@ -51,8 +50,7 @@ from typing import Any, Protocol, TypeVar, cast
 import orjson
 from sqlalchemy import Table as SqlTable
 from sqlalchemy import bindparam, delete, func, insert, select, update
-from sqlalchemy.engine import Connection, CursorResult, Engine, Row
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.engine import CursorResult, Engine, Row
 from sqlalchemy.orm import Session, sessionmaker
 
 from tapete.errors import IllegalActionError, InvalidNotationError
@@ -72,14 +70,12 @@ from tapete.server.clock import (
     TakeOver,
 )
 from tapete.server.db import (
-    BUSY_ERRORS,
     ActionRow,
     ChatRow,
     DatabaseThreads,
     SeatRow,
     SecretRow,
     TableRow,
-    insert_actions,
     utcnow,
 )
 from tapete.server.i18n import error_text
@@ -94,6 +90,7 @@ from tapete.server.room import (
     check_chat,
     seat_for_token,
 )
+from tapete.server.writes import ActionWriter
 
 __all__ = [
     "FinishHook",
@@ -114,18 +111,9 @@ log = logging.getLogger("tapete.server")
 
 _T = TypeVar("_T")
 
-#: the write thread keeps its connection between transactions while they come at most this
-#: many seconds apart (a busy room); an idle one goes back to the pool
-KEEP_WRITE_CONNECTION_S = 5.0
 #: seconds after which computers try again to fill a quick table whose fill failed (a
 #: locked or unreachable database)
 FILL_RETRY_S = 5.0
-
-#: one action to store (``TableManager._write``): table, action number, seat, the action's
-#: JSON and, when it ended the game, its record and winner
-WriteItem = tuple["Table", int, int, JSON, "tuple[JSON, Any] | None"]
-#: a write's future and its outcome (None: stored)
-Settled = tuple["asyncio.Future[None]", "Exception | None"]
 
 #: bots cheap enough to run on the event loop (the others think in a worker thread, with a
 #: time limit)
@@ -941,7 +929,7 @@ class TableManager:
         self.bot_pool = ThreadPoolExecutor(self.limits.bot_workers, thread_name_prefix="tapete-bot")
         #: the threads of the requests' database work: the event loop never waits for it
         #: (their writes go to the write thread: one writer in the process)
-        self.db = DatabaseThreads(self.limits.db_workers, writer=lambda: self.write_pool)
+        self.db = DatabaseThreads(self.limits.db_workers, writer=lambda: self.writer.pool)
         #: the lobby's push under way (a task: its rows are read in a database thread)
         self._lobby_push: asyncio.Task[None] | None = None
         #: the writes of :meth:`mark_opened` under way: their tables; the tasks that run
@@ -955,18 +943,10 @@ class TableManager:
         #: overtakes a newer one); the lobby sockets still waiting for their first page
         self._lobby_lock = asyncio.Lock()
         self._lobby_first: set[Listener] = set()
-        #: the one thread that writes the actions (off the event loop, so that a database
-        #: another program has locked holds up no other table; one thread: writes in order)
-        self.write_pool = ThreadPoolExecutor(1, thread_name_prefix="tapete-write")
-        #: the actions waiting for the write thread (group commit, :meth:`_write_later`):
-        #: those that arrive while it writes go together in its next transaction
-        self._queued: list[tuple[WriteItem, asyncio.Future[None]]] = []
-        self._queue_lock = threading.Lock()
-        self._draining = False
-        #: the write thread's own connection, kept between its transactions (a pooled
-        #: connection's checkout and reset cost more than a small transaction)
-        self._write_connection: Connection | None = None
-        self._write_connection_used = 0.0
+        #: the actions' write thread (group commit; the process's one writer: the other
+        #: transactions that write borrow its ``pool``); the end of a game is written by
+        #: :meth:`_finish`, in the transaction of its last action
+        self.writer: ActionWriter[Table] = ActionWriter(engine, self._finish)
         #: table id -> its latest write (done or under way): a read of that table from the
         #: database waits for it (:meth:`written`)
         self.writing: dict[int, asyncio.Future[None]] = {}
@@ -1702,7 +1682,7 @@ class TableManager:
         message = chat_message(seat, table.seats[seat].name, line, table.version)
         write = functools.partial(self._write_chat, table.id, message)
         try:
-            await asyncio.wrap_future(self.write_pool.submit(write))
+            await asyncio.wrap_future(self.writer.pool.submit(write))
         except Exception as exc:
             self.failed_writes.note("chat", f"table {table.id}", str(exc))
             raise TableError(
@@ -2376,13 +2356,14 @@ class TableManager:
         """Store an applied action (``data``: its JSON, serialised once) and the end of the
         game in one transaction, then send the listeners the ``events`` it caused. The caller
         holds ``table.lock`` throughout (no other action at this table meanwhile); the write
-        itself runs in the manager's write thread, so that other tables go on while the
-        database is slow or locked. On a failed write the table is put back as the database
-        holds it, or dropped from memory so that the next access rebuilds it."""
+        itself runs in the write thread (:attr:`writer`, :mod:`tapete.server.writes`), so
+        that other tables go on while the database is slow or locked. On a failed write the
+        table is put back as the database holds it, or dropped from memory so that the next
+        access rebuilds it."""
         n = table.version
         # what the write needs of the game is read here, on the event loop
         finished = (table.game.to_record(), table.game.winner) if table.game.over else None
-        pending = self.writing[table.id] = self._write_later((table, n, seat, data, finished))
+        pending = self.writing[table.id] = self.writer.write_later((table, n, seat, data, finished))
         try:
             # (shielded: a cancelled wait leaves the write to end, and written() to see it)
             await asyncio.shield(pending)
@@ -2428,144 +2409,10 @@ class TableManager:
         self._clock_after_action(table, seat)
         self._broadcast(table, events)
 
-    def _write_later(self, item: WriteItem) -> asyncio.Future[None]:
-        """Queue an action for the write thread; the future is done once the database holds
-        it (or failed with the write's error). Group commit: the actions queued while the
-        thread writes go in its next transaction together, so that many tables acting at
-        once cost one commit (and one wake-up of the thread) instead of one each; an idle
-        server writes each action at once, alone."""
-        loop = asyncio.get_running_loop()
-        done: asyncio.Future[None] = loop.create_future()
-        with self._queue_lock:
-            self._queued.append((item, done))
-            kick = not self._draining
-        if kick:
-            # the thread starts after this turn of the loop: the actions of every message
-            # read in the same turn go in one transaction (a thread woken at the first one
-            # wrote one or two an action at a time, at up to five times the CPU per action:
-            # docs/benchmarks.md, "Online room load")
-            loop.call_soon(self._kick)
-        return done
-
-    def _kick(self) -> None:
-        """(On the event loop, a turn after an action was queued) start the write thread on
-        the queued actions, unless it has started already."""
-        with self._queue_lock:
-            start = bool(self._queued) and not self._draining
-            self._draining = self._draining or start
-        if start:
-            self.write_pool.submit(self._drain)
-
-    def _drain(self) -> None:
-        """(The write thread) store the queued actions in one transaction and settle their
-        futures, each on its event loop; queue itself again while more wait (behind the
-        other jobs of the write thread, so that a busy room never starves them)."""
-        while True:
-            with self._queue_lock:
-                batch, self._queued = self._queued, []
-            outcomes = self._write_batch([item for item, _ in batch])
-            by_loop: dict[asyncio.AbstractEventLoop, list[Settled]] = {}
-            for (_, done), outcome in zip(batch, outcomes, strict=True):
-                by_loop.setdefault(done.get_loop(), []).append((done, outcome))
-            for loop, settled in by_loop.items():
-                with contextlib.suppress(RuntimeError):  # (a loop closed: nobody waits)
-                    loop.call_soon_threadsafe(_settle, settled)
-            with self._queue_lock:
-                if not self._queued:
-                    self._draining = False
-                    return
-            try:
-                self.write_pool.submit(self._drain)
-                return
-            except RuntimeError:  # the pool is shutting down: write the rest now
-                continue
-
-    def _write_batch(self, items: list[WriteItem]) -> list[Exception | None]:
-        """Store actions of several tables in one transaction; per action None or the error
-        its own write would have met. When the transaction fails for another reason than a
-        busy database, each action is written again alone, so that one table's refused
-        write never refuses another's."""
-        if len(items) == 1:
-            return [self._attempt(items[0])]
-        try:
-            self._transaction(items)
-            return [None] * len(items)
-        except BUSY_ERRORS as exc:  # (locked, unreachable: every write alone would wait too)
-            return [exc] * len(items)
-        except Exception:
-            return [self._attempt(item) for item in items]
-
-    def _attempt(self, item: WriteItem) -> Exception | None:
-        try:
-            self._write(*item)
-        except Exception as exc:
-            return exc
-        return None
-
-    def _write(
-        self, table: Table, n: int, seat: int, data: JSON, finished: tuple[JSON, Any] | None
-    ) -> None:
-        """Action ``n`` (and, with ``finished``, the game's end) in one transaction (in the
-        write thread: it touches no game, only the database)."""
-        self._transaction([(table, n, seat, data, finished)])
-
-    def _transaction(self, items: list[WriteItem]) -> None:
-        """(The write thread) ``items`` stored in one transaction on the thread's kept
-        connection. A connection idle for :data:`KEEP_WRITE_CONNECTION_S` is given back and
-        a new one taken from the pool (checked there before use). A kept connection found
-        dead before the commit (the database server restarted or cut it meanwhile: nothing
-        was stored) is replaced once, as the pool's check would have done. After any error
-        the connection is closed (its transaction rolled back) and the next write takes a
-        new one."""
-        connection = self._write_connection
-        now = time.monotonic()
-        if connection is not None and now - self._write_connection_used > KEEP_WRITE_CONNECTION_S:
-            self._close_write_connection()
-            connection = None
-        kept = connection is not None and not connection.closed
-        if not kept:
-            connection = self._write_connection = self.engine.connect()
-        assert connection is not None
-        self._write_connection_used = now
-        try:
-            transaction = connection.begin()
-            try:
-                self._store(connection, items)
-            except DBAPIError as exc:
-                with contextlib.suppress(Exception):
-                    transaction.rollback()
-                if not (kept and exc.connection_invalidated):
-                    raise
-                # (dead before anything was stored: once more on a fresh connection)
-                self._close_write_connection()
-                connection = self._write_connection = self.engine.connect()
-                transaction = connection.begin()
-                self._store(connection, items)
-            transaction.commit()
-        except BaseException:
-            self._close_write_connection()
-            raise
-
-    def _close_write_connection(self) -> None:
-        """Give the kept connection back (after a failed write, when it was idle too long,
-        and when the manager closes, once the write thread has ended)."""
-        connection, self._write_connection = self._write_connection, None
-        if connection is not None:
-            with contextlib.suppress(Exception):
-                connection.close()
-
-    def _store(self, connection: Any, items: list[WriteItem]) -> None:
-        """The rows of ``items`` (actions, and the ends of the games they finished)."""
-        insert_actions(
-            connection, [(table.id, n, seat, data) for table, n, seat, data, _ in items], utcnow()
-        )
-        for table, _, _, _, finished in items:
-            if finished is not None:
-                with Session(bind=connection) as session:
-                    self._finish(session, table, *finished)
-                    session.flush()
-
     def _finish(self, session: Session, table: Table, record: JSON, winner: Any) -> None:
+        """(The write thread, in the transaction of the game's last action: :attr:`writer`)
+        the rows of a game's end: the table's status and final scores, the finish hooks',
+        the players' statistics."""
         scores = record.get(kind(table.game_name).score_key)
         now = utcnow()
         capped = winner is None and table.max_deals is None  # (Table.capped)
@@ -2846,7 +2693,7 @@ class TableManager:
             except Exception as exc:  # (the game goes on; the ratings read table.abandoned)
                 self.failed_writes.note("abandoned", f"table {table_id}", str(exc))
 
-        self.write_pool.submit(write)
+        self.writer.pool.submit(write)
 
     async def _remember(self, table: Table) -> None:
         """Give the computers that have just taken seats over what those seats saw of the
@@ -2987,9 +2834,7 @@ class TableManager:
         # a fresh pool (no thread until used): the app may serve again after its lifespan
         self.bot_pool.shutdown(wait=False, cancel_futures=True)
         self.bot_pool = ThreadPoolExecutor(self.limits.bot_workers, thread_name_prefix="tapete-bot")
-        self.write_pool.shutdown(wait=True)  # (the writes under way end: none is cut)
-        self._close_write_connection()  # (the write thread has ended)
-        self.write_pool = ThreadPoolExecutor(1, thread_name_prefix="tapete-write")
+        self.writer.close()  # (the writes under way end: none is cut)
         self.db.shutdown()
 
 
@@ -2998,17 +2843,6 @@ def _retrieved(task: asyncio.Task[Any]) -> None:
     asyncio does not log "exception was never retrieved" (the caller had it, if it waited)."""
     if not task.cancelled():
         task.exception()
-
-
-def _settle(settled: list[Settled]) -> None:
-    """(On the event loop) the writes' futures done: None, or failed with their errors."""
-    for done, outcome in settled:
-        if done.done():
-            continue
-        if outcome is None:
-            done.set_result(None)
-        else:
-            done.set_exception(outcome)
 
 
 def valid_profiles() -> Iterable[tuple[str, str]]:
