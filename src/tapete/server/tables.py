@@ -7,13 +7,14 @@ seat is taken. Each person's seat has its own secret token; several connections 
 all follow the game and any of them may act.
 
 The server is the authority. A person's action is parsed and checked here (token, turn,
-version), applied by the engine, appended to the log in one transaction, and then every
-connected listener gets its own view (``game.view(seat)``; spectators ``game.view(None)``)
-with the events the action caused as its seat may see them (``event.for_viewer(seat)``: the
-engine decides who sees a card, never the server). Nothing sent is ever built from the full
-state. Computer seats play from an asyncio task
-per table, paced by ``delay_ms``; a bot that raises or runs out of time plays the first
-legal action instead, and the fault is logged, so a game never stalls.
+version), applied by the engine, appended to the log in one transaction (by the write
+thread, with the actions of other tables that came meanwhile: :mod:`tapete.server.writes`),
+and then every connected listener gets its own view (``game.view(seat)``; spectators
+``game.view(None)``) with the events the action caused as its seat may see them
+(``event.for_viewer(seat)``: the engine decides who sees a card, never the server). Nothing
+sent is ever built from the full state. Computer seats play from an asyncio task per table,
+paced by ``delay_ms``; a bot that raises or runs out of time plays the first legal action
+instead, and the fault is logged, so a game never stalls.
 
 A table is rebuilt from its seed, its deal key (fair deals: :mod:`tapete.server.fairness`)
 and its stored actions (the engine deals only from them), so a restart resumes every table
