@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -14,15 +13,11 @@ import urllib.request
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from serving import free_port
+
 if TYPE_CHECKING:
     from tapete.server.clock import ClockSettings
     from tapete.server.review import ReviewSettings
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class LiveServer:

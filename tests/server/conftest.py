@@ -24,8 +24,9 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient
 
 from db_helpers import Databases, admin_connection, drop_leftovers
-from server_helpers import TEST_LIMITS, MakeApp, free_port, set_secret, uvicorn_thread
+from server_helpers import TEST_LIMITS, MakeApp, set_secret
 
+from serving import free_port, uvicorn_thread
 from tapete.server.app import create_app
 from tapete.server.review import ReviewSettings
 

@@ -3,19 +3,15 @@ which cards a seat may not know at each version of a table."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import random
 import re
-import socket
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from unittest import mock
 
-import uvicorn
 from sqlalchemy import func, select, update
 from starlette.applications import Starlette
 
@@ -52,34 +48,6 @@ def wait_until(what: str, done: Callable[[], bool], timeout: float = 20.0) -> No
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         time.sleep(0.01)
-
-
-def free_port() -> int:
-    """A TCP port of 127.0.0.1 that nothing listens on (for a server under uvicorn)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@contextlib.contextmanager
-def uvicorn_thread(config: uvicorn.Config) -> Iterator[uvicorn.Server]:
-    """Serve ``config`` in a thread of this process while the block runs; the stop is
-    waited for (up to 60 s, else the test fails: a later test may read what it undid)."""
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        assert thread.is_alive(), "uvicorn ended before it started serving"
-        time.sleep(0.02)
-    try:
-        yield server
-    finally:
-        server.should_exit = True
-        thread.join(timeout=60)
-        if thread.is_alive():
-            raise AssertionError("uvicorn did not stop within 60 s")
 
 
 def new_table(client: TestClient, *, counted: bool = False, **body: Any) -> tuple[int, str]:

@@ -29,7 +29,7 @@ from typing import Any
 import jsonschema_rs
 import pytest
 import uvicorn
-from server_helpers import free_port, stored_actions, uvicorn_thread
+from server_helpers import stored_actions
 from sqlalchemy import func, select
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -37,6 +37,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from serving import free_port, uvicorn_thread
 from tapete.games import kind
 from tapete.server.db import ActionRow, TableRow
 from tapete.server.messages import schema_of

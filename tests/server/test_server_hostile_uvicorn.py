@@ -16,8 +16,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from server_helpers import MakeApp, free_port, uvicorn_thread
+from server_helpers import MakeApp
 
+from serving import free_port, uvicorn_thread
 from tapete.server.app import uvicorn_config
 from tapete.server.limits import Limits
 
