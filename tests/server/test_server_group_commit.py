@@ -168,7 +168,8 @@ def test_an_action_is_stored_as_the_orm_would_store_it(make_app: MakeApp) -> Non
     app = make_app(delay_ms=60_000)
     manager: TableManager = app.state.manager
     (a, _), (b, _) = tables_at_turn(manager, 2)
-    when = datetime(2026, 12, 2, 17, 8, 26, 123456, tzinfo=UTC)
+    # (a moment of today: a fixed date would grow older than the sweep's abandonment age)
+    when = datetime.now(UTC).replace(microsecond=123456)
     action = {"type": "play", "card": "QH", "note": "ñ€"}
     with manager.engine.begin() as connection:
         insert_actions(connection, [(a.id, 0, 1, action)], when)

@@ -115,7 +115,7 @@ class OldDatabase:
         self.connection.execute(statement)
         return None
 
-    def table(self, *, seed: int, token: str, game: Game, status: str) -> int:
+    def table(self, *, seed: int, token: str, game: Game, status: str, at: datetime) -> int:
         record = game.to_record()
         finished = status == "finished"
         table_id = self.insert(
@@ -129,9 +129,9 @@ class OldDatabase:
                 "token": token,
                 "language": "pt",
                 "status": status,
-                "created_at": NOW,
-                "opened_at": NOW,
-                "finished_at": NOW + timedelta(minutes=20) if finished else None,
+                "created_at": at,
+                "opened_at": at,
+                "finished_at": at + timedelta(minutes=20) if finished else None,
                 "winner": game.winner if finished else None,
                 "final_scores": record[kind("mariage").score_key] if finished else None,
                 "owner": PERSON,
@@ -142,9 +142,11 @@ class OldDatabase:
         )
         return int(table_id)
 
-    def actions(self, table_id: int, actions: list[tuple[int, dict[str, Any]]]) -> None:
+    def actions(
+        self, table_id: int, actions: list[tuple[int, dict[str, Any]]], at: datetime
+    ) -> None:
         for n, (seat, action) in enumerate(actions):
-            when = NOW + timedelta(seconds=n)
+            when = at + timedelta(seconds=n)
             self.insert(
                 "actions",
                 {"table_id": table_id, "n": n, "seat": seat, "action": action, "created_at": when},
@@ -171,8 +173,8 @@ def test_a_database_of_the_previous_schema_with_games_in_it(db_url: str, make_ap
     live, live_actions = _played(8, 9)
     with engine.begin() as connection:
         old = OldDatabase(connection)
-        done_id = old.table(seed=5, token="d" * 32, game=done, status="finished")
-        old.actions(done_id, done_actions)
+        done_id = old.table(seed=5, token="d" * 32, game=done, status="finished", at=NOW)
+        old.actions(done_id, done_actions, NOW)
         score = float(done.to_record()[kind("mariage").score_key][0])
         old.insert(
             "player_stats",
@@ -200,8 +202,12 @@ def test_a_database_of_the_previous_schema_with_games_in_it(db_url: str, make_ap
                 "date": NOW + timedelta(minutes=20),
             },
         )
-        live_id = old.table(seed=8, token="l" * 32, game=live, status="playing")
-        old.actions(live_id, live_actions)
+        # the match under way was played an hour ago: a fixed date would pass the server's
+        # abandonment age (``abandoned_after_s``, 7 days) as the calendar moves on, and the
+        # sweep at start would close it (CI of 2026-12-07 failed so, a week after NOW)
+        recently = datetime.now(UTC) - timedelta(hours=1)
+        live_id = old.table(seed=8, token="l" * 32, game=live, status="playing", at=recently)
+        old.actions(live_id, live_actions, recently)
     engine.dispose()
 
     app = make_app()  # the server upgrades the database when it starts
