@@ -1,7 +1,7 @@
 """A Tapete app served by uvicorn in a thread of the test process, for the tests that need a
 real socket (the server tests' ``served`` fixture and hostile clients, the Node client's): a
-free port of 127.0.0.1 (the browser tests' ``LiveServer`` takes its port here too), and the
-serving itself."""
+free port of 127.0.0.1 and the serving itself (the browser tests' ``LiveServer`` takes both
+here too)."""
 
 from __future__ import annotations
 

@@ -3,17 +3,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
 import subprocess
 import sys
-import threading
 import time
 import urllib.request
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from serving import free_port
+from serving import free_port, uvicorn_thread
 
 if TYPE_CHECKING:
     from tapete.server.clock import ClockSettings
@@ -52,12 +52,9 @@ class LiveServer:
         self.db_path = db_path
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self._server = None
-        self._thread: threading.Thread | None = None
+        self._serving = contextlib.ExitStack()
 
     def start(self) -> LiveServer:
-        import uvicorn
-
         from tapete.server.app import create_app, default_trusted_hosts, uvicorn_config
         from tapete.server.limits import Limits
 
@@ -76,26 +73,13 @@ class LiveServer:
         config = uvicorn_config(
             app, "127.0.0.1", self.port, limits, log_level="warning", lifespan="on"
         )
-        server = uvicorn.Server(config)
-        self._server = server
-        self._thread = threading.Thread(target=server.run, name=f"uvicorn-{self.port}", daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + 20
-        while not server.started:
-            if not self._thread.is_alive():
-                raise RuntimeError(f"the test server on port {self.port} did not start")
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"the test server on port {self.port} took over 20 s to start")
-            time.sleep(0.02)
+        # (the server tests' way: the start and the stop are waited for, and a stop that
+        # does not come fails the test; a second server on this port may follow at once)
+        self._serving.enter_context(uvicorn_thread(config))
         return self
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=15)
-        self._server = None
-        self._thread = None
+        self._serving.close()
 
 
 class ChildServer:
