@@ -8,7 +8,8 @@ server: the game over, the same final standing as the stored record, every actio
 accepted and stored, and every message it received valid under the JSON Schema the
 project publishes for its type (``tapete.server.messages``, the schemas of protocol.md).
 A fake server then checks that the client stops, saying what and where, at what the
-documents do not lead it to expect.
+documents do not lead it to expect, and that it sends its action again, after a moment,
+when the server says "try again" (``not_saved``, ``rate_limited``).
 
 Node 20.10 or later is required on every machine of this project's kind: without it the
 test fails (CI runs every test).
@@ -20,6 +21,7 @@ import json
 import re
 import shutil
 import subprocess
+import time
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -289,3 +291,69 @@ def test_the_node_client_stops_at_a_surprise(
     assert run.status == 1, run.out
     assert run.out.startswith("tapete-client: table 1: "), run.out
     assert said in run.out and "holding version 0" in run.out, run.out
+
+
+# ---- a fake server: what the client must try again ---------------------------------------
+
+PLAY_KH = {"type": "play", "card": "KH"}
+
+
+def retrying_server(
+    refusals: list[str], received: list[tuple[float, Any]], refused: list[float]
+) -> Starlette:
+    """A Mariage table whose socket gives the client the turn (one legal card), answers its
+    first actions with the errors ``refusals`` in turn (each a "try again" of protocol.md:
+    the table is as before), then takes the action: the match's last trick, the match over.
+    Every message received is kept in ``received`` with its time, and the time each error
+    went in ``refused``."""
+
+    async def table(ws: WebSocket) -> None:
+        await ws.accept(subprotocol="tapete")
+        turn = {**VIEW, "turn": 0, "legal": [PLAY_KH]}
+        await ws.send_json({**_view(0), "view": turn})
+        left = list(refusals)
+        try:
+            while True:
+                text = await ws.receive_text()
+                received.append((time.monotonic(), json.loads(text)))
+                if left:
+                    code = left.pop(0)
+                    error = {"type": "error", "code": code, "message": code, "detail": code}
+                    refused.append(time.monotonic())  # (before it goes: the client has it later)
+                    await ws.send_json(error)
+                    continue
+                played = {**ACTION, "seat": 0, "action": PLAY_KH}
+                over = {**VIEW, "over": True, "turn": None, "match": [7, 0], "winner": 0}
+                await ws.send_json({**_view(1, events=[played]), "view": over})
+        except WebSocketDisconnect:
+            pass
+
+    app = fake_server([])
+    app.router.routes[-1] = WebSocketRoute("/ws/1", table)
+    return app
+
+
+def test_the_node_client_sends_its_action_again_after_not_saved_and_rate_limited(
+    node: str, tmp_path: Path
+) -> None:
+    """``not_saved`` (the server could not store the action) and ``rate_limited`` leave the
+    table as it was: the client sends the same action again after a moment (500 ms), not at
+    once and not a different one, and plays on when it is taken."""
+    received: list[tuple[float, Any]] = []
+    refused: list[float] = []
+    port = free_port()
+    app = retrying_server(["not_saved", "rate_limited"], received, refused)
+    with uvicorn_thread(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")):
+        run = run_client(
+            node, f"127.0.0.1:{port}", tmp_path / "messages.jsonl", "--game", "mariage"
+        )
+    assert run.status == 0, run.out
+    assert run.summary["match"] == [7, 0] and run.summary["winner"] == 0, run.summary
+    sent = [message for _, message in received]
+    assert sent == [{"type": "act", "version": 0, "action": PLAY_KH}] * 3, sent
+    # each try again came a moment after its error (the times are the server's: a pause of
+    # its thread can only lengthen these gaps, never shorten them)
+    gaps = [again - error for error, (again, _) in zip(refused, received[1:], strict=True)]
+    assert all(gap >= 0.4 for gap in gaps), gaps
+    errors = [m["code"] for m in run.messages if m["type"] == "error"]
+    assert errors == ["not_saved", "rate_limited"], errors
