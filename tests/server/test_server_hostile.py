@@ -18,6 +18,7 @@ from server_helpers import TEST_LIMITS, MakeApp, Session, new_table, wait_until
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
+from test_server_room import make_table
 
 from tapete.server.app import create_app
 from tapete.server.limits import Limits, RefusalLog
@@ -544,6 +545,45 @@ def test_a_refused_sit_down_or_socket_leaves_no_table_in_memory(
                 ws.receive_json()
         assert closed.value.code == 4403
     assert manager.tables == {}
+
+
+def test_a_refused_sit_down_does_not_rebuild_the_game(
+    app: Starlette, client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sit-down at a table not in memory that seats nobody (under way, or finished) is
+    refused from the table's row, with the refusal the table itself gives: its game is not
+    rebuilt from its log for it (a client walking through old tables' ids made a worker
+    thread replay each)."""
+    playing, token = new_table(client, game="mariage")
+    with client.websocket_connect(f"/ws/{playing}?token={token}") as ws:
+        Session(ws).play(max_actions=6)
+    finished, token = new_table(client, game="mariage", seed=5)
+    with client.websocket_connect(f"/ws/{finished}?token={token}") as ws:
+        assert Session(ws, random.Random(5)).play()["over"]
+    waiting = make_table(client, game="mariage", seats=[{"kind": "me"}, {"kind": "invited"}])
+    manager = app.state.manager
+    manager.tables.clear()
+
+    def no_rebuild(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a refused sit-down rebuilt the table")
+
+    monkeypatch.setattr(manager, "get", no_rebuild)
+    for table_id in (playing, finished):
+        path = f"/api/tables/{table_id}/seats"
+        r = client.post(path, json={"name": "Zed"})
+        assert r.status_code == 409 and r.json()["code"] == "table_full", r.text
+        r = client.post(path, json={"name": "Zed", "invite": waiting["invite"]})
+        assert r.status_code == 403 and r.json()["code"] == "bad_invite", r.text
+        r = client.post(path, json={"name": "Zed", "seat": 9})
+        assert r.status_code == 400 and r.json()["code"] == "bad_seat", r.text
+    r = client.post("/api/tables/999999/seats", json={"name": "Zed"})
+    assert r.status_code == 404 and r.json()["code"] == "unknown_table", r.text
+    assert manager.tables == {}
+    # a table that may seat someone is read whole, as before: the sit-down is taken
+    monkeypatch.undo()
+    path = f"/api/tables/{waiting['table']}/seats"
+    r = client.post(path, json={"name": "Bea", "invite": waiting["invite"]})
+    assert r.status_code == 201, r.text
 
 
 @pytest.mark.sqlite_only

@@ -864,6 +864,17 @@ class NewTable:
 
 
 @dataclass(frozen=True, slots=True)
+class StoredSeating:
+    """What a sit-down's checks read of a table (:meth:`TableManager._seat_wanted`), from
+    its row: a table not in memory is refused from it without rebuilding its game."""
+
+    invite: str | None
+    players: list[str]
+    status: str
+    rated: bool
+
+
+@dataclass(frozen=True, slots=True)
 class SeatWanted:
     """A sit-down that passed the checks made in memory (:meth:`TableManager.sit`)."""
 
@@ -1180,6 +1191,14 @@ class TableManager:
     ) -> tuple[Table, int]:
         """:meth:`join`, the table read and the seat taken in database threads; the seats of
         a table change one sit-down at a time (under the table's lock)."""
+        held = self.tables.get(table_id)
+        if held is None or held.broken:
+            # a table not in memory that seats nobody (under way, finished, expired) is
+            # refused from its row: its game was rebuilt from its log for the refusal, tens
+            # of milliseconds of a worker thread for a long game, each time it was asked
+            stored = await self.db.run(self._stored_seating, table_id)
+            if stored is None or stored.status != "waiting":
+                self._seat_wanted(stored, name, user_id, invite, seat)  # (raises)
         table = await self.load(table_id)
         try:
             self._seat_wanted(table, name, user_id, invite, seat)  # (refused before any wait)
@@ -1220,16 +1239,24 @@ class TableManager:
         finally:
             table.lock.release()
 
+    def _stored_seating(self, table_id: int) -> StoredSeating | None:
+        """(A database thread) the row's part of a sit-down's checks; None: no such table."""
+        with self.sessions() as session:
+            row = session.get(TableRow, table_id)
+            if row is None:
+                return None
+            return StoredSeating(row.invite, list(row.players), row.status, bool(row.rated))
+
     def _seat_wanted(
         self,
-        table: Table | None,
+        table: Table | StoredSeating | None,
         name: str,
         user_id: int | None,
         invite: str | None,
         seat: int | None,
     ) -> SeatWanted:
-        """A sit-down's checks that need only the table in memory, and its new token; raise
-        :class:`TableError`."""
+        """A sit-down's checks that need only the table in memory (or its row), and its new
+        token; raise :class:`TableError`."""
         if table is None:
             raise TableError("unknown_table", "there is no such table")
         invited = bool(
