@@ -497,10 +497,16 @@ def test_mil_counts_the_player_s_own_points(new_page, live_server) -> None:
     sung = sum(m["value"] for m in v["marriages"] if m["seat"] == 0)
     Feeder(page).show(v)
     assert page.inner_text(tid("my-points")) == f"Points: {v['captured_points'][0] + sung}"
+    # a toggle: its name stays "Show points", its pressed state says whether they are shown
+    # (it was named "Hide points" while pressed: read aloud "Hide points, pressed")
+    toggle = page.get_by_role("button", name="Show points")
+    assert toggle.get_attribute("aria-pressed") == "true"
     page.click(tid("toggle-points"))
     assert page.inner_text(tid("my-points")) == ""
+    assert toggle.get_attribute("aria-pressed") == "false"
     page.click(tid("toggle-points"))
     assert page.inner_text(tid("my-points")) != ""
+    assert toggle.get_attribute("aria-pressed") == "true"
 
 
 # --- defect 11: cosmetic ---------------------------------------------------------------------

@@ -3,12 +3,12 @@
 // picks it from the view's keys.
 
 import { h } from "./dom.js";
-import { S, STORE_POINTS, blocked, handHidden, myTurn, playerName, screen, toAct } from "./state.js";
+import { S, blocked, handHidden, myTurn, playerName, screen, toAct } from "./state.js";
 import { t } from "./i18n.js";
 import { SUIT_SYMBOL, backs, shownCard, suitLabel } from "./cards.js";
 import { actionText, closingText } from "./history.js";
 import { hintBox } from "./hints.js";
-import { actionButton, centerTricks, renderHand } from "./play.js";
+import { actionButton, centerTricks, pointsToggle, renderHand } from "./play.js";
 import { matchSheet } from "./sheet.js";
 import { pausePanel } from "./deal_end.js";
 import { commitmentMark } from "./fairness.js";
@@ -39,9 +39,7 @@ export function render(v) {
       v.dealer === me ? h("span", { class: "badge dealer" }, t("dealer_short")) : null,
       h("span", { class: "meta" }, t("tricks_count", { n: v.tricks_won?.[me] ?? 0 })),
       h("span", { class: "meta points", testid: "my-points" }, S.ui.showPoints ? t("points_n", { n: v.points?.[me] ?? 0 }) : ""),
-      h("button", { type: "button", class: "small toggle", testid: "toggle-points", "aria-pressed": String(S.ui.showPoints),
-        onclick: () => { S.ui.showPoints = !S.ui.showPoints; localStorage.setItem(STORE_POINTS, S.ui.showPoints ? "1" : "0"); screen.table(); } },
-      S.ui.showPoints ? t("hide_points") : t("show_points")),
+      pointsToggle(),
       h("span", { class: "chips" }, marriageChips(v, me))),
     ...(handHidden(v) ? [backs(v.hand_counts?.[me] ?? 0, "fan")] : [actions(v), hintBox(), renderHand(v)])));
   root.append(matchSheet(v));

@@ -2,13 +2,13 @@
 // that carries a talon (`talon_count`); table.js picks it from the view's keys.
 
 import { fmt, h, isNone } from "./dom.js";
-import { S, STORE_POINTS, blocked, handHidden, hintIs, legalOf, myTurn, playerName, screen, toAct } from "./state.js";
+import { S, blocked, handHidden, hintIs, legalOf, myTurn, playerName, screen, toAct } from "./state.js";
 import { t, tOwn } from "./i18n.js";
 import { SUIT_SYMBOL, backs, cardInText, cardShort, shownCard, suitLabel } from "./cards.js";
 import { act } from "./connection.js";
 import { actionText } from "./history.js";
 import { hintBox } from "./hints.js";
-import { actionButton, centerTricks, relPos, renderHand, stepper } from "./play.js";
+import { actionButton, centerTricks, pointsToggle, relPos, renderHand, stepper } from "./play.js";
 import { scoreSheet } from "./sheet.js";
 import { pausePanel } from "./deal_end.js";
 import { commitmentMark } from "./fairness.js";
@@ -218,9 +218,7 @@ function runningPoints(v, seat) {
   const sung = (v.marriages || []).filter((m) => m.seat === seat).reduce((sum, m) => sum + (m.value || 0), 0);
   return [
     h("span", { class: "meta points", testid: "my-points" }, S.ui.showPoints ? t("points_n", { n: fmt(cards + sung) }) : ""),
-    h("button", { type: "button", class: "small toggle", testid: "toggle-points", "aria-pressed": String(S.ui.showPoints),
-      onclick: () => { S.ui.showPoints = !S.ui.showPoints; localStorage.setItem(STORE_POINTS, S.ui.showPoints ? "1" : "0"); screen.table(); } },
-    S.ui.showPoints ? t("hide_points") : t("show_points")),
+    pointsToggle(),
   ];
 }
 

@@ -3,7 +3,7 @@
 // only: the client holds no rule.
 
 import { h, isNone, same } from "./dom.js";
-import { S, blocked, hintIs, legalOf, myTurn, playerName, screen } from "./state.js";
+import { S, STORE_POINTS, blocked, hintIs, legalOf, myTurn, playerName, screen } from "./state.js";
 import { t, tOwn } from "./i18n.js";
 import { cardEl, shownCard } from "./cards.js";
 import { act } from "./connection.js";
@@ -15,6 +15,16 @@ export function relPos(seat) {
   const rel = (seat - (v.seat ?? 0) + n) % n;
   if (n === 2) return rel === 0 ? "bottom" : "top";
   return ["bottom", "left", "right"][rel] ?? `seat${rel}`;
+}
+
+// the switch of the player's running points (both boards): a toggle button whose name stays
+// "Show points" and whose pressed state says whether they are shown, as the "sing" toggle's
+// (its name said "Hide points" while pressed: read aloud "Hide points, pressed" with the
+// points shown); the choice is kept for the next visit
+export function pointsToggle() {
+  return h("button", { type: "button", class: "small toggle", testid: "toggle-points", "aria-pressed": String(S.ui.showPoints),
+    onclick: () => { S.ui.showPoints = !S.ui.showPoints; localStorage.setItem(STORE_POINTS, S.ui.showPoints ? "1" : "0"); screen.table(); } },
+  `${S.ui.showPoints ? "✓ " : ""}${t("show_points")}`);
 }
 
 // the viewer's hand: the cards of legal play/give actions are enabled; `justify` marks the
