@@ -1229,6 +1229,7 @@ def test_serve_says_when_the_sqlite_folder_cannot_be_made(
     assert main(["serve", "--port", "0", "--db", url]) == 2
     err = capsys.readouterr()
     assert err.err == (
-        f"tapete serve: error: cannot make the folder of the database {url}: Not a directory\n"
+        f"tapete serve: error: cannot make the folder of the database {url}: "
+        f"{blocked} is a file, not a folder\n"
     )
     assert "Tapete is running" not in err.out

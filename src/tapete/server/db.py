@@ -596,6 +596,18 @@ _POSTGRESQL_DEFAULTS: tuple[tuple[str, str | int], ...] = (
 )
 
 
+def _why_no_folder(folder: Path, exc: OSError) -> str:
+    """Why ``folder`` could not be made, for a person: a part of its path that is a file
+    ("File exists" or "Not a directory" named no path), else the system's words."""
+    try:
+        for part in (folder, *folder.parents):
+            if part.exists() and not part.is_dir():
+                return f"{part} is a file, not a folder"
+    except OSError:  # (a name too long to look at: the system's words say so)
+        pass
+    return str(exc.strerror or exc)
+
+
 def make_engine(url: str | URL, *, busy_timeout_s: float = 5.0) -> Engine:
     """A SQLAlchemy engine for ``url`` (:func:`database_url`; raise :class:`DatabaseError`).
 
@@ -630,7 +642,7 @@ def make_engine(url: str | URL, *, busy_timeout_s: float = 5.0) -> Engine:
             except OSError as exc:  # (it ended the start in a traceback)
                 raise DatabaseError(
                     f"cannot make the folder of the database {shown_url(url)}: "
-                    f"{exc.strerror or exc}"
+                    f"{_why_no_folder(Path(path).parent, exc)}"
                 ) from None
             watch = WatchedFile(Path(path).absolute())
             event.listen(engine, "connect", watch.opened)
@@ -660,7 +672,8 @@ def make_engine(url: str | URL, *, busy_timeout_s: float = 5.0) -> Engine:
     except (ImportError, sa_exc.NoSuchModuleError) as exc:
         raise DatabaseError(
             f"{shown_url(parsed)}: the database driver is missing ({exc}); PostgreSQL needs "
-            "psycopg 3: pip install 'tapete[postgresql]'"
+            "psycopg 3: pip install 'tapete[postgresql]' (in a checkout, as the README says: "
+            ".venv/bin/pip install -c constraints.txt -e '.[postgresql]')"
         ) from None
     event.listen(engine, "handle_error", _failed_ping_is_a_lost_connection)
     return engine
