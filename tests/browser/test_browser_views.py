@@ -148,7 +148,20 @@ def test_rospis_and_giving(mil_page, artifacts) -> None:
     mil_page.click(tid(f"give-to-{to}"))
     assert feed.sent()[-1]["action"] == {"type": "give", "card": card, "to": to}
     feed.show(view)
+    # rospis ends the deal and costs the bid: the first click asks, Cancel takes it back
+    sent = len(feed.sent())
     mil_page.click(tid("rospis"))
+    box = mil_page.locator(tid("rospis-confirm-box"))
+    assert "¿Renuncias a esta mano?" in box.inner_text() and len(feed.sent()) == sent
+    assert box.get_attribute("role") == "alertdialog"
+    # (the focus on the safe answer: a keyboard user's next Enter cancels)
+    active = mil_page.evaluate("() => document.activeElement?.dataset?.testid")
+    assert active == "rospis-cancel", active
+    shot(mil_page, artifacts, "views-rospis-confirm-es")
+    mil_page.click(tid("rospis-cancel"))
+    assert box.count() == 0 and len(feed.sent()) == sent
+    mil_page.click(tid("rospis"))
+    mil_page.click(tid("rospis-confirm"))
     assert feed.sent()[-1]["action"] == {"type": "rospis"}
 
 

@@ -191,7 +191,7 @@ function actions(v) {
     panel.append(box);
   }
   const rospis = legal.find((a) => a.type === "rospis");
-  if (rospis) panel.append(h("div", { class: "panel" }, actionButton(rospis, t("rospis_btn"), "rospis", "warn"), h("span", { class: "note" }, t("rospis_note"))));
+  if (rospis) panel.append(rospisPanel(rospis));
   if (legal.some((a) => a.type === "give")) {
     panel.append(h("div", { class: "panel note", testid: "give-help" }, S.ui.giveCard ? t("give_choose_player", { card: cardInText(S.ui.giveCard) }) : t("give_choose_card")));
   }
@@ -208,6 +208,21 @@ function actions(v) {
   legal.filter((a) => !["bid", "pass", "redeal", "keep", "rospis", "give", "contract", "play"].includes(a.type))
     .forEach((a, i) => panel.append(actionButton(a, actionText(a, null, "do"), `other-${i}`)));
   return panel;
+}
+
+// Rospis ends the deal at once and costs the declarer the bid: the first click asks, as a
+// Mariage claim short of its points does, and "Yes, concede" sends it
+function rospisPanel(rospis) {
+  if (!S.ui.confirmRospis) {
+    return h("div", { class: "panel" },
+      h("button", { type: "button", class: "warn", testid: "rospis", disabled: blocked(),
+        onclick: () => { S.ui.confirmRospis = true; screen.table(); } }, t("rospis_btn")),
+      h("span", { class: "note" }, t("rospis_note")));
+  }
+  return h("div", { class: "panel confirm", testid: "rospis-confirm-box", role: "alertdialog", "aria-label": t("rospis_btn") },
+    h("span", {}, t("rospis_confirm")),
+    actionButton(rospis, t("rospis_yes"), "rospis-confirm", "warn"),
+    h("button", { type: "button", testid: "rospis-cancel", onclick: () => { S.ui.confirmRospis = false; screen.table(); } }, t("cancel")));
 }
 
 // the player's own points in this deal so far: the card points of their tricks and the

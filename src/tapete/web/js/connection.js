@@ -83,6 +83,16 @@ export function connect() {
   };
 }
 
+// a tab's first view of a game under way, with no history of it kept: the moves made before
+// this page connected (the computers' first bids while the page opened, a game followed on
+// another device) come as the events since version 0, put in their place in What happened
+// (the server sends only the view when its history no longer reaches back that far)
+function askEarlierMoves(msg) {
+  if (S.log.length || S.catchUp || msg.version < 1 || msg.view?.over) return;
+  S.catchUp = { since: 0, first: msg.version, live: 0 };
+  send({ type: "sync", since: 0 });
+}
+
 export function send(msg) {
   if (S.ws && S.ws.readyState === WebSocket.OPEN) { S.ws.send(JSON.stringify(msg)); return true; }
   return false;
@@ -156,11 +166,12 @@ export function onMessage(msg) {
     noteTalon(msg.view, msg.events);
     if (msg.version !== S.lastHintVersion) S.hint = null;
     if (newDeal) Object.assign(S.ui, { bid: null, contract: null, giveCard: null });
-    S.ui.confirmClaim = false; // a question is about the view it was asked on
+    S.ui.confirmClaim = S.ui.confirmRospis = false; // a question is about the view it was asked on
     // "Last trick" shows it until the next card, not until it is switched off
     if ((msg.events || []).some((e) => e.type === "action")) S.ui.showLast = false;
     if (S.ui.giveCard && !S.view.hand.includes(S.ui.giveCard)) S.ui.giveCard = null;
     if (!prev) hideDialog("newgame");
+    if (!prev) askEarlierMoves(msg);
     if (!prev || wasOffline) screen.table(); else screen.soon();
   } else if (msg.type === "events") {
     // the events missed while away, version by version (the current view follows): those

@@ -97,10 +97,10 @@ function fitHeight() {
   document.documentElement.style.setProperty("--board-h", `${Math.max(320, Math.floor(window.innerHeight - top - below - 2))}px`);
 }
 
-// a control that gives way to another in its place: the focus follows it there (Claim 66 to
-// its question's Cancel, the safe answer; Cancel back to Claim 66), not to the first playable
+// a control that gives way to another in its place: the focus follows it there (Claim 66 or
+// Rospis to its question's Cancel, the safe answer; Cancel back to it), not to the first playable
 // card, where the next Enter of a keyboard user played that card instead of answering
-const FOCUS_NEXT = { claim: "claim-cancel", "claim-cancel": "claim" };
+const FOCUS_NEXT = { claim: "claim-cancel", "claim-cancel": "claim", rospis: "rospis-cancel", "rospis-cancel": "rospis" };
 
 export function renderTable() {
   renderChrome();
