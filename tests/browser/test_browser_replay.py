@@ -167,9 +167,13 @@ def test_the_replay_from_the_end_window_steps_with_the_keyboard(
             break
     assert view(page)["over"], log
     page.wait_for_selector(f"{tid('over')}[open]")
+    # English Mariage says "hand" where Mil says "deal", in the reviews and the replay too
+    assert page.inner_text(tid("over-review")) == "Review the hands"
     page.click(tid("over-replay"))
     page.wait_for_selector(f"{REPLAY}[open] {tid('replay-position')}")
     assert not page.is_visible(f"{tid('over')}[open]")
+    assert page.inner_text(f"{REPLAY} {tid('replay-review')}") == "Review this hand"
+    assert page.inner_text(f"{REPLAY} {tid('replay-deal-no')}").startswith("Hand 1 of ")
     record = page.request.get(f"{live_server.url}/api/tables/{table_id}/record").json()
     body = page.request.get(f"{live_server.url}/api/tables/{table_id}/replay/0").json()
     frames = body["frames"]

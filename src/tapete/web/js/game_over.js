@@ -74,7 +74,7 @@ export function showOver() {
     S.session?.ranked === false ? h("p", { class: "note", testid: "not-ranked" }, t("not_ranked")) : null,
     scoreChart(v, kindOf(v.game)?.score_key ?? "scores"),
     h("div", { class: "dlgbuttons" },
-      (v.sheet || []).length ? reviewButton(0, { label: t("review_game"), testid: "over-review", before: aside("over-review") }) : null,
+      (v.sheet || []).length ? reviewButton(0, { label: tOwn("review_game", v.game), testid: "over-review", before: aside("over-review") }) : null,
       (v.sheet || []).length ? replayButton(S.session.table, { testid: "over-replay", before: aside("over-replay") }) : null,
       h("a", { class: "btnlink", testid: "download-record", href: rec, download: `tapete-${S.session.table}.json` }, t("download_record")),
       h("button", { type: "button", testid: "over-close", onclick: () => hideDialog("over") }, t("see_table")),

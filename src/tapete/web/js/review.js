@@ -7,12 +7,12 @@
 
 import { fmt, h, hideDialog, isNone, openDialog } from "./dom.js";
 import { S, screen, watching } from "./state.js";
-import { t, tCount } from "./i18n.js";
+import { t, tCount, tOwn } from "./i18n.js";
 import { cardName, shownCard } from "./cards.js";
 import { actionText } from "./history.js";
 import { api, seatHeaders } from "./session.js";
 
-const R = { table: null, token: null, seat: null, deal: 0, deals: 0, step: 0, data: null, error: null, retry: false, failures: 0, timer: null, ask: 0 };
+const R = { game: null, table: null, token: null, seat: null, deal: 0, deals: 0, step: 0, data: null, error: null, retry: false, failures: 0, timer: null, ask: 0 };
 
 // the chess marks people know: ?! inaccuracy, ? mistake, ?? blunder
 const MARK = { inaccuracy: "?!", mistake: "?", blunder: "??" };
@@ -39,17 +39,17 @@ const allowed = () => Boolean(S.session && S.view && (S.view.over || (S.session.
 // "Review this deal": the last finished deal (for the side panel); null when there is none
 export function reviewBar(v) {
   if (!(v?.sheet || []).length || !allowed()) return null;
-  return h("div", { class: "reviewbar" }, reviewButton(v.sheet.length - 1, { label: t("review_this_deal"), testid: "review-deal" }));
+  return h("div", { class: "reviewbar" }, reviewButton(v.sheet.length - 1, { label: tOwn("review_this_deal", v.game), testid: "review-deal" }));
 }
 
 // "Review this deal" inside the end-of-deal moment (deal_end.js): the deal just over, with
 // `before` run first (the moment then waits for "Next deal"); null when it may not be reviewed
 export function dealEndReview(deal, before) {
   if (!allowed()) return null;
-  return reviewButton(deal, { label: t("review_this_deal"), testid: "deal-end-review", before });
+  return reviewButton(deal, { label: tOwn("review_this_deal", S.view?.game), testid: "deal-end-review", before });
 }
 
-export function reviewButton(deal, { label = t("review_this_deal"), testid = "review-open", before = null } = {}) {
+export function reviewButton(deal, { label = tOwn("review_this_deal", S.view?.game), testid = "review-open", before = null } = {}) {
   return h("button", { type: "button", testid, onclick: () => { if (before) before(); openReview(deal); } }, label);
 }
 
@@ -57,8 +57,11 @@ export function reviewButton(deal, { label = t("review_this_deal"), testid = "re
 // table on screen by default; the replay of a finished game passes its own. The viewer's seat
 // is the one they hold at the table on screen, none at another table (a replay from a player
 // page): that seat there is somebody else, whose marks are not "yours"
-export function openReview(deal, { table = S.session?.table, token = S.session?.token ?? null, deals = finishedDeals() } = {}) {
-  R.table = table; R.token = token;
+// the review's words in the game's own (English Mariage says "hand" where Mil says "deal")
+const tr = (key, params) => tOwn(key, R.game, params);
+
+export function openReview(deal, { table = S.session?.table, token = S.session?.token ?? null, deals = finishedDeals(), game = S.view?.game ?? null } = {}) {
+  R.game = game; R.table = table; R.token = token;
   R.seat = String(table) === String(S.session?.table) ? (S.view?.seat ?? null) : null;
   R.deals = deals;
   R.deal = Math.max(0, Math.min(deal, R.deals - 1));
@@ -90,7 +93,7 @@ async function load() {
     return;
   }
   if (res.ok) R.data = res.body;
-  else R.error = res.status === 409 ? t("review_not_over") : (res.status === 403 ? t("review_forbidden") : t("unavailable"));
+  else R.error = res.status === 409 ? tr("review_not_over") : (res.status === 403 ? tr("review_forbidden") : t("unavailable"));
   R.retry = mayPass;
   render();
 }
@@ -193,7 +196,7 @@ function headline(rep) {
 function curve(rep, currentTrick) {
   const values = rep.open_values || [];
   const known = values.filter((x) => typeof x === "number");
-  if (!known.length) return h("p", { class: "note", testid: "review-curve-none" }, t("review_no_curve"));
+  if (!known.length) return h("p", { class: "note", testid: "review-curve-none" }, tr("review_no_curve"));
   // P: the points stay that far inside the axes, so that the current one (r 5.5 and its
   // stroke) never covers the value labels left of the y axis nor the numbers under the x axis
   const W = 360, H = 150, L = 36, B = 22, T = 10, P = 8;
@@ -284,14 +287,14 @@ function totals(rep) {
 function render() {
   const d = reviewDialog();
   const closeBtn = h("button", { type: "button", testid: "review-close", onclick: () => hideDialog("review") }, t("close"));
-  const dealNav = R.deals > 1 ? h("div", { class: "panel reviewdeals", role: "group", "aria-label": t("review_deals") },
-    h("button", { type: "button", testid: "review-prev-deal", disabled: R.deal <= 0, onclick: () => goDeal(R.deal - 1) }, t("review_prev_deal")),
-    h("span", { testid: "review-deal-no" }, t("review_deal_of", { n: R.deal + 1, total: R.deals })),
-    h("button", { type: "button", testid: "review-next-deal", disabled: R.deal >= R.deals - 1, onclick: () => goDeal(R.deal + 1) }, t("review_next_deal"))) : null;
-  const title = h("h2", { id: "review-title" }, t("review_title", { n: R.deal + 1 }));
+  const dealNav = R.deals > 1 ? h("div", { class: "panel reviewdeals", role: "group", "aria-label": tr("review_deals") },
+    h("button", { type: "button", testid: "review-prev-deal", disabled: R.deal <= 0, onclick: () => goDeal(R.deal - 1) }, tr("review_prev_deal")),
+    h("span", { testid: "review-deal-no" }, tr("review_deal_of", { n: R.deal + 1, total: R.deals })),
+    h("button", { type: "button", testid: "review-next-deal", disabled: R.deal >= R.deals - 1, onclick: () => goDeal(R.deal + 1) }, tr("review_next_deal"))) : null;
+  const title = h("h2", { id: "review-title" }, tr("review_title", { n: R.deal + 1 }));
   if (!R.data) {
     const body = R.error ? h("p", { class: "error", role: "alert", testid: "review-error" }, R.error)
-      : h("p", { role: "status", testid: "review-loading" }, t("review_preparing"));
+      : h("p", { role: "status", testid: "review-loading" }, tr("review_preparing"));
     const again = R.error && R.retry ? h("button", { type: "button", testid: "review-retry", onclick: retry }, t("try_again")) : null;
     d.replaceChildren(...[title, dealNav, body, h("div", { class: "dlgbuttons" }, again, closeBtn)].filter(Boolean));
     return;
@@ -302,7 +305,7 @@ function render() {
   const byIndex = new Map(rep.decisions.filter((x) => !isNone(x.index)).map((x) => [x.index, x]));
   const decision = step && !isNone(step.index) ? byIndex.get(step.index) : null;
   const stepper = h("div", { class: "panel reviewsteps", role: "group", "aria-label": t("review_steps") },
-    h("button", { type: "button", testid: "review-first", disabled: R.step <= 0, onclick: () => goStep(0), "aria-label": t("review_first") }, "«"),
+    h("button", { type: "button", testid: "review-first", disabled: R.step <= 0, onclick: () => goStep(0), "aria-label": tr("review_first") }, "«"),
     h("button", { type: "button", testid: "review-prev", disabled: R.step <= 0, onclick: () => goStep(R.step - 1), "aria-label": t("review_prev") }, "◀"),
     h("span", { tabindex: "0", testid: "review-step", role: "status", "aria-live": "polite" }, t("review_step_of", { n: R.step + 1, total: steps.length })),
     h("button", { type: "button", testid: "review-next", disabled: R.step >= steps.length - 1, onclick: () => goStep(R.step + 1), "aria-label": t("review_next") }, "▶"),
@@ -310,7 +313,7 @@ function render() {
   d.replaceChildren(...[title, dealNav,
     h("section", { class: "reviewhead", testid: "review-head" }, headline(rep)),
     curve(rep, step ? step.tricks_done : null),
-    h("section", { class: "reviewstepper" }, h("h3", {}, t("review_the_deal")), stepper, step ? position(step, decision) : null,
+    h("section", { class: "reviewstepper" }, h("h3", {}, tr("review_the_deal")), stepper, step ? position(step, decision) : null,
       h("p", { class: "note" }, t("review_keys"))),
     marksList(rep, steps),
     h("details", {}, h("summary", {}, t("review_totals")), totals(rep)),
