@@ -37,7 +37,8 @@ def add_parser(sub: Any) -> None:
         "--level",
         choices=list(BOT_NAMES),
         default="rules",
-        help="the computer players (default: rules)",
+        help="the computer players (default: rules); the web page calls rules 'Club player' "
+        "and search 'Strong'",
     )
     p.add_argument("--seed", type=whole_number, default=None, help="deal the same cards again")
     p.add_argument(
