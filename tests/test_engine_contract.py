@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 import random
 import re
+import sys
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tapete._compiled import import_copy
 from tapete.cards import parse_card
 from tapete.errors import IllegalActionError, InvalidNotationError
 from tapete.game import JSON, Event
@@ -545,3 +547,80 @@ def test_an_integer_too_long_to_print_is_described_not_raised(name: str) -> None
     for data in ({"type": huge}, {"type": "play", "card": huge}, {"type": "bid", "value": huge}):
         with pytest.raises(InvalidNotationError, match=r"too large to show|unknown"):
             kind(name).parse_action(data)
+
+
+# --- what a caller passes to the game level -----------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def pure_tapete() -> Any:
+    """``tapete.games`` of the pure Python engine, whatever build this process runs: the
+    pure build lets ``Bid(100.0)`` be built at all (the compiled one refuses it then)."""
+    return import_copy("tapete.games", "pure_contract_", pure=True)
+
+
+def _pure(name: str) -> Any:
+    """A module of the pure copy that :func:`pure_tapete` imported (its classes are its own:
+    its ``IllegalActionError`` too)."""
+    return sys.modules[f"pure_contract_{name}"]
+
+
+class _Int64(int):
+    """An integer that is not an ``int`` (as numpy's ``int64``, which equals 100 too)."""
+
+
+@pytest.mark.parametrize(
+    ("make", "said"),
+    [
+        (lambda m: m.Bid(100.0), "Bid.value must be an int, got 100.0 of type float"),
+        (lambda m: m.Bid(_Int64(100)), "Bid.value must be an int, got 100 of type _Int64"),
+        (lambda m: m.Bid(True), "Bid.value must be an int, got True of type bool"),
+        (lambda m: m.Redeal(b"low_points"), "Redeal.reason must be a str, got b'low_points'"),
+        (lambda m: m.Play(19, 1), "Play.marriage must be a bool, got 1 of type int"),
+    ],
+)
+def test_a_pure_mil_action_with_fields_of_another_type_is_refused_before_anything_changes(
+    pure_tapete: Any, make: Any, said: str
+) -> None:
+    # (pure mode accepted Bid(100.0), equal to Bid(100), and the next view raised TypeError)
+    game = pure_tapete.new_game("mil", "club", seed=3)
+    assert game.phase == "bidding"
+    before = game.view(game.turn)
+    action = make(_pure("tapete.mil.actions"))
+    assert not game.can_apply(action)
+    assert game.why_illegal(action) is not None and said in game.why_illegal(action)
+    with pytest.raises(_pure("tapete.errors").IllegalActionError) as exc:
+        game.apply(action)
+    assert str(exc.value) == game.why_illegal(action)
+    assert game.view(game.turn) == before  # nothing changed
+
+
+def test_a_pure_mariage_action_with_a_field_of_another_type_is_refused(pure_tapete: Any) -> None:
+    # (Mariage's actions check their fields when built; one that slipped past is refused too)
+    game = pure_tapete.new_game("mariage", seed=1)
+    play = _pure("tapete.mariage.actions").Play(game.legal_actions()[0].card)
+    object.__setattr__(play, "card", float(play.card))
+    refused = _pure("tapete.errors").IllegalActionError
+    with pytest.raises(refused, match=r"Play\.card must be an int, got \d+\.0"):
+        game.apply(play)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_views_legal_entry_passed_as_is_says_to_parse_it(name: str) -> None:
+    game = new_game(name, seed=3)
+    entry = game.view(game.turn)["legal"][0]
+    why = game.why_illegal(entry)
+    assert why is not None and "is not a" in why and "game.parse_action(entry)" in why
+    with pytest.raises(IllegalActionError) as exc:
+        game.apply(entry)
+    assert str(exc.value) == why
+    game.apply(game.parse_action(entry))  # what the sentence says to do
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_an_object_that_is_no_action_of_the_game_names_the_action_classes(name: str) -> None:
+    game = new_game(name, seed=3)
+    other = new_game("mariage" if name == "mil" else "mil", seed=3).legal_actions()[0]
+    for thing in ("pass", None, other):
+        with pytest.raises(IllegalActionError, match=r"is not a \w+ action object \(expected "):
+            game.apply(thing)

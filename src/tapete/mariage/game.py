@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Sequence
-from typing import Any, Final
+from typing import Any, Final, get_args
 
+from tapete.arguments import ActionTypes
 from tapete.cards import CARD_NAMES, CARD_POINTS, MARIAGE_DECK, SUIT_LETTERS, Card
 from tapete.errors import IllegalActionError
 from tapete.fair import DealSeeds, FairDeal, fresh_deck, shuffled
@@ -47,6 +48,10 @@ _OWN_KEYS: Final = frozenset({"seat", "legal", "hand", "pair_cards"})
 
 #: the fresh deck of fair deals (tapete.fair: S C D H, each A T K Q J 9 8 7)
 _FAIR_DECK: Final = fresh_deck(MARIAGE_DECK)
+
+#: the Mariage action classes and their fields' types (``MariageGame.apply`` checks what it
+#: gets)
+_ACTION_TYPES: Final = ActionTypes("Mariage", get_args(Action))
 
 
 def deal_seeded(seed: bytes) -> tuple[list[list[Card]], list[Card]]:
@@ -236,6 +241,9 @@ class MariageGame:
 
     def why_illegal(self, action: object) -> str | None:
         """None when ``action`` is legal now, else the sentence :meth:`apply` would raise."""
+        malformed = _ACTION_TYPES.problem(action)
+        if malformed is not None:
+            return malformed
         if self.over:
             return f"nobody can {action}: the match is over"
         return self.state.why_illegal(action)
@@ -244,7 +252,12 @@ class MariageGame:
         """Apply ``action`` for ``turn``; return the events it caused, in order (see
         docs/dev/protocol.md): the action, then a marriage, a trick and the stock draws, an
         exchange or a closing, and at a hand's end its sheet row, then the next hand or the
-        match's end."""
+        match's end. :class:`IllegalActionError` for an illegal action, and before anything
+        changes for an object that is not a Mariage action or whose fields are not of their
+        declared types."""
+        malformed = _ACTION_TYPES.problem(action)
+        if malformed is not None:
+            raise IllegalActionError(malformed)
         if self.over:
             raise IllegalActionError(f"nobody can {action}: the match is over")
         state = self.state

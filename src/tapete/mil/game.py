@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, get_args
 
+from tapete.arguments import ActionTypes
 from tapete.cards import (
     CARD_NAMES,
     CARD_POINTS,
@@ -185,6 +186,9 @@ class MilGame:
 
     def why_illegal(self, action: object) -> str | None:
         """None when ``action`` is legal now, else the sentence :meth:`apply` would raise."""
+        malformed = _ACTION_TYPES.problem(action)
+        if malformed is not None:
+            return malformed
         if self.over or self.state is None:
             return f"cannot {action}: the game is over"
         return self.state.why_illegal(action)
@@ -192,7 +196,12 @@ class MilGame:
     def apply(self, action: MilAction) -> list[Event]:
         """Apply ``action`` for ``turn``; return the events it caused, in order (see
         docs/dev/protocol.md): the action, then a marriage, a trick or the talon turned up, and
-        at a deal's end the deal's sheet row, then the next deal or the game's end."""
+        at a deal's end the deal's sheet row, then the next deal or the game's end.
+        :class:`IllegalActionError` for an illegal action, and before anything changes for
+        an object that is not a Mil action or whose fields are not of their declared types."""
+        malformed = _ACTION_TYPES.problem(action)
+        if malformed is not None:
+            raise IllegalActionError(malformed)
         if self.over or self.state is None:
             raise IllegalActionError(f"cannot {action}: the game is over")
         st = self.state
@@ -512,6 +521,9 @@ def _no_deal_own() -> dict[str, Any]:
         "hand_points": None,
     }
 
+
+#: the Mil action classes and their fields' types (``MilGame.apply`` checks what it gets)
+_ACTION_TYPES = ActionTypes("Mil", get_args(MilAction))
 
 _DONE = Phase.DONE
 _BIDDING = Phase.BIDDING

@@ -1,0 +1,70 @@
+"""What a caller hands the public game API, checked before anything changes: an action
+object.
+
+The deal level (``State``) checks the rules, not the types a caller passed, so that search
+stays fast; the game level (``MilGame``, ``MariageGame``) is what bots, the server and
+scripts call, once per action or view, where a check costs nothing measurable. Each check
+refuses a wrong value with one sentence saying what is wrong and what is expected
+(docs/dev/contract.md). They live here, outside the engine modules compiled with mypyc
+(``tapete._compiled``) and the sources those import, so that changing one needs no rebuild.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from collections.abc import Iterable
+from typing import Final
+
+from tapete.cards import shown
+
+__all__ = ["ActionTypes"]
+
+#: how a message names the type a field must have
+_TYPE_WORDS: Final = {int: "an int", bool: "a bool", str: "a str"}
+
+
+class ActionTypes:
+    """One game's action classes, each with its fields and their declared types.
+
+    ``problem(action)`` is why ``action`` is no well-formed action of this game, or None. A
+    field must hold exactly its declared type: an ``int`` field no bool, float or other
+    number type (``Bid(100.0)`` equals ``Bid(100)`` but breaks the views later on, and a
+    numpy integer is no ``int``), a ``bool`` field a bool, a ``str`` field a str. The
+    compiled build refuses some of these when the action is built, the pure one none: this
+    check makes both builds refuse them at ``Game.apply``.
+    """
+
+    def __init__(self, title: str, classes: Iterable[type]) -> None:
+        self.title = title
+        # (the annotations are strings in the pure build and may name an alias, ``Card``)
+        self._fields: dict[type, tuple[tuple[str, type], ...]] = {
+            cls: tuple(
+                (f.name, typing.get_type_hints(cls)[f.name]) for f in dataclasses.fields(cls)
+            )
+            for cls in classes
+        }
+        self._names = ", ".join(sorted(cls.__name__ for cls in self._fields))
+
+    def problem(self, action: object) -> str | None:
+        """None when ``action`` is one of this game's actions with well-typed fields, else
+        the sentence saying what is wrong."""
+        fields = self._fields.get(action.__class__)
+        if fields is None:
+            if isinstance(action, dict):  # (the likeliest slip: a view's legal entry as is)
+                return (
+                    f"{shown(action)} is not a {self.title} action object: to apply an entry "
+                    "of a view's 'legal' list, pass game.parse_action(entry)"
+                )
+            return (
+                f"{shown(action)} is not a {self.title} action object "
+                f"(expected one of {self._names}; game.parse_action builds one from JSON)"
+            )
+        for name, expected in fields:
+            value = getattr(action, name)
+            if value.__class__ is not expected:
+                return (
+                    f"{action.__class__.__name__}.{name} must be {_TYPE_WORDS[expected]}, "
+                    f"got {shown(value)} of type {type(value).__name__}"
+                )
+        return None
