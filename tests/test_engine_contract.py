@@ -624,3 +624,23 @@ def test_an_object_that_is_no_action_of_the_game_names_the_action_classes(name: 
     for thing in ("pass", None, other):
         with pytest.raises(IllegalActionError, match=r"is not a \w+ action object \(expected "):
             game.apply(thing)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_seat_to_view_from_is_none_or_one_of_the_games_seats(name: str) -> None:
+    # (Mil's view(-1) showed seat 2's hand as "seat": -1, view(5) raised a bare IndexError
+    # and view(True) was seat 1)
+    game = new_game(name, seed=3)
+    seats = len(game.players)
+    valid = ", ".join(map(str, range(seats)))
+    for seat in (-1, seats, True, 1.0, "0"):
+        said = f"seat must be {valid} or None (a spectator), got {seat!r}"
+        for call, seats_passed in (
+            (game.view, seat),
+            (game.views, [0, seat]),
+            (game.view_parts, [None, seat]),
+        ):
+            with pytest.raises(ValueError) as exc:
+                call(seats_passed)
+            assert str(exc.value) == said
+    assert game.views([*range(seats), None]) == [game.view(s) for s in [*range(seats), None]]

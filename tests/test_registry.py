@@ -19,8 +19,9 @@ import pytest
 
 import tapete
 from tapete.analysis.core import LABELS, GameAnalysis
+from tapete.errors import RecordError
 from tapete.game import GameKind
-from tapete.games import game_from_record, kind, kinds
+from tapete.games import game_from_record, kind, kinds, new_game
 
 #: the package as imported (the worktree's src/tapete, or an installed copy)
 SRC = Path(tapete.__file__).resolve().parent
@@ -134,6 +135,23 @@ def test_an_unknown_game_names_the_known_ones() -> None:
     assert all(k.name in message for k in kinds())
     with pytest.raises(ValueError, match="unknown profile"):
         kinds()[0].new("nope")
+
+
+@pytest.mark.parametrize("k", kinds(), ids=lambda k: k.name)
+@pytest.mark.parametrize("seed", ["abc", 1.5, True, 7.0, b"7"])
+def test_a_seed_a_record_cannot_hold_is_refused_in_the_record_readers_words(
+    k: GameKind, seed: object
+) -> None:
+    # (new_game(seed="abc") played, and its record did not replay: "seed must be ...")
+    with pytest.raises(ValueError) as exc:
+        new_game(k.name, seed=seed)  # type: ignore[arg-type]
+    assert str(exc.value) == f"seed must be an integer or null, got {seed!r}"
+    record = new_game(k.name, seed=7).to_record()
+    record["seed"] = "abc"
+    with pytest.raises(RecordError, match="seed must be an integer or null, got 'abc'"):
+        game_from_record(record)
+    for good in (None, 0, -3, 2**70):
+        assert game_from_record(new_game(k.name, seed=good).to_record()).seed == good
 
 
 # ---------------------------------------------------------------- front-ends found by kind

@@ -1,5 +1,5 @@
 """What a caller hands the public game API, checked before anything changes: an action
-object.
+object, a seed, a seat to view from.
 
 The deal level (``State``) checks the rules, not the types a caller passed, so that search
 stays fast; the game level (``MilGame``, ``MariageGame``) is what bots, the server and
@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import dataclasses
 import typing
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Final
 
 from tapete.cards import shown
 
-__all__ = ["ActionTypes"]
+__all__ = ["SEED_RULE", "ActionTypes", "check_seat", "check_seats", "check_seed", "valid_seed"]
+
+#: what a game's (and a record's) ``seed`` may be, in the record reader's words
+SEED_RULE: Final = "seed must be an integer or null"
 
 #: how a message names the type a field must have
 _TYPE_WORDS: Final = {int: "an int", bool: "a bool", str: "a str"}
@@ -68,3 +71,35 @@ class ActionTypes:
                     f"got {shown(value)} of type {type(value).__name__}"
                 )
         return None
+
+
+def valid_seed(seed: object) -> bool:
+    """Whether ``seed`` may seed a game and be written in its record: an int (not a bool) or
+    None."""
+    return seed is None or type(seed) is int
+
+
+def check_seed(seed: object) -> None:
+    """Refuse (``ValueError``) a new game's ``seed`` that its record could not hold, in the
+    words the record reader would refuse that record with."""
+    if not valid_seed(seed):
+        raise ValueError(f"{SEED_RULE}, got {shown(seed)}")
+
+
+def check_seat(seat: object, seats: int) -> None:
+    """Refuse (``ValueError``) a seat to view from that is neither None (a spectator) nor an
+    int in ``range(seats)``: ``-1`` would index from the end and show a hidden hand, and
+    ``True`` would pass for seat 1."""
+    if seat is not None and (type(seat) is not int or not 0 <= seat < seats):
+        raise ValueError(
+            f"seat must be {', '.join(map(str, range(seats)))} or None (a spectator), "
+            f"got {shown(seat)}"
+        )
+
+
+def check_seats(seats: Sequence[object], count: int) -> None:
+    """:func:`check_seat` for each of ``seats`` (a broadcast's: one range check a seat)."""
+    for seat in seats:
+        # (the test of check_seat inline: view_parts runs this at every broadcast)
+        if seat is not None and (type(seat) is not int or not 0 <= seat < count):
+            check_seat(seat, count)

@@ -18,6 +18,7 @@ import reprlib
 from collections.abc import Generator
 from typing import Any, TypeVar
 
+from tapete.arguments import SEED_RULE, valid_seed
 from tapete.cards import CARD_NAMES, Card, InvalidNotationError, parse_card
 from tapete.errors import IllegalActionError, RecordError, json_kind
 from tapete.fair import read_fair
@@ -106,8 +107,8 @@ def _header(reader: RecordReader[Any], record: object) -> JSON:
             f"(expected one of: {', '.join(reader.profiles)})"
         )
     seed = record["seed"]
-    if seed is not None and type(seed) is not int:
-        raise RecordError(f"seed must be an integer or null, got {short(seed)}")
+    if not valid_seed(seed):
+        raise RecordError(f"{SEED_RULE}, got {short(seed)}")
     players = record["players"]
     if not (
         isinstance(players, list)

@@ -17,7 +17,7 @@ import random
 from collections.abc import Iterator, Sequence
 from typing import Any, Final, get_args
 
-from tapete.arguments import ActionTypes
+from tapete.arguments import ActionTypes, check_seat, check_seats, check_seed
 from tapete.cards import CARD_NAMES, CARD_POINTS, MARIAGE_DECK, SUIT_LETTERS, Card
 from tapete.errors import IllegalActionError
 from tapete.fair import DealSeeds, FairDeal, fresh_deck, shuffled
@@ -93,6 +93,7 @@ class MariageGame:
         first_dealer: int | None = None,
         deal_seeds: DealSeeds | None = None,
     ) -> None:
+        check_seed(seed)  # (its record must replay)
         self.seed = seed
         self.players: list[str] = list(players) if players is not None else list(DEFAULT_PLAYERS)
         if len(self.players) != 2:
@@ -338,13 +339,16 @@ class MariageGame:
         return {"dealer": deal["dealer"], **deal["result"], **self._closings[k]}
 
     def view(self, seat: int | None) -> JSON:
-        """What ``seat`` may know (None: a spectator); JSON-safe, keys as in the contract."""
+        """What ``seat`` may know (None: a spectator); JSON-safe, keys as in the contract.
+        ``ValueError`` for a seat that is neither None nor 0 or 1."""
+        check_seat(seat, len(self.players))
         return self._view(seat, self._public_view())
 
     def views(self, seats: Sequence[int | None]) -> list[JSON]:
         """The views of ``seats`` (equal to ``[self.view(s) for s in seats]``), built at once:
         what every seat sees alike is built once, and the views share those values (the
         same objects; a caller may replace a view's keys, never change a value in place)."""
+        check_seats(seats, len(self.players))
         public = self._public_view()
         return [self._view(seat, public) for seat in seats]
 
@@ -365,8 +369,6 @@ class MariageGame:
         return match, self.state.public_view()
 
     def _view(self, seat: int | None, public: tuple[JSON, JSON]) -> JSON:
-        if seat is not None and seat not in (0, 1):
-            raise ValueError(f"seat must be 0, 1 or None, not {seat!r}")
         match, hand = public
         v = self.state.view(seat, hand)
         over = self.over

@@ -6,7 +6,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any, get_args
 
-from tapete.arguments import ActionTypes
+from tapete.arguments import ActionTypes, check_seat, check_seats, check_seed
 from tapete.cards import (
     CARD_NAMES,
     CARD_POINTS,
@@ -75,6 +75,7 @@ class MilGame:
         deal_source: DealSource | None = None,
         deal_seeds: DealSeeds | None = None,
     ) -> None:
+        check_seed(seed)  # (its record must replay)
         self.profile = profile if isinstance(profile, Profile) else get_profile(profile)
         self.profile_name = self.profile.name
         self.seed = seed
@@ -344,7 +345,9 @@ class MilGame:
 
     # ------------------------------------------------------------------ views
     def view(self, seat: int | None) -> dict[str, Any]:
-        """What ``seat`` may know (``None``: a spectator), as a JSON-safe dict."""
+        """What ``seat`` may know (``None``: a spectator), as a JSON-safe dict; ``ValueError``
+        for a seat that is neither None nor 0, 1 or 2."""
+        check_seat(seat, len(self.players))
         return self._view(seat, self._public_view())
 
     def views(self, seats: Sequence[int | None]) -> list[dict[str, Any]]:
@@ -352,6 +355,7 @@ class MilGame:
         what every seat sees alike is built once, and the views share those values (the
         same objects, some of them also in later views until the deal ends; a caller may
         replace a view's keys, never change a value in place)."""
+        check_seats(seats, len(self.players))
         public = self._public_view()
         return [self._view(seat, public) for seat in seats]
 
@@ -364,6 +368,7 @@ class MilGame:
         for all the seats of a broadcast (``Table.view_texts``). The own dict of a seat not
         to act may be the one an earlier call returned (see below): a caller never changes
         one in place, nor a value (``views``)."""
+        check_seats(seats, len(self.players))
         game, deal = self._public_view()
         st = self.shown_deal
         if st is None or deal is None:
