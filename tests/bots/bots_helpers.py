@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from tapete.bots import make_bot
+from tapete.bots import bot_options, make_bot
 from tapete.games import new_game
 
 FAST = {"budget": 0.05, "samples": 4, "bid_samples": 4}
@@ -13,9 +13,15 @@ FAST = {"budget": 0.05, "samples": 4, "bid_samples": 4}
 STEADY = {"budget": 30.0, "samples": 4, "bid_samples": 4}
 
 
+def fitting(game: str, name: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The ``options`` that the bot ``name`` of ``game`` takes (``make_bot`` refuses any
+    other): one set of test options serves every game and level."""
+    return {k: v for k, v in options.items() if k in bot_options(game, name)}
+
+
 def strong(game: str, name: str, profile: str | None = None, *, steady: bool = False) -> Any:
     """The bot without its safety wrapper, so that a fault fails the test."""
-    opts = (STEADY if steady else FAST) if name == "search" else {}
+    opts = fitting(game, name, STEADY if steady else FAST) if name == "search" else {}
     return make_bot(game, name, profile=profile, **opts).inner
 
 

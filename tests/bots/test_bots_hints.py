@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from bots_helpers import random_positions
+from bots_helpers import STEADY, fitting, random_positions
 
 from tapete.bots import make_bot, registry, suggest
 from tapete.bots.mil.search import PLAY_REASONS
@@ -256,7 +256,7 @@ def test_the_bots_explain_with_reasons_a_client_renders_back(
     game: str, profile: str, name: str
 ) -> None:
     en = json.loads(I18N["en"].read_text(encoding="utf-8"))
-    opts = {"budget": 30.0, "samples": 4, "bid_samples": 4} if name == "search" else {}
+    opts = fitting(game, name, STEADY) if name == "search" else {}
     bot = make_bot(game, name, profile=None if game == "mariage" else profile, **opts)
     keys = set()
     for g in random_positions(game, profile, 25, seed=33):

@@ -6,7 +6,7 @@ import random
 from typing import Any
 
 import pytest
-from bots_helpers import FAST, random_positions, strong
+from bots_helpers import FAST, fitting, random_positions, strong
 
 from tapete.bots import make_bot
 from tapete.games import new_game
@@ -41,7 +41,10 @@ def test_mariage_bots_return_legal_actions(name: str) -> None:
 
 def _play(game: str, profile: str, names: list[str], seed: int, max_deals: int) -> Any:
     g: Any = new_game(game, profile, seed=seed, max_deals=max_deals)
-    bots = [make_bot(game, n, profile=profile, **(FAST if n == "search" else {})) for n in names]
+    bots = [
+        make_bot(game, n, profile=profile, **(fitting(game, n, FAST) if n == "search" else {}))
+        for n in names
+    ]
     rngs = [random.Random(s) for s in range(len(names))]
     steps = 0
     while not g.over:

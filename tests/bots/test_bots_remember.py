@@ -5,9 +5,13 @@ from __future__ import annotations
 import random
 
 import pytest
+from bots_helpers import fitting
 
 from tapete.bots.registry import make_safe_bot
 from tapete.games import new_game
+
+#: few samples for the search player (the rules player takes none)
+FEW = {"samples": 2, "strict_samples": 2}
 
 
 @pytest.mark.parametrize("name", ["rules", "search"])
@@ -16,7 +20,7 @@ def test_mariage_bots_remember_what_acting_would_have_taught_them(name: str) -> 
     # seat's views (and drops the decision) or only remembers them: the memory is the same
     game = new_game("mariage", seed=11)
     players = [make_safe_bot("mariage", "rules") for _ in range(2)]
-    actor = make_safe_bot("mariage", name, samples=2, strict_samples=2)
+    actor = make_safe_bot("mariage", name, **fitting("mariage", name, FEW))
     watcher = make_safe_bot("mariage", name)
     rng = random.Random(3)
     seen = 0

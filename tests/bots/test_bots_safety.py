@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from bots_helpers import random_positions
 
-from tapete.bots import make_bot, suggest
+from tapete.bots import BOT_NAMES, bot_options, make_bot, suggest
 from tapete.bots.reasons import REASONS, Reason
 from tapete.bots.registry import SafeBot
-from tapete.games import new_game
+from tapete.games import kind, new_game
 
 
 class Crashing:
@@ -99,3 +99,46 @@ def test_suggest_gives_a_legal_action_and_a_reason(game: str, profile: str | Non
         assert action.to_json() in view["legal"]
         assert isinstance(reason, Reason) and reason.key in REASONS
         assert str(reason).endswith(".") and len(str(reason)) > 8
+
+
+# --- what make_bot is given ----------------------------------------------------------------
+
+
+def test_make_bot_refuses_an_option_the_bot_does_not_take_naming_those_it_takes() -> None:
+    # (sampels=3 and budjet=0.01 were ignored: the bot searched with its defaults)
+    with pytest.raises(ValueError) as exc:
+        make_bot("mil", "search", profile="club", sampels=3, budjet=0.01)
+    assert str(exc.value) == (
+        "unknown options sampels, budjet for the mil search bot "
+        "(it takes budget, samples, bid_samples, rospis, hard_limit)"
+    )
+    with pytest.raises(ValueError, match=r"^unknown option budget for the mil random bot "):
+        make_bot("mil", "random", budget=1.0)
+    with pytest.raises(ValueError, match=r"unknown option samples for the mariage rules bot"):
+        make_bot("mariage", "rules", samples=3)
+
+
+@pytest.mark.parametrize(("game", "profile"), [("mil", "nope"), ("mariage", "club")])
+@pytest.mark.parametrize("name", BOT_NAMES)
+def test_make_bot_refuses_a_profile_the_game_does_not_have(
+    game: str, profile: str, name: str
+) -> None:
+    with pytest.raises(ValueError) as exc:
+        make_bot(game, name, profile=profile)
+    profiles = ", ".join(kind(game).profiles)
+    assert str(exc.value) == f"unknown profile {profile!r} for {game} (expected one of: {profiles})"
+
+
+@pytest.mark.parametrize("game", ["mil", "mariage"])
+@pytest.mark.parametrize("name", BOT_NAMES)
+def test_every_option_a_bot_takes_builds_it(game: str, name: str) -> None:
+    values = {"rospis": True, "slip": 0.5, "hard_limit": 5.0}
+    options = {key: values.get(key, 3) for key in bot_options(game, name)}
+    bot: Any = make_bot(game, name, profile=kind(game).profiles[0], **options)
+    inner = getattr(bot, "inner", bot)
+    for key, value in options.items():  # each one reaches the player it is for
+        owner = bot if key == "hard_limit" else getattr(inner, "inner", inner)
+        if key != "slip":
+            assert getattr(owner, key) == value, key
+        else:
+            assert inner.slip == value

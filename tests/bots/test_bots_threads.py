@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from bots_helpers import fitting
 
 from tapete.bots import BOT_NAMES, make_bot, suggest
 from tapete.games import kind, new_game
@@ -56,9 +57,8 @@ def views(game: str, profile: str) -> list[View]:
 
 
 def _options(game: str, level: str) -> dict[str, Any]:
-    if level == "random":
-        return {}
-    return {**NO_CLOCK, **(SEARCH[game] if level == "search" else {})}
+    """The options of :data:`NO_CLOCK` and :data:`SEARCH` this bot takes (it refuses others)."""
+    return fitting(game, level, {**NO_CLOCK, **(SEARCH[game] if level == "search" else {})})
 
 
 def decide_all(game: str, profile: str, level: str, vs: list[View]) -> list[Any]:
@@ -75,7 +75,7 @@ def decide_all(game: str, profile: str, level: str, vs: list[View]) -> list[Any]
 
 def hint_all(game: str, table: object, vs: list[View]) -> list[Any]:
     """Hints for every view of one table (its suggesting bots remember what they saw)."""
-    opts = {**NO_CLOCK, **SEARCH[game]}
+    opts = _options(game, "search")  # (suggest asks the search player)
     out = []
     for v in vs:
         action, reason = suggest(game, v, key=table, **opts)

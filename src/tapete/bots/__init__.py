@@ -8,10 +8,19 @@ from typing import Any
 from tapete.bots.base import Bot, parse_action
 from tapete.bots.random_bot import RandomBot
 from tapete.bots.reasons import Reason
-from tapete.bots.registry import make_strong_bot
+from tapete.bots.registry import bot_options, check_bot, make_strong_bot
 from tapete.bots.registry import suggest as strong_suggest
 
-__all__ = ["BOT_NAMES", "Bot", "RandomBot", "Reason", "make_bot", "parse_action", "suggest"]
+__all__ = [
+    "BOT_NAMES",
+    "Bot",
+    "RandomBot",
+    "Reason",
+    "bot_options",
+    "make_bot",
+    "parse_action",
+    "suggest",
+]
 
 BOT_NAMES: tuple[str, ...] = ("random", "beginner", "rules", "search")
 
@@ -19,8 +28,10 @@ BOT_NAMES: tuple[str, ...] = ("random", "beginner", "rules", "search")
 def make_bot(game: str, name: str, *, profile: str | None = None, **options: Any) -> Bot:
     """A bot for ``game`` (a registered game name) by level name: random, beginner, rules,
     search (the last three from the game's bot package, ``kind(game).bots``, wrapped in
-    ``SafeBot``)."""
+    ``SafeBot``). ``ValueError`` for a profile the game does not have or an option the bot
+    does not take (:func:`bot_options` lists them; ``random`` takes none)."""
     if name == "random":
+        check_bot(game, name, profile, options)
         return RandomBot()
     if name in ("beginner", "rules", "search"):
         return make_strong_bot(game, name, profile=profile, **options)

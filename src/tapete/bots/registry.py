@@ -28,6 +28,8 @@ __all__ = [
     "BotTimeout",
     "GameBots",
     "SafeBot",
+    "bot_options",
+    "check_bot",
     "game_bots",
     "make_safe_bot",
     "make_strong_bot",
@@ -78,6 +80,8 @@ class GameBots(Protocol):
     """What a game's bot package (``kind(game).bots``, e.g. :mod:`tapete.bots.mil`) exports."""
 
     LEVELS: tuple[str, ...]
+    #: level -> the options its players take
+    OPTIONS: dict[str, tuple[str, ...]]
 
     def make_bot(self, level: str, profile: str | None = None, **options: Any) -> Any: ...
 
@@ -182,6 +186,43 @@ class SafeBot:
         return remember
 
 
+#: the option of every bot that :class:`SafeBot` wraps: seconds before it gives up
+_SAFE_OPTIONS = ("hard_limit",)
+
+
+def bot_options(game: str, name: str) -> tuple[str, ...]:
+    """The options :func:`tapete.bots.make_bot` takes for the bot ``name`` of ``game``
+    (``random`` takes none); ``ValueError`` for an unknown game or bot."""
+    if name == "random":
+        kind(game)  # (a known game all the same)
+        return ()
+    levels = game_bots(game).OPTIONS
+    if name not in levels:
+        raise ValueError(
+            f"unknown bot {name!r} for {game} (expected one of: random, {', '.join(levels)})"
+        )
+    return (*levels[name], *_SAFE_OPTIONS)
+
+
+def check_bot(game: str, name: str, profile: str | None, options: dict[str, Any]) -> None:
+    """Refuse (``ValueError``) a bot that would be built with a profile its game does not
+    have or with options it does not take, naming the accepted ones: a misspelt option
+    (``sampels=3``) was ignored, and the bot played with its defaults."""
+    accepted = bot_options(game, name)
+    profiles = kind(game).profiles
+    if profile is not None and profile not in profiles:
+        raise ValueError(
+            f"unknown profile {profile!r} for {game} (expected one of: {', '.join(profiles)})"
+        )
+    unknown = [key for key in options if key not in accepted]
+    if unknown:
+        takes = f"it takes {', '.join(accepted)}" if accepted else "it takes none"
+        raise ValueError(
+            f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} for the "
+            f"{game} {name} bot ({takes})"
+        )
+
+
 def make_strong_bot(game: str, name: str, *, profile: str | None = None, **options: Any) -> Bot:
     """The ``rules`` or ``search`` player of ``game`` (see :func:`make_safe_bot`)."""
     return make_safe_bot(game, name, profile=profile, **options)
@@ -191,10 +232,12 @@ def make_safe_bot(game: str, name: str, *, profile: str | None = None, **options
     """The ``rules`` or ``search`` player of ``game`` (any registered game: its bot package
     is ``kind(game).bots``), wrapped in :class:`SafeBot`.
 
-    Options: ``budget`` (seconds per decision for ``search``), ``samples`` (hidden deals per
+    Options (:func:`bot_options`; ``ValueError`` for another option or an unknown profile):
+    ``budget`` (seconds per decision for ``search``), ``samples`` (hidden deals per
     decision), ``hard_limit`` (seconds before the wrapper gives up; default 4 x the bot's
     budget + 1, with 0.5 s standing in for the budget of a bot without one).
     """
+    check_bot(game, name, profile, options)
     inner: _Inner = game_bots(game).make_bot(name, profile, **options)
     budget = float(getattr(inner, "budget", 0.5))
     hard = options.get("hard_limit", 4 * budget + 1.0)

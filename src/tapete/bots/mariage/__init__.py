@@ -19,10 +19,16 @@ from tapete.bots.mariage.search import MariageSearchBot
 from tapete.game import JSON
 from tapete.mariage.actions import Action
 
-__all__ = ["LEVELS", "MariageRulesBot", "MariageSearchBot", "fallback", "make_bot"]
+__all__ = ["LEVELS", "OPTIONS", "MariageRulesBot", "MariageSearchBot", "fallback", "make_bot"]
 
 #: the levels this package makes (``random`` is shared: :class:`tapete.bots.RandomBot`)
 LEVELS = ("beginner", "rules", "search")
+#: the options each level takes (:func:`tapete.bots.make_bot` refuses any other)
+OPTIONS: dict[str, tuple[str, ...]] = {
+    "beginner": ("slip", "strict_budget"),
+    "rules": ("strict_budget",),
+    "search": ("budget", "samples", "margin", "min_samples", "strict_samples"),
+}
 
 
 def make_bot(
@@ -33,7 +39,8 @@ def make_bot(
 
     ``beginner`` options: ``slip`` and the rules player's; ``rules`` options:
     ``strict_budget``; ``search``: ``budget``, ``samples``, ``margin``, ``min_samples``,
-    ``strict_samples``. Unknown options are ignored."""
+    ``strict_samples`` (:data:`OPTIONS`). Unknown options are ignored here,
+    :func:`tapete.bots.make_bot` refuses them."""
     if level == "beginner":
         slip = options.pop("slip", None)
         inner = MariageRulesBot(**options)

@@ -18,10 +18,16 @@ from tapete.bots.mil.search import MilSearchBot
 from tapete.game import JSON
 from tapete.mil.actions import MilAction
 
-__all__ = ["LEVELS", "MilRulesBot", "MilSearchBot", "fallback", "make_bot"]
+__all__ = ["LEVELS", "OPTIONS", "MilRulesBot", "MilSearchBot", "fallback", "make_bot"]
 
 #: the levels this package makes (``random`` is shared: :class:`tapete.bots.RandomBot`)
 LEVELS = ("beginner", "rules", "search")
+#: the options each level takes (:func:`tapete.bots.make_bot` refuses any other)
+OPTIONS: dict[str, tuple[str, ...]] = {
+    "beginner": ("slip",),
+    "rules": (),
+    "search": ("budget", "samples", "bid_samples", "rospis"),
+}
 
 
 def make_bot(
@@ -30,8 +36,9 @@ def make_bot(
     """The Mil player of ``level`` (``beginner``, ``rules`` or ``search``), not wrapped.
 
     ``beginner`` options: ``slip`` (the share of random card plays); ``search`` options:
-    ``budget`` (seconds per decision), ``samples``, ``bid_samples``, ``rospis``; unknown
-    options are ignored."""
+    ``budget`` (seconds per decision), ``samples``, ``bid_samples``, ``rospis``
+    (:data:`OPTIONS`); unknown options are ignored here, :func:`tapete.bots.make_bot`
+    refuses them."""
     if level == "beginner":
         slip = options.pop("slip", None)
         inner = MilRulesBot(profile, **options)
