@@ -228,3 +228,16 @@ def test_the_lazy_reader_reads_as_loads_does(read_reference: Lines) -> None:
         same_reading(text)
     assert list(records.iter_load_numbered(io.StringIO("\n\n" + pretty))) == [(3, rec)]
     assert list(records.iter_load(io.StringIO("\n\n" + pretty + "\n"))) == [rec]
+
+
+def test_load_of_a_file_it_cannot_read_raises_a_record_error_naming_the_path(
+    tmp_path: Path,
+) -> None:
+    # (a missing file raised FileNotFoundError, though only RecordError escapes the readers)
+    missing = tmp_path / "nonexistent.jsonl"
+    with pytest.raises(RecordError) as exc:
+        records.load(missing)
+    assert str(exc.value) == f"cannot read {missing}: No such file or directory"
+    assert isinstance(exc.value.__cause__, FileNotFoundError)
+    with pytest.raises(RecordError, match=r"is a folder, not a record file$"):
+        records.load(tmp_path)

@@ -21,6 +21,7 @@ a record through the engine and checks every action and result.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -44,6 +45,7 @@ __all__ = [
     "load",
     "loads",
     "loads_numbered",
+    "unreadable",
 ]
 
 FORMAT: Final = "tapete/1"
@@ -263,12 +265,23 @@ def _read(read: Callable[[int], str], size: int, index: int, number: int) -> str
         ) from None
 
 
+def unreadable(path: str | Path, exc: OSError) -> str:
+    """Why the record file ``path`` could not be read (``exc``), as a sentence naming it."""
+    with contextlib.suppress(OSError):  # (a name too long: is_dir raises it too)
+        if Path(path).is_dir():  # (IsADirectoryError; PermissionError on Windows)
+            return f"{path} is a folder, not a record file"
+    return f"cannot read {path}: {exc.strerror or exc}"
+
+
 def load(path: str | Path) -> list[dict[str, Any]]:
-    """Read a file of records (``RecordError`` also when it is not UTF-8 text)."""
+    """Read a file of records (``RecordError`` also when it is not UTF-8 text or cannot be
+    read at all: missing, a folder, not allowed; the ``OSError`` is its ``__cause__``)."""
     try:
         text = Path(path).read_text(encoding="utf-8-sig")  # a byte-order mark is tolerated
     except UnicodeDecodeError as exc:
         raise RecordError(f"{path} is not UTF-8 text ({exc.reason})") from None
+    except OSError as exc:  # (only RecordError escapes the readers: docs/records.md)
+        raise RecordError(unreadable(path, exc)) from exc
     return loads(text)
 
 

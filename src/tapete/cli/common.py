@@ -8,7 +8,6 @@ registry (:mod:`tapete.games`).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import random
 import re
 import sys
@@ -23,6 +22,7 @@ from rich.progress import Progress as RichProgress
 
 from tapete.game import Game
 from tapete.games import kind, kinds, new_game
+from tapete.records import unreadable
 
 __all__ = [
     "Progress",
@@ -269,14 +269,7 @@ def _open_record_file(path: str | Path) -> TextIO:
     try:
         return file.open(encoding="utf-8-sig")
     except OSError as exc:
-        raise UnreadableFile(_unreadable(path, exc)) from None
-
-
-def _unreadable(path: str | Path, exc: OSError) -> str:
-    with contextlib.suppress(OSError):  # (a name too long: is_dir raises it too)
-        if Path(path).is_dir():  # (IsADirectoryError; PermissionError on Windows)
-            return f"{path} is a folder, not a record file"
-    return f"cannot read {path}: {exc.strerror or exc}"
+        raise UnreadableFile(unreadable(path, exc)) from None
 
 
 class _Checked:
@@ -302,7 +295,7 @@ class _Checked:
             reason = f"not UTF-8 text ({exc.reason})"
             raise UnreadableFile(f"{self._path} is not a record file: {reason}") from None
         except OSError as exc:
-            raise UnreadableFile(_unreadable(self._path, exc)) from None
+            raise UnreadableFile(unreadable(self._path, exc)) from None
         try:
             self.bytes = self._fp.buffer.tell()
         except (AttributeError, OSError):
