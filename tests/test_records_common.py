@@ -3,10 +3,13 @@ dispatch (tapete.records)."""
 
 from __future__ import annotations
 
+import copy
 import io
 import json
+import random
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -241,3 +244,66 @@ def test_load_of_a_file_it_cannot_read_raises_a_record_error_naming_the_path(
     assert isinstance(exc.value.__cause__, FileNotFoundError)
     with pytest.raises(RecordError, match=r"is a folder, not a record file$"):
         records.load(tmp_path)
+
+
+def _played(name: str, seed: int) -> dict[str, Any]:
+    """The record of a seeded game of ``name`` between random players (up to 3 deals)."""
+    game = kind(name).new(seed=seed, max_deals=3)
+    rng = random.Random(seed)
+    while not game.over:
+        game.apply(rng.choice(game.legal_actions()))
+    return game.to_record()
+
+
+def _first(record: dict[str, Any], field: str) -> tuple[int, int, dict[str, Any]]:
+    """The deal, index and entry of the record's first action with ``field``."""
+    for k, deal in enumerate(record["deals"]):
+        for j, entry in enumerate(deal["actions"]):
+            if field in entry:
+                return k, j, entry
+    raise AssertionError(f"no action with {field!r}")
+
+
+@pytest.mark.parametrize("name", ["mil", "mariage"])
+def test_a_record_writes_cards_in_capitals_and_lower_case_is_refused_where_it_stands(
+    name: str,
+) -> None:
+    # (the specification: rank A T K Q J 9 8 7 then suit S C D H, readers also accept 10
+    # and the suit symbols; "kh" was accepted and the replay wrote "KH" back, another record)
+    record = _played(name, 5)
+    hand = copy.deepcopy(record)
+    hand["deals"][1]["hands"][1][2] = hand["deals"][1]["hands"][1][2].lower()
+    with pytest.raises(RecordError) as exc:
+        replay(hand)
+    assert (exc.value.deal, exc.value.action) == (1, None)
+    assert "the hand of seat 1: " in str(exc.value) and "in capitals, e.g. 'KH'" in str(exc.value)
+    played = copy.deepcopy(record)
+    k, j, entry = _first(played, "card")
+    entry["card"] = f" {entry['card'].lower()}"
+    with pytest.raises(RecordError) as exc:
+        replay(played)
+    assert (exc.value.deal, exc.value.action) == (k, j)
+    assert f"{entry['card']!r} is not written as records write cards" in str(exc.value)
+    # what the specification lets a reader accept: 10 for the ten, the suit symbols
+    other = copy.deepcopy(record)
+    for deal in other["deals"]:
+        deal["hands"][0] = [
+            c.replace("T", "10")[:-1] + "♠♣♦♥"["SCDH".index(c[-1])] for c in deal["hands"][0]
+        ]
+    assert replay(other).to_record() == record
+
+
+def test_a_mariage_record_writes_a_marriages_suit_in_capitals() -> None:
+    record = next(
+        r
+        for r in (_played("mariage", seed) for seed in range(40))
+        if any(a["type"] == "marriage" for d in r["deals"] for a in d["actions"])
+    )
+    k, j, entry = _first(record, "suit")
+    entry["suit"] = entry["suit"].lower()
+    with pytest.raises(RecordError) as exc:
+        replay(record)
+    assert (exc.value.deal, exc.value.action) == (k, j)
+    assert "is not written as records write suits: S C D H (or ♠ ♣ ♦ ♥), in capitals" in str(
+        exc.value
+    )

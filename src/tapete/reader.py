@@ -16,10 +16,18 @@ from __future__ import annotations
 import math
 import reprlib
 from collections.abc import Generator
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from tapete.arguments import SEED_RULE, valid_seed
-from tapete.cards import CARD_NAMES, Card, InvalidNotationError, parse_card
+from tapete.cards import (
+    CARD_NAMES,
+    RANK_LETTERS,
+    SUIT_LETTERS,
+    Card,
+    InvalidNotationError,
+    deck_ranks,
+    parse_card,
+)
 from tapete.errors import IllegalActionError, RecordError, json_kind
 from tapete.fair import read_fair
 from tapete.game import JSON, DealCards, Game, RecordReader
@@ -34,6 +42,22 @@ Steps = Generator[tuple[G, Any], None, G]
 
 #: no action field needs a number this large (a bid, a seat)
 _LIMIT = 2**63
+
+#: the suit symbols a record may write for S C D H (the specification's, in that order)
+_SYMBOLS: Final = "♠♣♦♥"
+#: how a record may write a suit: the letters in capitals, or the symbols
+_SUIT_SPELLINGS: Final = frozenset(SUIT_LETTERS + _SYMBOLS)
+#: how a record may write a card (the specification's "Cards"): rank A T K Q J 9 8 7 in
+#: capitals, or 10 for the ten, then a suit as above. ``parse_card`` reads more (lower case,
+#: spaces around: the web client's and a person's notation); a record written so would not
+#: read back as it was, since Tapete writes "KH"
+_CARD_SPELLINGS: Final = frozenset(
+    rank + suit
+    for rank_letter in RANK_LETTERS
+    for rank in (rank_letter, *(("10",) if rank_letter == "T" else ()))
+    for s, suit_letter in enumerate(SUIT_LETTERS)
+    for suit in (suit_letter, _SYMBOLS[s])
+)
 
 
 class _JSONWords(reprlib.Repr):
@@ -138,6 +162,8 @@ def _cards(reader: RecordReader[Any], value: object, size: int, what: str, k: in
             c = parse_card(text, reader.deck)
         except InvalidNotationError as exc:
             raise RecordError(f"{what}: {exc}", deal=k) from None
+        if text not in _CARD_SPELLINGS:
+            raise RecordError(f"{what}: {_misspelt(text, reader.deck)}", deal=k)
         if not reader.deck >> c & 1:
             raise RecordError(
                 f"{what}: {CARD_NAMES[c]} is not a {reader.title} card ({reader.deck_note})",
@@ -226,7 +252,28 @@ def _action(reader: RecordReader[Any], entry: object, k: int, j: int) -> tuple[i
         action = reader.parse_action(entry)
     except InvalidNotationError as exc:
         raise _at(entry, str(exc), k, j) from None
+    # (the game read its card and suit fields, also in notations a record does not write)
+    card = entry.get("card")
+    if card is not None and card not in _CARD_SPELLINGS:
+        raise _at(entry, _misspelt(card, reader.deck), k, j)
+    suit = entry.get("suit")
+    if suit is not None and suit not in _SUIT_SPELLINGS:
+        raise _at(
+            entry,
+            f"suit {short(suit)} is not written as records write suits: S C D H "
+            "(or ♠ ♣ ♦ ♥), in capitals",
+            k,
+            j,
+        )
     return seat, action
+
+
+def _misspelt(text: object, deck: int) -> str:
+    """Why the card ``text``, which the game reads, is not written as a record may write it."""
+    return (
+        f"{short(text)} is not written as records write cards: rank {deck_ranks(deck)} (or "
+        "10) then suit S C D H (or ♠ ♣ ♦ ♥), in capitals, e.g. 'KH'"
+    )
 
 
 def _at(entry: JSON, reason: str, k: int, j: int | None) -> RecordError:
