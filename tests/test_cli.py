@@ -768,6 +768,92 @@ def test_arena_says_one_game_and_never_more_deals_than_asked_over_a_slash(
     assert captured.out.startswith("mariage / mariage: ")
 
 
+#: a module of bots of a user's own, in the folder the commands run from
+OWN_BOTS = """
+from tapete.bots import parse_action
+
+RANKS = "ATKQJ987"
+
+
+class HighCardBot:
+    name = "highcard"
+
+    def act(self, view, rng):
+        legal = view["legal"]
+        plays = [e for e in legal if e["type"] == "play"]
+        if plays:
+            return parse_action(view["game"], min(plays, key=lambda e: RANKS.index(e["card"][0])))
+        return parse_action(view["game"], next((e for e in legal if e["type"] == "pass"), legal[0]))
+
+
+class Cheat(HighCardBot):
+    def act(self, view, rng):
+        return parse_action(view["game"], {"type": "bid", "value": 300})
+
+
+def broken():
+    raise RuntimeError("no cards today")
+"""
+
+
+@pytest.fixture
+def own_bots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """``ownbots_<n>.py`` in a folder the test runs from; its module name."""
+    import sys
+
+    name = f"ownbots_{len(tmp_path.parts)}_{abs(hash(tmp_path)) % 10_000}"
+    (tmp_path / f"{name}.py").write_text(OWN_BOTS)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))  # (the folder is put on it: undone)
+    monkeypatch.delitem(sys.modules, name, raising=False)
+    return name
+
+
+def test_arena_and_simulate_play_a_bot_of_your_own(
+    own_bots: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--players module:name`` seats a bot of your own beside the built-in ones (the
+    module imported from the current folder, ``name`` called for each bot); one that plays
+    an illegal action falls back to a legal one and is counted in ``faults``, as a built-in
+    bot's fault is."""
+    import json
+
+    players = f"{own_bots}:HighCardBot,rules,{own_bots}:Cheat"
+    out = tmp_path / "arena.json"
+    args = ["arena", "--players", players, "--deals", "6", "--deals-per-game", "1"]
+    assert main([*args, "--json", str(out)]) == 0
+    table = capsys.readouterr().out
+    assert f"{own_bots}:HighCardBot " in table and f"{own_bots}:Cheat " in table
+    bots = {b["name"]: b for b in json.loads(out.read_text())["bots"]}
+    assert bots[f"{own_bots}:HighCardBot"]["faults"] == 0
+    assert bots[f"{own_bots}:Cheat"]["faults"] > 0  # (its bids of 300 were never legal)
+    records = tmp_path / "games.jsonl"
+    sim = ["simulate", "--players", f"{own_bots}:HighCardBot,random,random", "--games", "2"]
+    assert main([*sim, "--max-deals", "1", "--out", str(records)]) == 0
+    assert len(records.read_text().splitlines()) == 2
+    assert main(["replay", str(records)]) == 0
+
+
+@pytest.mark.parametrize(
+    ("player", "said"),
+    [
+        ("nosuchmodule:Bot", "player 'nosuchmodule:Bot': cannot import nosuchmodule: No module"),
+        ("{m}:Nope", "player '{m}:Nope': {m} has no Nope"),
+        ("{m}:RANKS", "player '{m}:RANKS': {m}.RANKS is not a class or a function"),
+        ("{m}:broken", "player '{m}:broken': broken() failed: no cards today"),
+        (":Bot", "player ':Bot' must be module:name"),
+    ],
+)
+def test_a_bot_of_your_own_that_cannot_be_made_stops_the_run_with_a_sentence(
+    own_bots: str, capsys: pytest.CaptureFixture[str], player: str, said: str
+) -> None:
+    player, said = player.format(m=own_bots), said.format(m=own_bots)
+    assert main(["arena", "--players", f"{player},rules,rules", "--deals", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tapete arena: error: ") and said in err, err
+    assert "Traceback" not in err
+
+
 @pytest.mark.parametrize("how", ["ctrl-c", "sigterm", "sigkill"])
 def test_serve_ends_with_its_workers_however_it_is_stopped(tmp_path: Path, how: str) -> None:
     """``tapete serve`` and its worker processes (the hints' pool starts one at start-up)

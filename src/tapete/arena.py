@@ -323,8 +323,10 @@ def _summary(game: str, profile: str, played: int, stats: dict[str, BotStats]) -
 def _table(game: str, summary: dict[str, Any]) -> str:
     from tapete.cli.common import count
 
+    # (the names' column as wide as the longest: a bot of your own is module:name)
+    width = max(10, *(len(b["name"]) for b in summary["bots"]))
     head = (
-        f"{'bot':<10} {'pts/deal':>9} {'95% CI':>17} {'share':>6} {'95% CI':>13} "
+        f"{'bot':<{width}} {'pts/deal':>9} {'95% CI':>17} {'share':>6} {'95% CI':>13} "
         f"{'decl ok':>7} {'made/failed':>11} {'ms p50':>7} {'ms p95':>7}"
     )
     point_share = kind(game).point_share
@@ -341,7 +343,7 @@ def _table(game: str, summary: dict[str, Any]) -> str:
         d = b["declarer_success_rate"]
         c = b["contracts"]
         line = (
-            f"{b['name']:<10} {p['mean']:>9.2f} {_ci_text(p['ci95'], '>7.2f', 15)} "
+            f"{b['name']:<{width}} {p['mean']:>9.2f} {_ci_text(p['ci95'], '>7.2f', 15)} "
             f"{s['mean']:>6.3f} [{s['ci95'][0]:.3f},{s['ci95'][1]:.3f}] "
             f"{'-' if d is None else f'{d:.3f}':>7} {c['made']:>5}/{c['failed']:<5} "
             f"{b['ms_per_decision']['p50']:>7.2f} {b['ms_per_decision']['p95']:>7.2f}"

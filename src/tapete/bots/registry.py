@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 import random
 import signal
+import sys
 import threading
 import time
 from collections import OrderedDict
@@ -33,6 +35,7 @@ __all__ = [
     "game_bots",
     "make_safe_bot",
     "make_strong_bot",
+    "make_user_bot",
     "suggest",
 ]
 
@@ -113,10 +116,12 @@ class SafeBot:
     after its timeout, two hints at once for one seat) instead of mixing the two memories.
     """
 
-    def __init__(self, game: str, inner: _Inner, *, hard_limit: float | None) -> None:
+    def __init__(
+        self, game: str, inner: _Inner, *, hard_limit: float | None, name: str | None = None
+    ) -> None:
         self.game = game
         self.inner = inner
-        self.name: str = inner.name
+        self.name: str = inner.name if name is None else name
         self.hard_limit = hard_limit
         self.faults = 0
         self._lock = threading.RLock()
@@ -221,6 +226,36 @@ def check_bot(game: str, name: str, profile: str | None, options: dict[str, Any]
             f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} for the "
             f"{game} {name} bot ({takes})"
         )
+
+
+def make_user_bot(game: str, spec: str) -> SafeBot:
+    """The bot a ``module:name`` player names (``mybots:HighCardBot``, as ``tapete arena
+    --players`` takes it): ``module`` is imported (from the current folder too, as
+    ``python -m`` would), and ``name``, a class or a function, is called with no argument;
+    what it returns must have ``act(view, rng)``. It is wrapped in :class:`SafeBot`, as the
+    built-in players are: a fault or an illegal action falls back to a legal one and counts
+    in ``faults``. ``ValueError`` with a sentence when the player cannot be made."""
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr or ":" in attr:
+        raise ValueError(f"player {spec!r} must be module:name (e.g. mybots:HighCardBot)")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:  # (a missing module, or one whose code fails as it loads)
+        raise ValueError(f"player {spec!r}: cannot import {module_name}: {exc}") from None
+    if not hasattr(module, attr):
+        raise ValueError(f"player {spec!r}: {module_name} has no {attr}")
+    factory = getattr(module, attr)
+    if not callable(factory):
+        raise ValueError(f"player {spec!r}: {module_name}.{attr} is not a class or a function")
+    try:
+        bot = factory()
+    except Exception as exc:
+        raise ValueError(f"player {spec!r}: {attr}() failed: {exc}") from None
+    if not callable(getattr(bot, "act", None)):
+        raise ValueError(f"player {spec!r}: {attr}() gave no bot (it has no act(view, rng))")
+    return SafeBot(game, bot, hard_limit=None, name=spec)
 
 
 def make_strong_bot(game: str, name: str, *, profile: str | None = None, **options: Any) -> Bot:

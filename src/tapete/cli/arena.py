@@ -27,7 +27,12 @@ def add_parser(sub: Any) -> None:
         "game points and matches, with their intervals (see docs/bots.md).",
     )
     add_game_options(p)
-    p.add_argument("--players", required=True, help="comma-separated bot names, one per seat")
+    p.add_argument(
+        "--players",
+        required=True,
+        help="comma-separated bots, one per seat: random, beginner, rules, search, or "
+        "module:name for a bot of your own (docs/bots.md)",
+    )
     p.add_argument(
         "--deals", type=positive_int, default=100, help="at least this many deals (whole games)"
     )

@@ -168,15 +168,23 @@ def count(n: int, noun: str) -> str:
 
 
 def check_players(game: str, names: Sequence[str]) -> str | None:
-    """Why a comma-separated list of bot names cannot play ``game`` (None: it can)."""
+    """Why a comma-separated list of bot names cannot play ``game`` (None: it can): the
+    built-in levels, or ``module:name`` for a bot of your own (``make_bot``)."""
     from tapete.bots import BOT_NAMES
 
     need = kind(game).seats
     if len(names) != need:
         return f"--players needs {need} names for {game}, got {len(names)}"
     for b in names:
-        if b not in BOT_NAMES:
-            return f"unknown player {b!r} (expected {', '.join(BOT_NAMES)})"
+        if ":" in b:  # a bot of your own: made once here, so that a mistake stops the run now
+            from tapete.bots import make_bot
+
+            try:
+                make_bot(game, b)
+            except ValueError as exc:
+                return str(exc)
+        elif b not in BOT_NAMES:
+            return f"unknown player {b!r} (expected {', '.join(BOT_NAMES)}, or module:name)"
     return None
 
 

@@ -40,8 +40,8 @@ def add_parser(sub: Any) -> None:
         "--players",
         default=None,
         help=(
-            "comma-separated bot names, one per seat: random, beginner, rules, search "
-            "(default: random)"
+            "comma-separated bots, one per seat: random, beginner, rules, search, or "
+            "module:name for a bot of your own (default: random)"
         ),
     )
     p.add_argument("--out", required=True, help="the JSON Lines file to write")
