@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -739,6 +740,25 @@ def test_progress_is_plain_lines_without_a_terminal() -> None:
     stream = io.StringIO()
     Progress(60, "[arena] deals", stream=stream).update(78, "1 game, 1 s")
     assert "] 78 (at least 60) " in stream.getvalue() and "78/60" not in stream.getvalue()
+
+
+def test_progress_without_a_terminal_says_something_every_half_minute(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A slow run in a pipe (search players) wrote nothing until its first tenth: a line
+    now comes at least every ``PIPE_EVERY_S`` seconds between the tenths."""
+    from tapete.cli import common
+
+    clock = [100.0]
+    monkeypatch.setattr(common.time, "perf_counter", lambda: clock[0])
+    stream = io.StringIO()
+    progress = common.Progress(1000, "[arena] deals", stream=stream)
+    progress.update(1)  # (the first update: tenth 0 is new)
+    for done, seconds in ((2, 10), (3, 25), (4, 31), (5, 40), (6, 62)):
+        clock[0] = 100.0 + seconds
+        progress.update(done)
+    counts = [re.findall(r"\d+/1000", line)[0] for line in stream.getvalue().splitlines()]
+    assert counts == ["1/1000", "4/1000", "6/1000"], counts
 
 
 def test_progress_on_a_terminal_is_a_rich_bar_that_ends_its_line() -> None:

@@ -325,9 +325,15 @@ def seat_rng(seed: int | None, game_index: int, seat: int) -> random.Random:
     return random.Random(base * 1_000_003 + game_index * 101 + seat + 7)
 
 
+#: without a terminal, a progress line at least this often (seconds) between the tenths: a
+#: slow run (search players in a pipe) said nothing until its first tenth
+PIPE_EVERY_S = 30.0
+
+
 class Progress:
     """Progress on stderr through ``rich``: a bar while stderr is a terminal, else one plain
-    line at every tenth of the way (and at the end).
+    line at every tenth of the way (and at the end), and every :data:`PIPE_EVERY_S` seconds
+    between them.
 
     ``update(done)`` may pass ``total`` (a command that plays whole games to reach at least
     ``total`` deals): the bar is then full and the count says ``78 (at least 60)``. A
@@ -348,6 +354,7 @@ class Progress:
         self.start = time.perf_counter()
         self.tty = self.stream.isatty()
         self.last_tenth = -1
+        self.last_line = self.start
         self._bar: RichProgress | None = None
         self._task: TaskID | None = None
         if self.tty and self.shown:
@@ -397,9 +404,10 @@ class Progress:
         if self._bar is None and self.tty:
             return  # closed
         tenth = int(frac * 10)
-        if tenth == self.last_tenth and done < self.total:
+        now = time.perf_counter()
+        if tenth == self.last_tenth and done < self.total and now - self.last_line < PIPE_EVERY_S:
             return
-        self.last_tenth = tenth
+        self.last_tenth, self.last_line = tenth, now
         bar = "#" * int(frac * 30)
         line = f"{self.label} [{bar:<30}] {self._count(done)} {self._rate(done)} {extra}".rstrip()
         self.stream.write(line + "\n")
