@@ -657,6 +657,34 @@ def test_a_table_is_idle_from_its_last_action_not_its_first(
     assert manager.sweep(utcnow() + week) == 1
 
 
+def test_the_tables_to_watch_are_those_played_lately(app: Starlette, client: TestClient) -> None:
+    """``GET /api/tables/live`` lists the unfinished tables with an action (before the
+    first: the table's creation) within ``live_idle_s``: the Games window listed every
+    unfinished table of the server, games left an hour or a day ago among them. A table
+    played again is listed again."""
+    from datetime import timedelta
+
+    from sqlalchemy import update
+
+    from tapete.server.db import ActionRow, TableRow, utcnow
+
+    manager = app.state.manager
+    idle = timedelta(seconds=manager.limits.live_idle_s + 60)
+    played, token = new_table(client, game="mariage", seed=3)
+    with client.websocket_connect(f"/ws/{played}?token={token}") as ws:
+        me = Session(ws, random.Random(4))
+        me.play(max_actions=2)
+        fresh, _ = new_table(client, game="mariage", seed=5)  # (no action yet: just made)
+        live = lambda: [t["table"] for t in client.get("/api/tables/live").json()]  # noqa: E731
+        assert live() == [fresh, played]
+        with manager.sessions.begin() as session:
+            session.execute(update(ActionRow).values(created_at=utcnow() - idle))
+            session.execute(update(TableRow).values(created_at=utcnow() - 2 * idle))
+        assert live() == []
+        me.play(max_actions=1)  # (played again: listed again)
+    assert live() == [played]
+
+
 def test_the_servers_own_sweep_reads_the_rows_off_the_event_loop(make_app: MakeApp) -> None:
     """Its query reads every unfinished table's last action (tens to hundreds of
     milliseconds at thousands of tables): a worker thread runs it, the loop only stops the

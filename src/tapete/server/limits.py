@@ -110,6 +110,10 @@ class Limits:
     abandoned_after_s: float = 7 * 24 * 3600.0
     #: how often the server looks for such tables
     sweep_every_s: float = 60.0
+    #: the tables to watch (``GET /api/tables/live``) are those with an action this recent:
+    #: a game left unfinished an hour ago is nobody's to watch (the Games window listed
+    #: every unfinished table of the server)
+    live_idle_s: float = 600.0
     #: how long a write waits for a database locked by another program (SQLite)
     busy_timeout_s: float = 0.25
     #: the largest ``max_deals`` a table accepts

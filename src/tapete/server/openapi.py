@@ -457,7 +457,8 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
             },
         },
         "/api/tables/live": get(
-            "the unfinished tables to watch, newest first, a page at a time",
+            "the tables being played to watch (unfinished, an action in the last "
+            f"{limits.live_idle_s:g} s), newest first, a page at a time",
             {"200": _json({"type": "array", "items": summary})},
             _page_params(limits, 30),
         ),

@@ -178,6 +178,19 @@ def _joined(first: str, second: str) -> str:
     return first[:-1] + "," + second[1:]
 
 
+def _last_action_at() -> Any:
+    """The time of a table's last action, as a subquery of a query on ``TableRow``: its row
+    of the highest ``n`` (actions are appended in order), found through the primary key's
+    index (the latest ``created_at`` read every action of every unfinished table)."""
+    return (
+        select(ActionRow.created_at)
+        .where(ActionRow.table_id == TableRow.id)
+        .order_by(ActionRow.n.desc())
+        .limit(1)
+        .scalar_subquery()
+    )
+
+
 def build_game(
     game: str,
     profile: str,
@@ -1931,11 +1944,16 @@ class TableManager:
         return count
 
     def live_tables(self, limit: int = 30, *, before: int | None = None) -> list[JSON]:
-        """The unfinished tables, newest first, as anyone may see them (to watch one): no
-        token, no seed, no card. A page of at most ``limit``; ``before``: only tables with a
-        smaller id (the last id of the previous page)."""
+        """The tables being played, newest first, as anyone may see them (to watch one): no
+        token, no seed, no card. Being played: unfinished, with an action (or, before the
+        first, the table's creation) within ``Limits.live_idle_s``. A page of at most
+        ``limit``; ``before``: only tables with a smaller id (the last id of the previous
+        page)."""
+        recent = utcnow() - timedelta(seconds=self.limits.live_idle_s)
         query = select(TableRow).where(
-            TableRow.status == "playing", TableRow.spectators.is_not(False)
+            TableRow.status == "playing",
+            TableRow.spectators.is_not(False),
+            func.coalesce(_last_action_at(), TableRow.created_at) >= recent,
         )
         if before is not None:
             query = query.where(TableRow.id < before)
@@ -2282,13 +2300,7 @@ class TableManager:
         # appended in order), found through the primary key's index; the latest
         # ``created_at`` read every action of every unfinished table (0.07-0.8 s at 1,000
         # tables of 100 actions, every minute, on the event loop)
-        last_action = (
-            select(ActionRow.created_at)
-            .where(ActionRow.table_id == TableRow.id)
-            .order_by(ActionRow.n.desc())
-            .limit(1)
-            .scalar_subquery()
-        )
+        last_action = _last_action_at()
         closed: list[int] = []
         with self.sessions.begin() as session:
             for status, condition in (

@@ -59,7 +59,7 @@ function liveGamesBox() {
     const url = watchUrl(S.session.table);
     box.append(h("p", { class: "note" }, t("watch_share"), " ", h("a", { href: url, testid: "share-link" }, url)));
   }
-  api("/api/tables/live").then((res) => {
+  api("/api/tables/live?limit=10").then((res) => { // (the ten newest: a list to pick from)
     const rows = (res.ok && Array.isArray(res.body) ? res.body : [])
       .filter((r) => !S.session || watching() || r.table !== S.session.table);
     list.replaceChildren(...(rows.length ? rows.map((r) => h("li", {},
