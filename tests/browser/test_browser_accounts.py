@@ -170,7 +170,7 @@ def test_a_guest_refused_a_rated_table_reads_why_in_the_language(new_page, live_
     page.click(tid("create-table"))
     _lobby_error(page)
     assert page.inner_text(tid("lobby-error")) == (
-        "Las mesas con puntuación son para jugadores con cuenta: entra primero."
+        "Las mesas puntuables son para jugadores con cuenta: entra primero."
     )
     page.uncheck(tid("opt-rated"))
     page.select_option(tid("seat-choice-1"), "invited")
@@ -206,8 +206,8 @@ def test_a_rated_table_with_a_computer_is_refused_in_the_language(new_page, live
     page.click(tid("create-table"))
     _lobby_error(page)
     assert page.inner_text(tid("lobby-error")) == (
-        "Una mesa con puntuación es solo para personas: no elijas ningún asiento de"
-        " ordenador, o desmarca «Con puntuación»."
+        "Una mesa puntuable es solo para personas: no elijas ningún asiento de"
+        " ordenador, o desmarca «Puntuable»."
     )
     # untick Rated: the same seats make a table
     page.uncheck(tid("opt-rated"))

@@ -6,7 +6,18 @@ from __future__ import annotations
 
 import random
 
-from browser_helpers import LOCALES, shot, start_game, state, take_turn, tid, view, wait_turn
+from browser_helpers import (
+    LOCALES,
+    admin_table,
+    open_seat,
+    shot,
+    start_game,
+    state,
+    take_turn,
+    tid,
+    view,
+    wait_turn,
+)
 
 WATCHING = {"es": "Mirando la mesa", "pt": "A ver a mesa", "en": "Watching table"}
 FACE_UP_AT_SEATS = ".seat .card:not(.back)"
@@ -98,3 +109,32 @@ def test_watch_a_mariage_game(new_page, live_server, artifacts) -> None:
     assert watcher.locator(tid("stock")).count() == 1
     shot(watcher, artifacts, "watch-mariage-en")
     assert watcher.js_errors == []
+
+
+def test_a_delayed_spectator_is_told_how_far_behind(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
+    """At a table that shows its spectators the game some moves late, "Watching table n"
+    says how many (a spectator saw the table 4 moves behind with nothing to say so), until
+    the game ends (then the whole game is shown)."""
+    table_id, token = admin_table(
+        live_server.db_path,
+        game="mil",
+        profile="club",
+        name="Ana",
+        language="en",
+        levels=["random", "random"],
+        seed=6,
+        spectator_delay=4,
+    )
+    player = new_page(locale=LOCALES["en"])
+    open_seat(player, live_server.url, table_id, token)
+    spectator = new_page(locale=LOCALES["es"])
+    spectator.goto(f"{live_server.url}/?watch={table_id}")
+    spectator.wait_for_selector("#table[data-version]")
+    chip = tid("watching")
+    spectator.wait_for_function(
+        "([s]) => document.querySelector(s).innerText.includes('jugadas por detrás')", arg=[chip]
+    )
+    said = spectator.inner_text(chip)
+    behind = "4 jugadas por detrás de la partida (no se ve la mano de nadie)"
+    assert said == f"Mirando la mesa {table_id}, {behind}"
+    assert spectator.js_errors == [] and player.js_errors == []

@@ -12,6 +12,13 @@ import { accountTools } from "./account.js";
 import { showLobby } from "./lobby.js";
 import { fairnessUrl } from "./fairness.js";
 
+// "Watching table n", and how many moves behind while the game goes on at a table that
+// delays its spectators (the view is that many actions old: docs/server.md, "Spectators")
+function watchingText() {
+  const delay = S.watchDelay && !S.view?.over ? S.watchDelay : 0;
+  return delay ? t("watching_delayed", { n: S.session.table, d: delay }) : t("watching", { n: S.session.table });
+}
+
 export function renderChrome() {
   const v = S.view;
   const profile = v?.profile || S.ui.choice.profile;
@@ -27,6 +34,6 @@ export function renderChrome() {
       h("button", { type: "button", testid: "open-ranking", onclick: () => showRanking(S.rankingBoard) }, t("ranking")),
       langButtons("lang"),
       accountTools()),
-    ...(watching() ? [h("span", { class: "chip watching", testid: "watching" }, t("watching", { n: S.session.table }))] : []),
+    ...(watching() ? [h("span", { class: "chip watching", testid: "watching" }, watchingText())] : []),
   );
 }

@@ -48,6 +48,10 @@ export function watchTable(table) {
   S.notice = null;
   resetTableState();
   connect();
+  // a table whose spectators see it some moves behind says so beside "Watching table n"
+  api(`/api/tables/${encodeURIComponent(table)}`).then((res) => {
+    if (res.ok && S.session?.table === table) { S.watchDelay = res.body.spectator_delay || 0; screen.table(); }
+  }).catch(() => {});
 }
 
 export function connect() {

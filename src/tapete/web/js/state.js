@@ -71,7 +71,7 @@ export function resetTableState() {
   Object.assign(S, {
     view: null, version: null, said: [], restored: null, proof: null, finalTrick: null, lastTrick: null, hint: null, error: null,
     pending: false, log: [], overDismissed: false, overAside: null, pause: null, dealTalon: null, rankingBoard: null,
-    presence: null, chat: [], invite: null, clocks: null, clocksAt: 0, seatNews: null, catchUp: null,
+    presence: null, chat: [], invite: null, clocks: null, clocksAt: 0, seatNews: null, catchUp: null, watchDelay: 0,
     refocus: true, // a new table: its first turn takes the focus
   });
   Object.assign(S.ui, { bid: null, contract: null, giveCard: null, sing: true, showLast: false });
