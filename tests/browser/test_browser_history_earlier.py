@@ -85,3 +85,25 @@ def test_a_game_over_opened_again_still_says_its_moves_were_seen_elsewhere(
     open_seat(other, live_server.url, table_id, token)
     other.wait_for_selector(tid("log-empty"))
     assert _lines(other) == []
+
+
+def test_the_first_deal_has_its_line_1_as_the_next_deals_do(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
+    """The first deal's list began at "2. Bruno bids 100": its line 1, "Deal 1", which the
+    next deals get from the event that starts them, had no event to come from."""
+    table_id, token = admin_table(
+        live_server.db_path,
+        game="mil",
+        profile="club",
+        name="Ana",
+        language="en",
+        levels=["random", "random"],
+        seed=3,
+    )
+    page = new_page(locale=LOCALES["en"])
+    open_seat(page, live_server.url, table_id, token)
+    assert wait_turn(page) == "turn"
+    numbered = page.locator(f"{LOG} li").evaluate_all(
+        "els => els.map((e) => [e.getAttribute('value'), e.innerText])"
+    )
+    assert numbered[0] == ["1", "Deal 1"], numbered
+    assert [int(n) for n, _ in numbered] == list(range(1, len(numbered) + 1)), numbered

@@ -103,6 +103,14 @@ export function takeEvents(events) {
   const said = events.filter((ev) => eventText(ev)); // (each event put in words once)
   S.said = events;
   const parts = byDeal(said);
+  // the game's first moves: the first deal has no "deal" event (the next ones come with the
+  // end of the deal before), so its line 1, "Deal 1", is put before them as the next
+  // deals' are (the list began at "2. Bruno bids 100")
+  const v = S.view;
+  const first = parts[0]?.[0];
+  if (!S.log.length && first?.type === "action" && first.index === 0 && v?.deal_number === 1 && !(v.sheet || []).length) {
+    parts.unshift([{ type: "deal", deal_number: 1 }]);
+  }
   if (parts.length) {
     for (const part of parts) S.log.push(logLine(part));
     S.log.splice(0, Math.max(0, S.log.length - LOG_LINES));
