@@ -511,3 +511,23 @@ def test_a_reason_that_says_the_closing_is_not_followed_by_stock_closed(  # type
     )
     assert "declaró tras el cierre" in texts[0] and "mazo cerrado" not in texts[0], texts
     assert "declaró 66" in texts[1] and "mazo cerrado" in texts[1], texts
+
+
+def test_numbered_names_atop_the_sheet_keep_their_number_in_sight(mil_page, artifacts) -> None:
+    """Two people who left the name empty sit as "Jugador" and "Jugador 2": the sheet's
+    narrow columns cut both to "Jugad…", and nothing told them apart. A short last word now
+    stays in sight ("Jug… 2") and the rest is cut."""
+    g = find("mil", "club", lambda g: True, ["Jugador", "Jugador 2", "Carla"])
+    Feeder(mil_page).show(g.view(0))
+    heads = mil_page.locator(f"{tid('sheet')} thead th")
+    assert heads.nth(3).get_attribute("title") == "Jugador 2"
+    # the " 2" is inside its column, whole; the name before it is what the ellipsis cuts
+    inside = heads.nth(3).evaluate(
+        """th => { const tail = th.querySelector('.tail'); const a = th.getBoundingClientRect();
+            const b = tail.getBoundingClientRect();
+            return tail.textContent === ' 2' && b.width > 0 && b.right <= a.right + 0.5; }"""
+    )
+    assert inside
+    # (read whole: the column's name for a screen reader)
+    assert mil_page.get_by_role("columnheader", name="Jugador 2", exact=True).count() == 1
+    shot(mil_page, artifacts, "views-sheet-numbered-names-es")

@@ -16,6 +16,13 @@ const sheetScroll = (table) => h("div", { class: "sheetwrap", testid: "sheet-scr
 const word = (text) => h("span", { class: "word", title: text }, text);
 // words that wrap at their spaces, each one whole or cut as above ("nova / distribu…")
 const words = (text) => text.split(" ").flatMap((w, i) => (i ? [" ", word(w)] : [word(w)]));
+// a player's name atop a narrow column: a short last word (the server's "Jugador 2" beside
+// "Jugador", an initial) stays in sight and the rest is cut ("Jug… 2"): both read "Jugad…"
+const headName = (name) => {
+  const at = name.lastIndexOf(" ");
+  if (at < 1 || name.length - at - 1 > 3) return name;
+  return h("span", { class: "hname" }, h("span", { class: "base" }, name.slice(0, at)), h("span", { class: "tail" }, name.slice(at)));
+};
 // a number of the sheet (a deal's number, a bid, a score), never split over two lines
 const num = (n) => h("span", { class: "num" }, fmt(n));
 
@@ -36,7 +43,7 @@ export function scoreTable(v, rows = v.sheet || [], nameOf = playerName, testid 
   const names = v.players;
   const table = h("table", { class: "sheet", testid },
     h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, t("contract")),
-      names.map((_, s) => h("th", { scope: "col", title: nameOf(s) }, nameOf(s))))));
+      names.map((_, s) => h("th", { scope: "col", title: nameOf(s) }, headName(nameOf(s)))))));
   const body = h("tbody");
   rows.forEach((r, i) => {
     let what;
