@@ -811,6 +811,13 @@ class Cheat(HighCardBot):
         return parse_action(view["game"], {"type": "bid", "value": 300})
 
 
+class Sleeper(HighCardBot):
+    def act(self, view, rng):
+        import time
+
+        time.sleep(3600)
+
+
 def broken():
     raise RuntimeError("no cards today")
 """
@@ -852,6 +859,24 @@ def test_arena_and_simulate_play_a_bot_of_your_own(
     assert main([*sim, "--max-deals", "1", "--out", str(records)]) == 0
     assert len(records.read_text().splitlines()) == 2
     assert main(["replay", str(records)]) == 0
+
+
+def test_a_bot_of_your_own_that_never_answers_is_played_for(
+    own_bots: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A decision past ``USER_BOT_LIMIT_S`` falls back to a legal action (a fault): a bot
+    that never answered held the whole arena."""
+    import json
+
+    from tapete.bots import registry
+
+    monkeypatch.setattr(registry, "USER_BOT_LIMIT_S", 0.05)
+    out = Path.cwd() / "sleeper.json"
+    players = f"{own_bots}:Sleeper,rules,rules"
+    args = ["arena", "--players", players, "--deals", "1", "--deals-per-game", "1"]
+    assert main([*args, "--json", str(out)]) == 0
+    bots = {b["name"]: b for b in json.loads(out.read_text())["bots"]}
+    assert bots[f"{own_bots}:Sleeper"]["faults"] >= 1
 
 
 @pytest.mark.parametrize(

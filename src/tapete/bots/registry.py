@@ -228,13 +228,19 @@ def check_bot(game: str, name: str, profile: str | None, options: dict[str, Any]
         )
 
 
+#: the longest a bot of your own may think over one decision before a legal action is played
+#: for it (a fault): a bot that never answered held the whole arena
+USER_BOT_LIMIT_S = 30.0
+
+
 def make_user_bot(game: str, spec: str) -> SafeBot:
     """The bot a ``module:name`` player names (``mybots:HighCardBot``, as ``tapete arena
     --players`` takes it): ``module`` is imported (from the current folder too, as
     ``python -m`` would), and ``name``, a class or a function, is called with no argument;
     what it returns must have ``act(view, rng)``. It is wrapped in :class:`SafeBot`, as the
-    built-in players are: a fault or an illegal action falls back to a legal one and counts
-    in ``faults``. ``ValueError`` with a sentence when the player cannot be made."""
+    built-in players are: a fault, an illegal action or a decision longer than
+    :data:`USER_BOT_LIMIT_S` falls back to a legal one and counts in ``faults``.
+    ``ValueError`` with a sentence when the player cannot be made."""
     module_name, _, attr = spec.partition(":")
     if not module_name or not attr or ":" in attr:
         raise ValueError(f"player {spec!r} must be module:name (e.g. mybots:HighCardBot)")
@@ -255,7 +261,7 @@ def make_user_bot(game: str, spec: str) -> SafeBot:
         raise ValueError(f"player {spec!r}: {attr}() failed: {exc}") from None
     if not callable(getattr(bot, "act", None)):
         raise ValueError(f"player {spec!r}: {attr}() gave no bot (it has no act(view, rng))")
-    return SafeBot(game, bot, hard_limit=None, name=spec)
+    return SafeBot(game, bot, hard_limit=USER_BOT_LIMIT_S, name=spec)
 
 
 def make_strong_bot(game: str, name: str, *, profile: str | None = None, **options: Any) -> Bot:
