@@ -50,6 +50,8 @@ def test_watch_a_running_game(new_page, live_server, artifacts) -> None:
     es.wait_for_selector("#table[data-version]")
     assert WATCHING["es"] in es.inner_text(tid("watching"))
     _no_hand_cards(es)
+    # no switch for the points of a seat that is not the spectator's own
+    assert es.locator(tid("toggle-points")).count() == 0
     shot(es, artifacts, "watch-mil-es")
 
     # live: the player's moves (and the computers') reach the spectator

@@ -8,7 +8,7 @@ import { t } from "./i18n.js";
 import { SUIT_SYMBOL, backs, shownCard, suitLabel } from "./cards.js";
 import { actionText, closingText } from "./history.js";
 import { hintBox } from "./hints.js";
-import { actionButton, centerTricks, pointsToggle, renderHand } from "./play.js";
+import { actionButton, centerTricks, pointsShown, pointsToggle, renderHand } from "./play.js";
 import { matchSheet } from "./sheet.js";
 import { pausePanel } from "./deal_end.js";
 import { commitmentMark } from "./fairness.js";
@@ -30,7 +30,7 @@ export function render(v) {
       toAct(v, opp) ? h("span", { class: "badge turn" }, t("turn_badge")) : null),
     backs(v.hand_counts?.[opp] ?? 0, "fan"),
     h("div", { class: "meta" }, t("tricks_count", { n: v.tricks_won?.[opp] ?? 0 }),
-      S.ui.showPoints ? ` · ${t("points_n", { n: v.points?.[opp] ?? 0 })}` : ""),
+      pointsShown() ? ` · ${t("points_n", { n: v.points?.[opp] ?? 0 })}` : ""),
     h("div", { class: "chips" }, marriageChips(v, opp))));
   root.append(center(v));
   root.append(h("section", { class: `seat me bottom ${toAct(v, me) ? "active" : ""}`, testid: `seat-${me}`, "aria-label": v.seat === null ? playerName(me) : t("you") },
@@ -38,7 +38,7 @@ export function render(v) {
       h("span", { class: "score", title: t("game_points") }, `${v.match?.[me] ?? 0}/${v.target}`),
       v.dealer === me ? h("span", { class: "badge dealer" }, t("dealer_short")) : null,
       h("span", { class: "meta" }, t("tricks_count", { n: v.tricks_won?.[me] ?? 0 })),
-      h("span", { class: "meta points", testid: "my-points" }, S.ui.showPoints ? t("points_n", { n: v.points?.[me] ?? 0 }) : ""),
+      h("span", { class: "meta points", testid: "my-points" }, pointsShown() ? t("points_n", { n: v.points?.[me] ?? 0 }) : ""),
       pointsToggle(),
       h("span", { class: "chips" }, marriageChips(v, me))),
     ...(handHidden(v) ? [backs(v.hand_counts?.[me] ?? 0, "fan")] : [actions(v), hintBox(), renderHand(v)])));

@@ -8,7 +8,7 @@ import { SUIT_SYMBOL, backs, cardInText, cardShort, shownCard, suitLabel } from 
 import { act } from "./connection.js";
 import { actionText } from "./history.js";
 import { hintBox } from "./hints.js";
-import { actionButton, centerTricks, pointsToggle, relPos, renderHand, stepper } from "./play.js";
+import { actionButton, centerTricks, pointsShown, pointsToggle, relPos, renderHand, stepper } from "./play.js";
 import { scoreSheet } from "./sheet.js";
 import { pausePanel } from "./deal_end.js";
 import { commitmentMark } from "./fairness.js";
@@ -232,7 +232,7 @@ function runningPoints(v, seat) {
   if (typeof cards !== "number") return null;
   const sung = (v.marriages || []).filter((m) => m.seat === seat).reduce((sum, m) => sum + (m.value || 0), 0);
   return [
-    h("span", { class: "meta points", testid: "my-points" }, S.ui.showPoints ? t("points_n", { n: fmt(cards + sung) }) : ""),
+    h("span", { class: "meta points", testid: "my-points" }, pointsShown() ? t("points_n", { n: fmt(cards + sung) }) : ""),
     pointsToggle(),
   ];
 }

@@ -3,7 +3,7 @@
 // only: the client holds no rule.
 
 import { h, isNone, same } from "./dom.js";
-import { S, STORE_POINTS, blocked, hintIs, legalOf, myTurn, playerName, screen } from "./state.js";
+import { S, STORE_POINTS, blocked, hintIs, legalOf, myTurn, playerName, screen, watching } from "./state.js";
 import { t, tOwn } from "./i18n.js";
 import { cardEl, shownCard } from "./cards.js";
 import { act } from "./connection.js";
@@ -21,7 +21,12 @@ export function relPos(seat) {
 // "Show points" and whose pressed state says whether they are shown, as the "sing" toggle's
 // (its name said "Hide points" while pressed: read aloud "Hide points, pressed" with the
 // points shown); the choice is kept for the next visit
+// whether the running points are shown: the player's choice; a spectator, who has no
+// switch, always sees them
+export const pointsShown = () => S.ui.showPoints || watching();
+
 export function pointsToggle() {
+  if (watching()) return null; // (a spectator counts nobody's own points: nothing to hide)
   return h("button", { type: "button", class: "small toggle", testid: "toggle-points", "aria-pressed": String(S.ui.showPoints),
     onclick: () => { S.ui.showPoints = !S.ui.showPoints; localStorage.setItem(STORE_POINTS, S.ui.showPoints ? "1" : "0"); screen.table(); } },
   `${S.ui.showPoints ? "✓ " : ""}${t("show_points")}`);
