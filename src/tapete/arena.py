@@ -253,16 +253,28 @@ def run_arena(
     from tapete.cli.common import Progress, count
 
     # the count may pass ``deals``: whole games are played ("78 (at least 60)")
-    with Progress(deals, f"[arena] {game}/{profile} deals") as progress:
-        while played < deals:
-            game_seed = seed * 100003 + gi
-            for r, names in enumerate(rotations):
-                played += _play_game(
-                    game, profile, names, game_seed, f"{seed}:{gi}:{r}", stats, cap, gi
-                )
-            gi += 1
-            elapsed = time.time() - t_start
-            progress.update(played, f"{count(gi, 'game')}, {elapsed:.0f} s")
+    try:
+        with Progress(deals, f"[arena] {game}/{profile} deals") as progress:
+            while played < deals:
+                game_seed = seed * 100003 + gi
+                for r, names in enumerate(rotations):
+                    played += _play_game(
+                        game, profile, names, game_seed, f"{seed}:{gi}:{r}", stats, cap, gi
+                    )
+                gi += 1
+                elapsed = time.time() - t_start
+                progress.update(played, f"{count(gi, 'game')}, {elapsed:.0f} s")
+    except KeyboardInterrupt:
+        # (Ctrl-C) the figures of the games played so far: a long run stopped early said
+        # only "interrupted"; the game under way is left out, its finished seat rotations
+        # are not (with --duplicate the last game's cards may not have gone round)
+        if played:
+            print(_table(game, _summary(game, profile, played, stats)))
+            print(
+                f"(interrupted after {count(played, 'deal')}: the game under way is left out)",
+                file=sys.stderr,
+            )
+        raise
     summary = _summary(game, profile, played, stats)
     print(_table(game, summary))
     if json_path:

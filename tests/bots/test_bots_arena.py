@@ -95,3 +95,30 @@ def test_a_share_won_in_every_game_keeps_an_interval(tmp_path: Path) -> None:
     assert rules["game_point_share"] == 1.0
     lo, hi = rules["game_point_share_ci95"]
     assert lo < 0.7 and hi == 1.0
+
+
+def test_an_interrupted_arena_prints_the_figures_of_the_games_played(
+    capsys: Any, monkeypatch: Any
+) -> None:
+    """Ctrl-C in a long arena said only "interrupted": the table of the games played so far
+    comes first (the game under way left out), then the interruption goes on to the CLI."""
+    import pytest
+
+    from tapete import arena
+
+    real, calls = arena._play_game, []
+
+    def interrupted_at_the_fourth(*args: Any) -> int:
+        calls.append(args)
+        if len(calls) == 4:
+            raise KeyboardInterrupt
+        return real(*args)
+
+    monkeypatch.setattr(arena, "_play_game", interrupted_at_the_fourth)
+    with pytest.raises(KeyboardInterrupt):
+        arena.run_arena("mariage", None, ["rules", "random"], 1000, 1, True, None)
+    captured = capsys.readouterr()
+    assert captured.out.startswith("mariage / mariage: ") and "rules" in captured.out
+    played = int(captured.out.split(": ")[1].split(" deals")[0])
+    assert played > 0 and f"(interrupted after {played} deals:" in captured.err
+    assert "the game under way is left out" in captured.err
