@@ -17,19 +17,21 @@ export function relPos(seat) {
   return ["bottom", "left", "right"][rel] ?? `seat${rel}`;
 }
 
-// the switch of the player's running points (both boards): a toggle button whose name stays
-// "Show points" and whose pressed state says whether they are shown, as the "sing" toggle's
-// (its name said "Hide points" while pressed: read aloud "Hide points, pressed" with the
-// points shown); the choice is kept for the next visit
 // whether the running points are shown: the player's choice; a spectator, who has no
 // switch, always sees them
 export const pointsShown = () => S.ui.showPoints || watching();
 
+// the switch of the player's running points (both boards): a toggle button whose name stays
+// "Show points" and whose pressed state (its highlight) says whether they are shown (its
+// name said "Hide points" while pressed: read aloud "Hide points, pressed" with the points
+// shown); the choice is kept for the next visit. No "✓" before the name, unlike the "sing"
+// toggle's: the label is then no wider than "Hide points" was (on a phone, the seat's line
+// of a held deal end wrapped once more and left the window)
 export function pointsToggle() {
   if (watching()) return null; // (a spectator counts nobody's own points: nothing to hide)
   return h("button", { type: "button", class: "small toggle", testid: "toggle-points", "aria-pressed": String(S.ui.showPoints),
     onclick: () => { S.ui.showPoints = !S.ui.showPoints; localStorage.setItem(STORE_POINTS, S.ui.showPoints ? "1" : "0"); screen.table(); } },
-  `${S.ui.showPoints ? "✓ " : ""}${t("show_points")}`);
+  t("show_points"));
 }
 
 // the viewer's hand: the cards of legal play/give actions are enabled; `justify` marks the
