@@ -100,6 +100,4 @@ def check_seat(seat: object, seats: int) -> None:
 def check_seats(seats: Sequence[object], count: int) -> None:
     """:func:`check_seat` for each of ``seats`` (a broadcast's: one range check a seat)."""
     for seat in seats:
-        # (the test of check_seat inline: view_parts runs this at every broadcast)
-        if seat is not None and (type(seat) is not int or not 0 <= seat < count):
-            check_seat(seat, count)
+        check_seat(seat, count)

@@ -23,12 +23,10 @@ from browser_helpers import (
 LOG = tid("log")
 
 
-def _lines(page) -> list[str]:  # type: ignore[no-untyped-def]
-    return page.locator(f"{LOG} li").all_inner_texts()
-
-
-def test_a_new_tab_lists_the_moves_made_before_it_opened(new_page, live_server, artifacts) -> None:  # type: ignore[no-untyped-def]
-    table_id, token = admin_table(
+def _mil_table(live_server) -> tuple[int, str]:  # type: ignore[no-untyped-def]
+    """A Mil club table of Ana and two random computers, dealt from seed 3 (the computers
+    bid before Ana's first turn); its id and Ana's token."""
+    return admin_table(
         live_server.db_path,
         game="mil",
         profile="club",
@@ -37,6 +35,14 @@ def test_a_new_tab_lists_the_moves_made_before_it_opened(new_page, live_server, 
         levels=["random", "random"],
         seed=3,
     )
+
+
+def _lines(page) -> list[str]:  # type: ignore[no-untyped-def]
+    return page.locator(f"{LOG} li").all_inner_texts()
+
+
+def test_a_new_tab_lists_the_moves_made_before_it_opened(new_page, live_server, artifacts) -> None:  # type: ignore[no-untyped-def]
+    table_id, token = _mil_table(live_server)
     first = new_page(locale=LOCALES["en"])
     open_seat(first, live_server.url, table_id, token)
     rng, log = random.Random(3), []
@@ -90,15 +96,7 @@ def test_a_game_over_opened_again_still_says_its_moves_were_seen_elsewhere(
 def test_the_first_deal_has_its_line_1_as_the_next_deals_do(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
     """The first deal's list began at "2. Bruno bids 100": its line 1, "Deal 1", which the
     next deals get from the event that starts them, had no event to come from."""
-    table_id, token = admin_table(
-        live_server.db_path,
-        game="mil",
-        profile="club",
-        name="Ana",
-        language="en",
-        levels=["random", "random"],
-        seed=3,
-    )
+    table_id, token = _mil_table(live_server)
     page = new_page(locale=LOCALES["en"])
     open_seat(page, live_server.url, table_id, token)
     assert wait_turn(page) == "turn"

@@ -181,7 +181,8 @@ def _joined(first: str, second: str) -> str:
 def _last_action_at() -> Any:
     """The time of a table's last action, as a subquery of a query on ``TableRow``: its row
     of the highest ``n`` (actions are appended in order), found through the primary key's
-    index (the latest ``created_at`` read every action of every unfinished table)."""
+    index (the latest ``created_at`` read every action of every unfinished table: 0.07-0.8 s
+    at 1,000 tables of 100 actions, in the sweep every minute)."""
     return (
         select(ActionRow.created_at)
         .where(ActionRow.table_id == TableRow.id)
@@ -2296,10 +2297,6 @@ class TableManager:
         thread may run it): the tables it closed."""
         unopened = now - timedelta(seconds=self.limits.unopened_ttl_s)
         idle = now - timedelta(seconds=self.limits.abandoned_after_s)
-        # the time of a table's last action: its row of the highest ``n`` (actions are
-        # appended in order), found through the primary key's index; the latest
-        # ``created_at`` read every action of every unfinished table (0.07-0.8 s at 1,000
-        # tables of 100 actions, every minute, on the event loop)
         last_action = _last_action_at()
         closed: list[int] = []
         with self.sessions.begin() as session:

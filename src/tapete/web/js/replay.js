@@ -333,10 +333,13 @@ function parts() {
 // the step count: "Step 5 of 33" to see, the move (and a new deal's number) for a screen
 // reader too, as its text (a name changing with it would be said a second time). In the list of
 // moves the focused move says itself: the status then changes without a word (aria-live off)
+// the replay's words in its game's own (English Mariage says "hand" where Mil says "deal")
+const tr = (key, params) => tOwn(key, P.game?.game, params);
+
 function updateStep(ui, said, quiet) {
   const n = P.frames?.length || 0;
   const stepText = n ? t("review_step_of", { n: P.frame + 1, total: n }) : t("loading");
-  const newDeal = n && ui.said !== P.deal ? `${tOwn("review_deal_of", P.game?.game, { n: P.deal + 1, total: dealCount() })} · ` : "";
+  const newDeal = n && ui.said !== P.deal ? `${tr("review_deal_of", { n: P.deal + 1, total: dealCount() })} · ` : "";
   if (n) ui.said = P.deal;
   const words = [newDeal ? h("span", { class: "sr-only" }, newDeal) : null,
     h("span", { testid: "replay-step-no" }, stepText), n ? h("span", { class: "sr-only" }, `: ${said}`) : null].filter(Boolean);
@@ -361,12 +364,12 @@ function draw(d) {
   const message = P.error ? h("p", { class: "error", role: "alert", testid: "replay-error" }, P.error)
     : h("p", { role: g ? null : "status", testid: "replay-loading" }, t("loading"));
   if (!g) { place(d, [title, message, ui.buttons]); return; }
-  const dealNav = h("div", { class: "panel reviewdeals", role: "group", "aria-label": tOwn("review_deals", P.game?.game) },
-    h("button", { type: "button", testid: "replay-prev-deal", disabled: P.deal <= 0, onclick: () => goDeal(P.deal - 1) }, tOwn("review_prev_deal", P.game?.game)),
-    h("span", { testid: "replay-deal-no" }, tOwn("review_deal_of", P.game?.game, { n: P.deal + 1, total: dealCount() })),
-    h("button", { type: "button", testid: "replay-next-deal", disabled: P.deal >= dealCount() - 1, onclick: () => goDeal(P.deal + 1) }, tOwn("review_next_deal", P.game?.game)),
+  const dealNav = h("div", { class: "panel reviewdeals", role: "group", "aria-label": tr("review_deals") },
+    h("button", { type: "button", testid: "replay-prev-deal", disabled: P.deal <= 0, onclick: () => goDeal(P.deal - 1) }, tr("review_prev_deal")),
+    h("span", { testid: "replay-deal-no" }, tr("review_deal_of", { n: P.deal + 1, total: dealCount() })),
+    h("button", { type: "button", testid: "replay-next-deal", disabled: P.deal >= dealCount() - 1, onclick: () => goDeal(P.deal + 1) }, tr("review_next_deal")),
     // the deal review (review.js) of the deal on screen: a finished game's reviews are anyone's
-    h("button", { type: "button", testid: "replay-review", onclick: () => openReview(P.deal, { table: P.table, token: null, deals: dealCount(), game: P.game?.game }) }, tOwn("review_this_deal", P.game?.game)));
+    h("button", { type: "button", testid: "replay-review", onclick: () => openReview(P.deal, { table: P.table, token: null, deals: dealCount(), game: P.game?.game }) }, tr("review_this_deal")));
   ui.stepper.setAttribute("aria-label", t("review_steps"));
   ui.moves.setAttribute("aria-label", t("replay_moves"));
   ui.movesTitle.textContent = t("replay_moves");
