@@ -105,3 +105,33 @@ def test_the_first_deal_has_its_line_1_as_the_next_deals_do(new_page, live_serve
     )
     assert numbered[0] == ["1", "Deal 1"], numbered
     assert [int(n) for n, _ in numbered] == list(range(1, len(numbered) + 1)), numbered
+
+
+def test_the_first_deal_has_its_line_1_after_a_kept_hand(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
+    """Seed 18 deals Ana a hand she may have redealt: the game's first move is her "keep",
+    which the deal's record leaves out (its event's index is null, not 0). The list began at
+    "Ana keeps the deal" without its "1. Deal 1"."""
+    table_id, token = admin_table(
+        live_server.db_path,
+        game="mil",
+        profile="club",
+        name="Ana",
+        language="en",
+        levels=["random", "random"],
+        seed=18,
+    )
+    page = new_page(locale=LOCALES["en"])
+    open_seat(page, live_server.url, table_id, token)
+    assert wait_turn(page) == "turn"
+    assert page.locator(tid("keep")).count() == 1  # (the offer comes first)
+    assert _lines(page) == []
+    page.click(tid("keep"))
+    page.wait_for_function(
+        "sel => document.querySelectorAll(sel).length >= 2", arg=f"{LOG} li", timeout=10_000
+    )
+    numbered = page.locator(f"{LOG} li").evaluate_all(
+        "els => els.map((e) => [e.getAttribute('value'), e.innerText])"
+    )
+    assert numbered[0] == ["1", "Deal 1"], numbered
+    # (a kept hand is not in the record: its line has no number, the bids go on from 2)
+    assert numbered[1:3] == [[None, "Ana keeps the deal"], ["2", numbered[2][1]]], numbered

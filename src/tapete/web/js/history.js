@@ -105,10 +105,13 @@ export function takeEvents(events) {
   const parts = byDeal(said);
   // the game's first moves: the first deal has no "deal" event (the next ones come with the
   // end of the deal before), so its line 1, "Deal 1", is put before them as the next
-  // deals' are (the list began at "2. Bruno bids 100")
+  // deals' are (the list began at "2. Bruno bids 100"). The game's first action is the first
+  // its deal records (index 0), or a kept hand that could have been redealt (a "keep" is not
+  // recorded: index null), which only ever comes before the deal's first recorded action
   const v = S.view;
   const first = parts[0]?.[0];
-  if (!S.log.length && first?.type === "action" && first.index === 0 && v?.deal_number === 1 && !(v.sheet || []).length) {
+  const opening = first?.type === "action" && (first.index === 0 || (first.index === null && first.action?.type === "keep"));
+  if (!S.log.length && opening && v?.deal_number === 1 && !(v.sheet || []).length) {
     parts.unshift([{ type: "deal", deal_number: 1 }]);
   }
   if (parts.length) {
