@@ -41,6 +41,13 @@ def _lines(page) -> list[str]:  # type: ignore[no-untyped-def]
     return page.locator(f"{LOG} li").all_inner_texts()
 
 
+def _numbered(page) -> list[list[str | None]]:  # type: ignore[no-untyped-def]
+    """The list's lines as [number, text] (None: a line without a number)."""
+    return page.locator(f"{LOG} li").evaluate_all(  # type: ignore[no-any-return]
+        "els => els.map((e) => [e.getAttribute('value'), e.innerText])"
+    )
+
+
 def test_a_new_tab_lists_the_moves_made_before_it_opened(new_page, live_server, artifacts) -> None:  # type: ignore[no-untyped-def]
     table_id, token = _mil_table(live_server)
     first = new_page(locale=LOCALES["en"])
@@ -100,9 +107,7 @@ def test_the_first_deal_has_its_line_1_as_the_next_deals_do(new_page, live_serve
     page = new_page(locale=LOCALES["en"])
     open_seat(page, live_server.url, table_id, token)
     assert wait_turn(page) == "turn"
-    numbered = page.locator(f"{LOG} li").evaluate_all(
-        "els => els.map((e) => [e.getAttribute('value'), e.innerText])"
-    )
+    numbered = _numbered(page)
     assert numbered[0] == ["1", "Deal 1"], numbered
     assert [int(n) for n, _ in numbered] == list(range(1, len(numbered) + 1)), numbered
 
@@ -129,9 +134,7 @@ def test_the_first_deal_has_its_line_1_after_a_kept_hand(new_page, live_server) 
     page.wait_for_function(
         "sel => document.querySelectorAll(sel).length >= 2", arg=f"{LOG} li", timeout=10_000
     )
-    numbered = page.locator(f"{LOG} li").evaluate_all(
-        "els => els.map((e) => [e.getAttribute('value'), e.innerText])"
-    )
+    numbered = _numbered(page)
     assert numbered[0] == ["1", "Deal 1"], numbered
     # (a kept hand is not in the record: its line has no number, the bids go on from 2)
     assert numbered[1:3] == [[None, "Ana keeps the deal"], ["2", numbered[2][1]]], numbered
