@@ -269,13 +269,13 @@ def run_arena(
         # only "interrupted"; the game under way is left out, its finished seat rotations
         # are not (with --duplicate the last game's cards may not have gone round)
         if played:
-            print(_table(game, _summary(game, profile, played, stats)))
+            print(_table(game, _summary(game, profile, played, stats, len(rotations))))
             print(
                 f"(interrupted after {count(played, 'deal')}: the game under way is left out)",
                 file=sys.stderr,
             )
         raise
-    summary = _summary(game, profile, played, stats)
+    summary = _summary(game, profile, played, stats, len(rotations))
     print(_table(game, summary))
     if json_path:
         with open(json_path, "w", encoding="utf-8") as f:
@@ -298,7 +298,11 @@ def _ci_text(ci: list[float] | None, spec: str, width: int) -> str:
     return f"[{ci[0]:{spec}},{ci[1]:{spec}}]"
 
 
-def _summary(game: str, profile: str, played: int, stats: dict[str, BotStats]) -> dict[str, Any]:
+def _summary(
+    game: str, profile: str, played: int, stats: dict[str, BotStats], rotations: int
+) -> dict[str, Any]:
+    """The run's figures (the ``--json`` file); ``rotations``: the seat rotations each
+    game is played in (1 without ``--duplicate``)."""
     total_gp = sum(s.game_points for s in stats.values())
     bots = []
     for s in stats.values():
@@ -329,7 +333,14 @@ def _summary(game: str, profile: str, played: int, stats: dict[str, BotStats]) -
             entry["game_point_share_ci95"] = _ci(glo, ghi, 3)
         bots.append(entry)
     games = max(s.games() for s in stats.values())
-    return {"game": game, "profile": profile, "deals": played, "games": games, "bots": bots}
+    return {
+        "game": game,
+        "profile": profile,
+        "deals": played,
+        "games": games,
+        "rotations": rotations,
+        "bots": bots,
+    }
 
 
 def _table(game: str, summary: dict[str, Any]) -> str:
@@ -344,10 +355,14 @@ def _table(game: str, summary: dict[str, Any]) -> str:
     point_share = kind(game).point_share
     if point_share:
         head += f" {'gp share':>8} {'95% CI':>13}"
-    plays = max(b["plays"] for b in summary["bots"])
-    played = f"{summary['deals']} deals, {count(summary['games'], 'game')}"
-    if plays > summary["games"]:
-        played += f" in {plays // summary['games']} seat rotations"
+    games, rotations = summary["games"], summary["rotations"]
+    played = f"{summary['deals']} deals, {count(games, 'game')}"
+    if rotations > 1:
+        played += f" in {rotations} seat rotations"
+        # (a run stopped by Ctrl-C: the game under way counts its finished rotations)
+        last = max(b["plays"] for b in summary["bots"]) - (games - 1) * rotations
+        if 0 < last < rotations:
+            played += f" (the last game in {last})"
     lines = [f"{summary['game']} / {summary['profile']}: {played}", head]
     for b in summary["bots"]:
         p = b["points_per_deal"]
@@ -367,4 +382,10 @@ def _table(game: str, summary: dict[str, Any]) -> str:
         lines.append(line)
     if any(b["points_per_deal"]["ci95"] is None for b in summary["bots"]):
         lines.append("(n/a: one game gives no interval; play more deals)")
+    faulty = [f"{b['name']} {count(b['faults'], 'time')}" for b in summary["bots"] if b["faults"]]
+    if faulty:
+        lines.append(
+            f"(failed, a legal action played instead: {', '.join(faulty)}; "
+            "the first failure is logged above)"
+        )
     return "\n".join(lines)

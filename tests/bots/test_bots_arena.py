@@ -97,6 +97,21 @@ def test_a_share_won_in_every_game_keeps_an_interval(tmp_path: Path) -> None:
     assert lo < 0.7 and hi == 1.0
 
 
+def _interrupt_at_play(monkeypatch: Any, n: int) -> None:
+    """Ctrl-C as the arena starts its ``n``-th play (a game in one seat rotation)."""
+    from tapete import arena
+
+    real, calls = arena._play_game, []
+
+    def interrupted(*args: Any) -> int:
+        calls.append(args)
+        if len(calls) == n:
+            raise KeyboardInterrupt
+        return real(*args)
+
+    monkeypatch.setattr(arena, "_play_game", interrupted)
+
+
 def test_an_interrupted_arena_prints_the_figures_of_the_games_played(
     capsys: Any, monkeypatch: Any
 ) -> None:
@@ -106,15 +121,7 @@ def test_an_interrupted_arena_prints_the_figures_of_the_games_played(
 
     from tapete import arena
 
-    real, calls = arena._play_game, []
-
-    def interrupted_at_the_fourth(*args: Any) -> int:
-        calls.append(args)
-        if len(calls) == 4:
-            raise KeyboardInterrupt
-        return real(*args)
-
-    monkeypatch.setattr(arena, "_play_game", interrupted_at_the_fourth)
+    _interrupt_at_play(monkeypatch, 4)
     with pytest.raises(KeyboardInterrupt):
         arena.run_arena("mariage", None, ["rules", "random"], 1000, 1, True, None)
     captured = capsys.readouterr()
@@ -122,3 +129,55 @@ def test_an_interrupted_arena_prints_the_figures_of_the_games_played(
     played = int(captured.out.split(": ")[1].split(" deals")[0])
     assert played > 0 and f"(interrupted after {played} deals:" in captured.err
     assert "the game under way is left out" in captured.err
+
+
+def test_an_interrupted_duplicate_arena_counts_its_rotations_right(
+    capsys: Any, monkeypatch: Any
+) -> None:
+    """A duplicate Mil run stopped in its second game, after that game's first rotation, said
+    "2 games in 2 seat rotations": its rotations were the plays over the games, rounded down.
+    Mil has 3; the game under way says how many of them it finished."""
+    import pytest
+
+    from tapete import arena
+
+    _interrupt_at_play(monkeypatch, 5)
+    with pytest.raises(KeyboardInterrupt):
+        arena.run_arena(
+            "mil", "club", ["rules", "rules", "random"], 1000, 1, True, None, deals_per_game=1
+        )
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.endswith(": 4 deals, 2 games in 3 seat rotations (the last game in 1)"), first
+
+
+def test_a_whole_duplicate_arena_says_its_rotations_and_writes_them(tmp_path: Path) -> None:
+    from tapete import arena
+
+    out = tmp_path / "arena.json"
+    assert (
+        arena.run_arena(
+            "mil", "club", ["rules", "rules", "random"], 2, 1, True, str(out), deals_per_game=1
+        )
+        == 0
+    )
+    summary = json.loads(out.read_text())
+    assert (summary["games"], summary["rotations"], summary["deals"]) == (1, 3, 3)
+
+
+def test_the_table_says_how_often_a_bot_failed(capsys: Any, monkeypatch: Any) -> None:
+    """The count of a failing bot's fallbacks was only in the JSON: the table says it."""
+    from tapete import arena
+
+    real = arena._play_game
+
+    def with_faults(*args: Any) -> int:
+        played = real(*args)
+        args[5]["random"].faults += 7  # (stats: as if its every seventh decision failed)
+        return played
+
+    monkeypatch.setattr(arena, "_play_game", with_faults)
+    assert run_arena("mariage", None, ["rules", "random"], 1, 1, False, None) == 0
+    out = capsys.readouterr().out
+    assert out.rstrip().endswith(
+        "(failed, a legal action played instead: random 7 times; the first failure is logged above)"
+    ), out
