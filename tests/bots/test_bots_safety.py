@@ -56,6 +56,23 @@ def test_exception_falls_back_to_a_legal_action(game: str, caplog: Any) -> None:
     assert any("boom" in r.getMessage() for r in caplog.records)
 
 
+def test_a_bot_that_always_fails_is_logged_in_full_once_then_counted(caplog: Any) -> None:
+    """A bot of one's own that raised at every decision wrote a traceback each time (657 in
+    one arena run, 5,258 lines): the first in full, then a line at the 10th and the 100th."""
+    bot = SafeBot("mil", Crashing(), hard_limit=1.0)
+    game: Any = new_game("mil", "club", seed=2)
+    view = game.view(game.turn)
+    with caplog.at_level(logging.WARNING, logger="tapete.bots"):
+        for _ in range(250):
+            assert bot.act(view, random.Random(0)).to_json() in view["legal"]
+    assert bot.faults == 250
+    said = [(r.getMessage(), r.exc_info is not None) for r in caplog.records]
+    assert [with_trace for _, with_trace in said] == [True, False, False], said
+    assert "failed: boom" in said[0][0]
+    assert "has failed 10 times, the last: boom" in said[1][0]
+    assert "has failed 100 times" in said[2][0]
+
+
 def test_timeout_falls_back_quickly(caplog: Any) -> None:
     bot = SafeBot("mil", Sleeping(), hard_limit=0.2)
     g: Any = new_game("mil", "club", seed=3)

@@ -143,6 +143,15 @@ class SafeBot:
             raise ValueError(f"{action} is not one of the legal actions")
         except Exception as exc:
             self.faults += 1
+            self._log_fault(view, exc)
+        return _fallback(self.game, view, rng)
+
+    def _log_fault(self, view: JSON, exc: Exception) -> None:
+        """The first fault in full (its traceback), then one line at the 10th, 100th, ...:
+        a bot that fails at every decision wrote a traceback each time, thousands in an
+        arena (``faults`` counts them all; the arena's table says how many)."""
+        n = self.faults
+        if n == 1:
             log.warning(
                 "bot %s (%s, seat %s) failed: %s; falling back to a legal action",
                 self.name,
@@ -151,7 +160,15 @@ class SafeBot:
                 exc,
                 exc_info=not isinstance(exc, BotTimeout),
             )
-        return _fallback(self.game, view, rng)
+        elif n == 10 ** (len(str(n)) - 1):  # (10, 100, 1000, ...)
+            log.warning(
+                "bot %s (%s) has failed %d times, the last: %s; each time a legal action "
+                "was played instead",
+                self.name,
+                self.game,
+                n,
+                exc,
+            )
 
     def explain(self, view: JSON, rng: random.Random) -> tuple[Any, Reason]:
         """The inner bot's action and :class:`Reason`; on a fault or timeout, a legal action
