@@ -134,3 +134,35 @@ def test_a_budget_that_measures_nothing_is_refused(
         main(["analyse", str(CRAFTED), f"--budget={budget}"])
     assert stop.value.code == 2
     assert "--budget" in capsys.readouterr().err
+
+
+def test_decisions_not_judged_are_not_counted_as_judged_nor_as_no_loss(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A conceded deal analysed with --quick said "Bruno: 1 decisions, open loss 0.0" and
+    "seats": [..., {"decisions": 1, "open_loss": 0.0, ...}] with every loss of his null: a
+    rospis is not judged open-handed, and the expected loss is not judged with --quick."""
+    from tapete.games import new_game
+    from tapete.records import dump
+
+    game = new_game("mil", "club", seed=1, max_deals=1)
+    for action in ({"type": "bid", "value": 100}, {"type": "pass"}, {"type": "pass"}):
+        game.apply(game.parse_action(action))
+    game.apply(game.parse_action({"type": "rospis"}))  # (Bruno, the declarer, concedes)
+    record = tmp_path / "conceded.jsonl"
+    dump([game.to_record()], record)
+    assert main(["analyse", str(record), "--quick", "--json", "-"]) == 0
+    seats = json.loads(capsys.readouterr().out.splitlines()[0])["seats"]
+    assert [(s["decisions"], s["open_loss"], s["expected_loss"]) for s in seats] == [
+        (0, None, None),
+        (0, None, None),
+        (0, None, None),
+    ], seats
+    assert main(["analyse", str(record), "--quick"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "  Bruno: 0 decision(s) judged, 0 mistake(s), 0 blunder(s)" in lines, lines
+    assert "  Bruno: no loss judged; 0 mistake(s), 0 blunder(s)" in lines, lines
+    assert main(["analyse", str(record), "--json", "-"]) == 0
+    seats = json.loads(capsys.readouterr().out.splitlines()[0])["seats"]
+    assert seats[1]["decisions"] == 1 and seats[1]["open_loss"] is None, seats
+    assert seats[1]["expected_loss"] is not None

@@ -167,17 +167,30 @@ def _round(x: float | None) -> float | None:
 
 
 def seat_totals(decisions: list[Decision], seats: int) -> list[JSON]:
-    """Per seat: decisions judged, total losses, mistakes and blunders."""
+    """Per seat: the decisions judged (a loss found either way), the total of each loss
+    over the decisions judged that way (None when the seat's decisions were listed but none
+    was: a conceded deal's rospis, the expected loss of ``quick``; a total of 0 read as
+    perfect play), the mistakes and the blunders."""
     out = []
     for s in range(seats):
         mine = [d for d in decisions if d.seat == s]
         out.append(
             {
-                "decisions": len(mine),
-                "expected_loss": round(sum(d.expected_loss or 0.0 for d in mine), 3),
-                "open_loss": round(sum(d.open_loss or 0.0 for d in mine), 3),
+                "decisions": sum(
+                    1 for d in mine if d.expected_loss is not None or d.open_loss is not None
+                ),
+                "expected_loss": _total([d.expected_loss for d in mine]),
+                "open_loss": _total([d.open_loss for d in mine]),
                 "mistakes": sum(1 for d in mine if d.label == "mistake"),
                 "blunders": sum(1 for d in mine if d.label == "blunder"),
             }
         )
     return out
+
+
+def _total(losses: list[float | None]) -> float | None:
+    """The sum of the losses found (0 for no decision at all); None when none was."""
+    found = [x for x in losses if x is not None]
+    if losses and not found:
+        return None
+    return round(sum(found), 3)

@@ -114,10 +114,13 @@ def render_report(report: JSON, *, seat: int | None = None, top: int = 8) -> str
     for s, t in enumerate(report["seats"]):
         if seat is not None and s != seat:
             continue
-        expected = "" if report.get("quick") else f"expected loss {t['expected_loss']:.1f} {unit}, "
+        judged = [f"{t['decisions']} decision(s) judged"]
+        if t["expected_loss"] is not None and not report.get("quick"):
+            judged.append(f"expected loss {t['expected_loss']:.1f} {unit}")
+        if t["open_loss"] is not None:
+            judged.append(f"open loss {t['open_loss']:.1f}")
         lines.append(
-            f"  {report['players'][s]}: {t['decisions']} decisions, {expected}"
-            f"open loss {t['open_loss']:.1f}, "
+            f"  {report['players'][s]}: {', '.join(judged)}, "
             f"{t['mistakes']} mistake(s), {t['blunders']} blunder(s)"
         )
     if not report.get("complete", True):
@@ -130,6 +133,8 @@ def render_summary(reports: list[JSON], seconds: float, *, seat: int | None = No
     player at ``seat`` when the analysis was of that seat's decisions alone)."""
     if not reports:
         return "no deal analysed"
+    # per player: [expected total, its deals, open total, its deals] (a deal whose
+    # decisions were not judged one way counts in neither of that way's figures)
     per: dict[str, list[float]] = {}
     counts: dict[str, list[int]] = {}
     for r in reports:
@@ -137,18 +142,21 @@ def render_summary(reports: list[JSON], seconds: float, *, seat: int | None = No
             if seat is not None and s != seat:
                 continue  # (not judged: their zero loss would read as perfect play)
             name = r["players"][s]
-            acc = per.setdefault(name, [0.0, 0.0])
-            acc[0] += t["expected_loss"]
-            acc[1] += t["open_loss"]
-            c = counts.setdefault(name, [0, 0, 0])
-            c[0] += 1
-            c[1] += t["mistakes"]
-            c[2] += t["blunders"]
+            acc = per.setdefault(name, [0.0, 0, 0.0, 0])
+            for at, key in ((0, "expected_loss"), (2, "open_loss")):
+                if t[key] is not None:
+                    acc[at] += t[key]
+                    acc[at + 1] += 1
+            c = counts.setdefault(name, [0, 0])
+            c[0] += t["mistakes"]
+            c[1] += t["blunders"]
     quick = all(r.get("quick") for r in reports)
     how = " (open-hand only)" if quick else ""
     lines = [f"{len(reports)} deal(s) analysed{how} in {seconds:.1f} s"]
-    for name, (e, o) in per.items():
-        n, m, b = counts[name]
-        loss = f"{o / n:.1f} open" if quick else f"{e / n:.1f} expected, {o / n:.1f} open"
-        lines.append(f"  {name}: average loss per deal {loss}; {m} mistake(s), {b} blunder(s)")
+    for name, (e, en, o, on) in per.items():
+        m, b = counts[name]
+        losses = [] if quick else [f"{e / en:.1f} expected" if en else "expected not judged"]
+        losses.append(f"{o / on:.1f} open" if on else "open not judged")
+        said = f"average loss per deal {', '.join(losses)}" if en or on else "no loss judged"
+        lines.append(f"  {name}: {said}; {m} mistake(s), {b} blunder(s)")
     return "\n".join(lines)
