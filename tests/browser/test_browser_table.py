@@ -333,7 +333,10 @@ def test_prompts_say_what_the_legal_actions_allow(new_page, live_server) -> None
         "mil", "club", lambda g: "redeal" in _types(g) and "keep" not in _types(g), MIL_PLAYERS
     )
     feed.show(redeal.view(0))
-    assert "sigue con la mano" in status() and page.locator(tid("keep")).count() == 0
+    # (the declarer's offer after the auction: no "keep", giving the cards goes on; the
+    # prompt said "o sigue con la mano" with no button for it)
+    assert "give" in _types(redeal) and page.locator(tid("keep")).count() == 0
+    assert status().endswith("Te toca: pide otro reparto o da tus cartas."), status()
 
 
 # --- defect 8: the marks of each profile ----------------------------------------------------

@@ -32,7 +32,8 @@ function turnText() {
   if (bids.length === 1) return t("your_turn_bid_forced", { value: bids[0].value });
   if (bids.length) return t("your_turn_bid_no_pass");
   if (types.has("pass") && types.size === 1) return t("your_turn_pass_only");
-  if (types.has("redeal")) return t(types.has("keep") ? "your_turn_redeal" : "your_turn_redeal_or_go_on");
+  // (the declarer's offer after the auction has no "keep": giving the cards goes on)
+  if (types.has("redeal")) return t(types.has("keep") ? "your_turn_redeal" : types.has("give") ? "your_turn_redeal_or_give" : "your_turn_redeal_or_go_on");
   if (types.has("give")) return t("your_turn_give");
   if (types.has("contract")) return t("your_turn_contract");
   return t("your_turn_play");
