@@ -606,3 +606,26 @@ def test_end_screen_chart_stats_without_empty_columns_and_ranking(new_page, live
     assert page.get_attribute(tid("ranking-mariage"), "aria-pressed") == "true"
     dates = page.locator(f"{tid('ranking-body')} td:last-child").all_inner_texts()
     assert dates == ["1 dic 2026"], dates
+
+
+def test_a_score_a_cap_held_says_so_beside_the_points(new_page, live_server) -> None:
+    """A casa-500 defender at 370 who took 141 was held at 490 and the last deal's box said
+    "Bruno: 141 puntos → +120", read as a wrong sum: it says "(tope 490)" beside it now."""
+    page = new_page(locale="es-ES")
+    start_game(page, live_server.url, "mil-casa-500", levels=("random", "random"))
+    g = find(
+        "mil",
+        "casa-500",
+        lambda g: g.view(0)["phase"] == "bidding" and len(g.view(0)["sheet"]) >= 1,
+        MIL_PLAYERS,
+    )
+    v = g.view(0)
+    row = {**v["sheet"][-1], "capped": [1]}
+    row["raw"] = [row["raw"][0], 141, row["raw"][2]] if row.get("raw") else [0, 141, 0]
+    row["scores"] = [row["scores"][0], 490, row["scores"][2]]
+    row["deltas"] = [row["deltas"][0], 120, row["deltas"][2]]
+    row["annulled"], row["rospis"] = False, False
+    Feeder(page).show({**v, "sheet": [*v["sheet"][:-1], row]})
+    lines = page.locator(f"{tid('last-deal')} li").all_inner_texts()
+    assert f"{v['players'][1]}: 141 puntos → +120 (tope 490)" in lines, lines
+    assert not any("tope" in line for n, line in enumerate(lines) if n != 1), lines

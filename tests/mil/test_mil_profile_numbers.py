@@ -10,7 +10,7 @@ from mil_helpers import CLUB_164, CLUB_BOLT, points, run
 
 from tapete.cards import parse_card
 from tapete.errors import IllegalActionError
-from tapete.mil import CLUB, Profile, Redeal, Standing, State, settle
+from tapete.mil import CASA_500, CLUB, Profile, Redeal, Standing, State, settle
 
 #: club with other numbers: a 100-point third bolt, a 50-point fall from the barrel, a
 #: low-talon redeal below 6
@@ -51,3 +51,24 @@ def test_the_low_talon_limit_is_the_profiles() -> None:
         limit = profile.low_talon_below
         with pytest.raises(IllegalActionError, match=rf"5 points \(a redeal needs < {limit}\)"):
             st.apply(Redeal("low_talon"))
+
+
+def test_the_seats_a_cap_cut_short_are_named() -> None:
+    """A casa-500 defender at 370 who took 141 was held at 490 ("Bruno: 141 points -> +120"
+    read as a wrong sum): the result names the seats a cap cut short, and so does a club
+    player arriving at the barrel with more than 880. (The deal's defender takes 24, so
+    the casa cap is lowered to 395 here to bind.)"""
+    from mil_helpers import CASA_138
+
+    low_cap = replace(CASA_500, name="casa-low-cap", defender_cap=395)
+    st = CASA_138.played(low_cap)
+    res = settle(low_cap, Standing(scores=(0, 760, 0)), st)  # (380 + 20 = 400: held at 395)
+    assert points(res.standing)[1] == 395 and res.capped == (1,)
+    assert "seat 1 is held at 395" in res.notes
+    below = settle(CASA_500, Standing(scores=(0, 760, 0)), st)  # (400: under 490)
+    assert points(below.standing)[1] == 400 and below.capped == ()
+    st = CLUB_164.played(CLUB)
+    arriving = settle(CLUB, Standing(scores=(0, 1740, 0)), st)  # (870 + 25: held at 880)
+    assert points(arriving.standing)[1] == 880 and arriving.capped == (1,)
+    exact = settle(CLUB, Standing(scores=(0, 1710, 0)), st)  # (855 + 25 = 880 exactly)
+    assert points(exact.standing)[1] == 880 and exact.capped == ()

@@ -276,6 +276,7 @@ class MilGame:
             "dealer": st.dealer,
             **result.to_json(self.profile),
             "notes": list(result.notes),
+            "capped": list(result.capped),
             # for the views: what the deal changed, so that no client works it out
             "deltas": [
                 score_json(a - b) for a, b in zip(result.standing.scores, before, strict=True)

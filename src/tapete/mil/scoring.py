@@ -62,6 +62,10 @@ class DealResult:
     winner: int | None = None
     #: what happened at the barrel, for people (e.g. "seat 1 enters the barrel")
     notes: tuple[str, ...] = field(default=())
+    #: the seats whose points a cap cut short this deal (their score is the cap): a
+    #: defender held below the target (casa), a player arriving at the barrel with more
+    #: than its threshold (club); the views say it beside the points (``-> +120``)
+    capped: tuple[int, ...] = field(default=())
 
     def to_json(self, profile: Profile) -> dict[str, Any]:
         return {
@@ -102,14 +106,20 @@ def _settle_casa(profile: Profile, standing: Standing, deal: State) -> DealResul
     start_barrel = standing.barrel_flags(profile)
     made = contract_made(raw[d], deal.contract)
     scores[d] += 2 * deal.contract if made else -2 * deal.contract
+    capped: list[int] = []
+    notes: list[str] = []
     for o in range(3):
         if o != d and not start_barrel[o]:
-            scores[o] = min(
-                scores[o] + 2 * profile.round_defender(raw[o]), 2 * profile.defender_cap
-            )
+            reached = scores[o] + 2 * profile.round_defender(raw[o])
+            if reached > 2 * profile.defender_cap:
+                capped.append(o)
+                notes.append(f"seat {o} is held at {profile.defender_cap}")
+            scores[o] = min(reached, 2 * profile.defender_cap)
     winner = d if scores[d] >= 2 * profile.target else None
     new = Standing(scores=(scores[0], scores[1], scores[2]))
-    return DealResult(False, d, deal.bid, deal.contract, False, raw, new, winner)
+    return DealResult(
+        False, d, deal.bid, deal.contract, False, raw, new, winner, tuple(notes), tuple(capped)
+    )
 
 
 def _settle_club(profile: Profile, standing: Standing, deal: State) -> DealResult:
@@ -123,6 +133,7 @@ def _settle_club(profile: Profile, standing: Standing, deal: State) -> DealResul
     failed = list(standing.failed_visits)
     failed_now: list[int] = []
     notes: list[str] = []
+    capped: list[int] = []
     winner: int | None = None
     defenders = [(d + 1) % 3, (d + 2) % 3]
     raw: tuple[int, int, int] | None = None
@@ -199,6 +210,8 @@ def _settle_club(profile: Profile, standing: Standing, deal: State) -> DealResul
                 f"{profile.barrel_from - profile.barrel_penalty}"
             )
         for p in arrivals:
+            if scores[p] > cap:
+                capped.append(p)
             scores[p] = cap
             occupants[p] = True
             attempts[p] = 0
@@ -229,4 +242,5 @@ def _settle_club(profile: Profile, standing: Standing, deal: State) -> DealResul
         new,
         winner,
         tuple(notes),
+        tuple(sorted(capped)),
     )

@@ -149,7 +149,9 @@ function dealResultBox(v, r, label = t("previous_deal", { n: v.sheet.length })) 
     r.annulled ? null : h("ul", {}, v.players.map((name, s) => {
       const d = r.deltas?.[s] ?? 0;
       const raw = r.raw ? ` ${t("raw_points", { n: fmt(r.raw[s]) })} →` : "";
-      return h("li", {}, `${name}:${raw} ${d >= 0 ? "+" : ""}${fmt(d)}`);
+      // (a cap cut the points short: the engine says whose, the score it held them at)
+      const held = r.capped?.includes(s) ? ` (${t("capped_at", { n: fmt(r.scores[s]) })})` : "";
+      return h("li", {}, `${name}:${raw} ${d >= 0 ? "+" : ""}${fmt(d)}${held}`);
     })));
 }
 
