@@ -226,6 +226,23 @@ def test_the_hook_puts_an_abandoned_seat_last(sessions: sessionmaker[Session]) -
         assert [h.user_id for h in gave_up] == [b]
 
 
+def test_a_game_every_seat_abandoned_is_not_rated(sessions: sessionmaker[Session]) -> None:
+    """Three accounts that all left their rated game to the computers each went from 0 to
+    0.4 (one place shared by all: no change of mu, a smaller sigma), above a player who
+    finished hers. Nobody played it out: nothing is rated, nothing is written."""
+    a, b, c = _users(sessions, "Ana", "Bea", "Caio")
+    record = {"game": "mil", "profile": "casa-500", "winner": 0, "scores": [500, 300, 200]}
+    with sessions.begin() as s:
+        out = ratings.hook(s, _table(user_ids=[a, b, c], abandoned={0, 1, 2}), record)
+    assert out == []
+    with sessions() as s:
+        assert s.scalars(select(RatingRow)).first() is None
+        assert s.scalars(select(RatingHistoryRow)).first() is None
+    with sessions.begin() as s:  # (two of three gone: the one who stayed is rated first)
+        out = ratings.hook(s, _table(user_ids=[a, b, c], abandoned={0, 1}), record)
+    assert [(ch.user_id, ch.place) for ch in out] == [(c, 1), (a, 2), (b, 2)]
+
+
 def test_the_hook_rates_a_mariage_match_winner_first(sessions: sessionmaker[Session]) -> None:
     a, b = _users(sessions, "Ana", "Bea")
     record = {"game": "mariage", "profile": "mariage", "winner": 1, "match": [3, 7]}
