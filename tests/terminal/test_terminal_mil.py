@@ -353,6 +353,25 @@ def test_numbers_too_large_and_seats_that_are_none_are_told_plainly() -> None:
     assert not any("'to'" in line or "'value'" in line for line in out)
 
 
+def test_long_numbers_are_said_back_cut_short() -> None:
+    # (6,000 nines after bid were said back whole: 6,080 characters)
+    out = _typed([f"bid {'9' * 6000}", f"contract {'9' * 5000}", f"give 9D {'9' * 5000}"])
+    cut = "9" * 196 + "..."  # (as tapete.cards.shown cuts a word, without the quotes)
+    assert f"{cut} is too large for a bid ('legal:' says what you may do)" in out
+    assert f"{cut} is too large for a contract ('legal:' says what you may do)" in out
+    assert f"give goes to seat 1 or 2, not {cut}" in out
+    assert max(map(len, out)) < 300
+
+
+def test_any_number_typed_as_a_seat_that_is_none_names_the_seats() -> None:
+    # (give 9D -1 and give 9D 1234567890123 got "give needs a card and a seat", both typed)
+    out = _typed(["give 9D 1234567890123", "give 9D -1", "give 9D 12345"])
+    assert "give goes to seat 1 or 2, not 1234567890123" in out
+    assert "give goes to seat 1 or 2, not -1" in out
+    assert "give goes to seat 1 or 2, not 12345" in out
+    assert not any("needs" in line for line in out)
+
+
 def test_the_computers_moves_are_in_the_tables_notation_with_names() -> None:
     # (they were "Bruno: give ?? 2", "Bruno: give 9S 0", "Bruno: play AD")
     out = _typed(["pass"])

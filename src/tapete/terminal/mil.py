@@ -19,6 +19,7 @@ from tapete.cards import (
     card_name,
     card_points,
     parse_card,
+    shown,
 )
 from tapete.errors import IllegalActionError
 from tapete.mil.game import MilGame
@@ -180,9 +181,22 @@ def _is_long_number(word: str) -> bool:
     return word.isascii() and word.isdigit() and len(word) > 9
 
 
-def _too_large(kind: str, number: object) -> str:
+def _is_whole(word: str) -> bool:
+    """A whole number as typed, of any length: ASCII digits, perhaps after a minus sign."""
+    digits = word.removeprefix("-")
+    return digits.isascii() and digits.isdigit()
+
+
+def _said(number: str) -> str:
+    """A number the person typed, said back as typed but cut short as
+    :func:`~tapete.cards.shown` cuts a word (6,000 nines were said back whole), without the
+    quotes a word gets."""
+    return shown(number).strip("'")
+
+
+def _too_large(kind: str, number: str) -> str:
     """What a bid or contract far beyond any the engine reads is told."""
-    return f"{number} is too large for a {kind} ('legal:' says what you may do)"
+    return f"{_said(number)} is too large for a {kind} ('legal:' says what you may do)"
 
 
 def _give_seats(legal: list[dict[str, Any]]) -> str:
@@ -215,11 +229,12 @@ def parse_command(text: str, legal: list[dict[str, Any]]) -> dict[str, Any] | st
         default = reasons[0] if reasons else "low_points"
         reason = words[1].strip("()") if len(words) > 1 else default
         return {"type": "redeal", "reason": reason}
-    if head == "give" and len(words) == 3 and _is_number(words[2]):
-        to = int(words[2])
-        if to > 2:  # (no such seat; 0, the person's own, is the engine's to refuse)
-            return f"give goes to seat {_give_seats(legal)}, not {to}"
-        return {"type": "give", "card": _card_text(words[1]), "to": to}
+    if head == "give" and len(words) == 3 and _is_whole(words[2]):
+        # (no such seat, negative or too long for a seat; 0, the person's own, is the
+        # engine's to refuse)
+        if not _is_number(words[2]) or int(words[2]) > 2:
+            return f"give goes to seat {_give_seats(legal)}, not {_said(words[2])}"
+        return {"type": "give", "card": _card_text(words[1]), "to": int(words[2])}
     if len(words) == 1 and _is_card(head):
         words = ["play", head]  # a card alone plays it, as in the Mariage terminal
     if head == "play" and len(words) == 3 and words[2].lower() not in _MARRIAGE_WORDS:
@@ -331,7 +346,7 @@ def play_terminal(
                 # (a card that is none; a bid beyond any number the engine reads)
                 kind = cmd["type"]
                 output_fn(
-                    _too_large(kind, cmd["value"]) if kind in ("bid", "contract") else str(exc)
+                    _too_large(kind, str(cmd["value"])) if kind in ("bid", "contract") else str(exc)
                 )
                 continue
             try:
