@@ -372,6 +372,19 @@ def test_any_number_typed_as_a_seat_that_is_none_names_the_seats() -> None:
     assert not any("needs" in line for line in out)
 
 
+def test_a_plain_redeal_after_the_auction_is_refused_without_a_reason_of_ours() -> None:
+    # (it said "you cannot redeal low_points: no redeal for low_points after the auction",
+    # a reason the person never typed); a reason typed is the engine's to refuse
+    for profile in ("club", "casa"):
+        out = _typed(["bid 120", "redeal", "redeal low_points"], profile=profile)
+        refused = [line for line in out if "redeal" in line and not line.startswith("legal")]
+        assert refused == [
+            "Not allowed: you cannot redeal: no redeal is possible now "
+            "('legal:' says what you may do)",
+            "Not allowed: you cannot redeal low_points: no redeal for low_points after the auction",
+        ], profile
+
+
 def test_the_computers_moves_are_in_the_tables_notation_with_names() -> None:
     # (they were "Bruno: give ?? 2", "Bruno: give 9S 0", "Bruno: play AD")
     out = _typed(["pass"])

@@ -225,9 +225,15 @@ def parse_command(text: str, legal: list[dict[str, Any]]) -> dict[str, Any] | st
         return {"type": head}
     if head == "redeal":
         reasons = [a["reason"] for a in legal if a["type"] == "redeal"]
+        if len(words) == 1 and not reasons:
+            # (a reason chosen here was refused as if typed: "you cannot redeal low_points:
+            # no redeal for low_points after the auction")
+            return (
+                "Not allowed: you cannot redeal: no redeal is possible now "
+                "('legal:' says what you may do)"
+            )
         # (the 'legal:' line shows "redeal (low_talon)": typed as shown, it is accepted)
-        default = reasons[0] if reasons else "low_points"
-        reason = words[1].strip("()") if len(words) > 1 else default
+        reason = words[1].strip("()") if len(words) > 1 else reasons[0]
         return {"type": "redeal", "reason": reason}
     if head == "give" and len(words) == 3 and _is_whole(words[2]):
         # (no such seat, negative or too long for a seat; 0, the person's own, is the
