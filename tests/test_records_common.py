@@ -107,6 +107,48 @@ def test_non_utf8_file_is_a_record_error(tmp_path) -> None:
         records.load(path)
 
 
+#: a line the format's reader takes (it knows no game), padded to 30,000 bytes
+_RECORD = b'{"format": "tapete/1", "game": "mil", "pad": "' + b"x" * 29_952 + b'"}'
+
+
+@pytest.mark.parametrize(
+    ("data", "where"),
+    [
+        # (after 5 lines of 30,000 bytes: the decoder failed a block of 8 KiB, the message
+        # named no place)
+        ((_RECORD + b"\n") * 5 + _RECORD[:122] + b"\xe2(\xa1\n", (6, 123)),
+        (_RECORD + b"\r\n\r\n" + "é".encode() * 3 + b"\xff", (3, 7)),
+        (b"\xef\xbb\xbf" + _RECORD + b"\n\xc3", (2, 1)),  # (a byte-order mark; cut short)
+        (b'{\n  "format": "tapete/1",\n  "game": "J\xe3o"\n}\n', (3, 13)),  # (pretty-printed)
+    ],
+    ids=["line-6", "crlf-and-accents", "cut-short", "pretty"],
+)
+def test_a_byte_that_is_not_utf8_is_named_by_its_line_and_byte(
+    tmp_path: Path, data: bytes, where: tuple[int, int]
+) -> None:
+    path = tmp_path / "games.jsonl"
+    path.write_bytes(data)
+    line, byte = where
+    why = _reason(data)
+    message = f"line {line}: not UTF-8 text at byte {byte} ({why})"
+    with pytest.raises(RecordError) as load_error:
+        records.load(path)
+    assert str(load_error.value) == message and load_error.value.line == line
+    # the lazy reader, a line at a time, says the same
+    with records.open_text(path) as fp, pytest.raises(RecordError) as lazy_error:
+        list(records.iter_load(records.Utf8Text(fp)))
+    assert str(lazy_error.value) == message
+
+
+def _reason(data: bytes) -> str:
+    """What Python's decoder says of the first byte of ``data`` that is not UTF-8."""
+    try:
+        data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        return exc.reason
+    raise AssertionError("all UTF-8")
+
+
 def test_iter_load_counts_games_without_blank_lines(read_reference: Lines) -> None:
     good = read_reference("mil-club.jsonl")[0]
     stream = io.StringIO(good + "\n\n" + "{oops\n")

@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Final, NoReturn, Protocol
+from typing import Any, Final, NoReturn, Protocol, TextIO
 
 from tapete.errors import RecordError, json_kind
 
@@ -37,6 +38,7 @@ __all__ = [
     "MAX_RECORD_CHARS",
     "RecordError",
     "TextSource",
+    "Utf8Text",
     "check_depth",
     "dump",
     "dumps",
@@ -45,6 +47,7 @@ __all__ = [
     "load",
     "loads",
     "loads_numbered",
+    "open_text",
     "unreadable",
 ]
 
@@ -265,6 +268,69 @@ def _read(read: Callable[[int], str], size: int, index: int, number: int) -> str
         ) from None
 
 
+#: what a file opened by :func:`open_text` gives for a byte that is not UTF-8 (no UTF-8 text
+#: decodes to these: they are lone surrogates)
+_ESCAPED_BYTE: Final = re.compile("[\udc80-\udcff]")
+
+
+def open_text(path: str | Path) -> TextIO:
+    """The record file ``path`` opened to be read through :class:`Utf8Text` (a UTF-8
+    byte-order mark is skipped); raises ``OSError`` if it cannot be opened."""
+    return Path(path).open(encoding="utf-8-sig", errors="surrogateescape")
+
+
+class Utf8Text:
+    """A :class:`TextSource` over a file opened by :func:`open_text` that refuses the first
+    byte that is not UTF-8 with a :class:`RecordError` naming its line and its byte in that
+    line, 1-based (``line 6: not UTF-8 text at byte 123 (invalid continuation byte)``).
+
+    A strict decoder fails a block (8 KiB) at a time, lines ahead of the line being read, and
+    its position is the block's: the message named no place. Here each such byte reaches the
+    text escaped (``errors="surrogateescape"``) and is found where it is: the text read is
+    looked at once as it goes by (a line of ASCII costs one ``str.isascii``), so the reading
+    stays a line at a time. The byte count starts after a byte-order mark."""
+
+    def __init__(self, fp: TextSource) -> None:
+        self._fp = fp
+        #: the line of the next character read, and the bytes of that line before it
+        self._line = 1
+        self._before = 0
+
+    def readline(self, size: int = -1, /) -> str:
+        return self._checked(self._fp.readline(size))
+
+    def read(self, size: int = -1, /) -> str:
+        return self._checked(self._fp.read(size))
+
+    def _checked(self, text: str) -> str:
+        bad = None if text.isascii() else _ESCAPED_BYTE.search(text)
+        if bad is not None:
+            raise self._not_utf8(text, bad.start())
+        end = text.rfind("\n") + 1  # (where the last line read starts)
+        self._line += text.count("\n", 0, end)
+        self._before = (0 if end else self._before) + _bytes(text[end:])
+        return text
+
+    def _not_utf8(self, text: str, at: int) -> RecordError:
+        """The error for the byte escaped at ``text[at]``."""
+        start = text.rfind("\n", 0, at) + 1
+        line = self._line + text.count("\n", 0, start)
+        byte = (0 if start else self._before) + _bytes(text[start:at]) + 1
+        # the decoder's reason, from the bytes there (a UTF-8 sequence is at most 4 long)
+        try:
+            text[at : at + 4].encode("utf-8", "surrogateescape").decode("utf-8")
+        except UnicodeDecodeError as exc:
+            why = exc.reason
+        else:  # pragma: no cover (an escaped byte never decodes)
+            why = "invalid byte"
+        return RecordError(f"not UTF-8 text at byte {byte:,} ({why})", line=line)
+
+
+def _bytes(text: str) -> int:
+    """The length in bytes of ``text`` as the file held it."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogateescape"))
+
+
 def unreadable(path: str | Path, exc: OSError) -> str:
     """Why the record file ``path`` could not be read (``exc``), as a sentence naming it."""
     with contextlib.suppress(OSError):  # (a name too long: is_dir raises it too)
@@ -274,12 +340,12 @@ def unreadable(path: str | Path, exc: OSError) -> str:
 
 
 def load(path: str | Path) -> list[dict[str, Any]]:
-    """Read a file of records (``RecordError`` also when it is not UTF-8 text or cannot be
-    read at all: missing, a folder, not allowed; the ``OSError`` is its ``__cause__``)."""
+    """Read a file of records (``RecordError`` also when it is not UTF-8 text, naming the
+    line and byte as :class:`Utf8Text` does, or cannot be read at all: missing, a folder,
+    not allowed; the ``OSError`` is its ``__cause__``)."""
     try:
-        text = Path(path).read_text(encoding="utf-8-sig")  # a byte-order mark is tolerated
-    except UnicodeDecodeError as exc:
-        raise RecordError(f"{path} is not UTF-8 text ({exc.reason})") from None
+        with open_text(path) as fp:  # (a byte-order mark is tolerated)
+            text = Utf8Text(fp).read()
     except OSError as exc:  # (only RecordError escapes the readers: docs/records.md)
         raise RecordError(unreadable(path, exc)) from exc
     return loads(text)

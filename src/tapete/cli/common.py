@@ -22,7 +22,7 @@ from rich.progress import Progress as RichProgress
 
 from tapete.game import Game
 from tapete.games import kind, kinds, new_game
-from tapete.records import unreadable
+from tapete.records import Utf8Text, open_text, unreadable
 
 __all__ = [
     "Progress",
@@ -247,7 +247,8 @@ class RecordFile:
     The iteration raises :class:`UnreadableFile` when the file cannot be read, also part
     way (Python's own message, ``[Errno 21] Is a directory: '/tmp/x'``, neither said what
     was expected nor read as a sentence), and :class:`~tapete.errors.RecordError` at the
-    first record that is not valid."""
+    first record that is not valid or the first byte that is not UTF-8 (``line 6: not
+    UTF-8 text at byte 123 ...``: ``records.Utf8Text``)."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = path
@@ -262,7 +263,7 @@ class RecordFile:
 
         with _open_record_file(self.path) as fp:
             self._text = _Checked(fp, self.path)
-            yield from records.iter_load_numbered(self._text)
+            yield from records.iter_load_numbered(Utf8Text(self._text))
 
     def read_so_far(self) -> int:
         """The bytes read from the file so far: :attr:`size` once it is read to its end.
@@ -273,9 +274,8 @@ class RecordFile:
 
 
 def _open_record_file(path: str | Path) -> TextIO:
-    file = Path(path)
     try:
-        return file.open(encoding="utf-8-sig")
+        return open_text(path)
     except OSError as exc:
         raise UnreadableFile(unreadable(path, exc)) from None
 
@@ -299,9 +299,6 @@ class _Checked:
     def _guarded(self, read: Callable[[int], str], size: int) -> str:
         try:
             text = read(size)
-        except UnicodeDecodeError as exc:
-            reason = f"not UTF-8 text ({exc.reason})"
-            raise UnreadableFile(f"{self._path} is not a record file: {reason}") from None
         except OSError as exc:
             raise UnreadableFile(unreadable(self._path, exc)) from None
         try:
