@@ -6,7 +6,7 @@ import { S, blocked, myTurn, resetTableState, screen, watching } from "./state.j
 import { refusal, t } from "./i18n.js";
 import { kindOf } from "./kinds.js";
 import { loadHistory, takeEvents, takeMissed, takeRestored } from "./history.js";
-import { holdDealEnd, noteTalon } from "./deal_end.js";
+import { holdDealEnd, keepUpWithTheClock, noteTalon } from "./deal_end.js";
 import { takeHint } from "./hints.js";
 import { api, leaveWatchUrl, rememberTable, storeSession } from "./session.js";
 import { takeChat, takeClocks, takePresence, takeSeatNews } from "./room.js";
@@ -168,6 +168,7 @@ export function onMessage(msg) {
     if (lines && c && c.first !== msg.version) c.live += lines;
     S.view = msg.view;
     noteTalon(msg.view, msg.events);
+    keepUpWithTheClock(); // (a held deal's end while this seat's move clock runs)
     if (msg.version !== S.lastHintVersion) S.hint = null;
     if (newDeal) Object.assign(S.ui, { bid: null, contract: null, giveCard: null });
     S.ui.confirmClaim = S.ui.confirmRospis = false; // a question is about the view it was asked on

@@ -55,6 +55,17 @@ export function noteTalon(view, events) {
 function schedule() {
   clearTimeout(timer);
   timer = S.pause && S.ui.autoNext ? setTimeout(goOn, AUTO_NEXT_MS) : null;
+  keepUpWithTheClock();
+}
+
+// a table with a move clock: the person's time runs on the server while the page holds the
+// deal's end, so once their turn has come the held end goes on by itself as after its few
+// seconds, whether or not they chose so (a 15 s clock took seats over while a page showed a
+// deal long over). Called again with each message's clocks (connection.js).
+export function keepUpWithTheClock() {
+  const me = S.view?.seat;
+  const mine = me === null || me === undefined ? null : S.clocks?.seats?.[me];
+  if (S.pause && !timer && mine?.running && mine.move !== null && mine.move !== undefined) timer = setTimeout(goOn, AUTO_NEXT_MS);
 }
 
 // the player looks at something (the deal's review): no going on by itself meanwhile
