@@ -94,6 +94,11 @@ def test_see_the_table_shows_the_last_trick_of_the_finished_game(
     page.keyboard.press("Enter")
     page.wait_for_selector(f'{tid("toggle-last")}[aria-pressed="true"]')
     assert page.locator(f"{tid('center')} {tid('last-trick')}.open").count() == 1
+    # the Games window gives no spectators' link for a game that is over (it gave one)
+    page.click(tid("open-newgame"))
+    page.wait_for_selector(f"{tid('live-games')} li")
+    assert page.locator(tid("share-link")).count() == 0
+    page.click(tid("newgame-cancel"))
     assert page.js_errors == []
 
     # a spectator sees the same middle (the last trick is public), here on a phone

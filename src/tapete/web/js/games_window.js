@@ -54,8 +54,8 @@ function liveGamesBox() {
   const box = h("fieldset", {}, h("legend", {}, t("watch_title")));
   const mine = S.session && !watching();
   box.append(list);
-  // your own table's link comes after the others (which never list it)
-  if (mine) {
+  // your own table's link comes after the others (which never list it), while its game is on
+  if (mine && !S.view?.over) {
     const url = watchUrl(S.session.table);
     box.append(h("p", { class: "note" }, t("watch_share"), " ", h("a", { href: url, testid: "share-link" }, url)));
   }
@@ -64,7 +64,8 @@ function liveGamesBox() {
       .filter((r) => !S.session || watching() || r.table !== S.session.table);
     list.replaceChildren(...(rows.length ? rows.map((r) => h("li", {},
       h("a", { class: "btnlink", href: watchUrl(r.table), testid: `watch-${r.table}` }, t("watch_btn")), " ",
-      `${profileLabel(r.profile, r.game)} · ${(r.players || []).join(", ")}`))
+      // (the game's number: two tables of the same players read alike)
+      `${profileLabel(r.profile, r.game)} · ${(r.players || []).join(", ")} · ${t("game_number", { table: r.table })}`))
       : [h("li", { class: "note" }, t(mine ? "watch_none_other" : "watch_none"))]));
   }).catch(() => list.replaceChildren(h("li", { class: "note" }, t("unavailable"))));
   return box;
