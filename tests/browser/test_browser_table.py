@@ -367,6 +367,60 @@ def test_casa_shows_no_attempts_no_bolts_and_says_monte(new_page, live_server) -
     assert talon and all(x.startswith("Monte: ") for x in talon)
 
 
+def test_spanish_says_matrimonio_in_the_club_and_cante_in_casa(new_page, live_server) -> None:
+    """The club announces a *matrimonio* in Spanish, casa (and casa-500) sings a *cante*
+    (docs/rules-mil.md's Words; seeds 000 and 004): a newcomer at a club table read "Bruno:
+    cante en tréboles ♣, 60". The table, what happened and a hint say the profile's word;
+    Mariage's pairs keep theirs."""
+    page = new_page(locale="es-ES")
+    start_game(page, live_server.url, "mil-club", levels=("random", "random"))
+    feed = Feeder(page)
+    hint = _hint_on(page)
+    sung = {"type": "play", "card": "KC", "marriage": True}
+    said = [{"type": "action", "seat": 1, "action": sung}]
+    args = {"suit": "C", "value": "60", "card": "KC", "suit_name": "C"}
+
+    def shown(profile: str) -> dict[str, Any]:
+        """A position of `profile` with a marriage announced, as seat 0 sees it."""
+        g = find("mil", profile, lambda g: bool(g.view(0)["marriages"]), MIL_PLAYERS)
+        feed.events(g.view(0), said)
+        return {
+            "marriages": page.inner_text(tid("marriages")),
+            "chip": page.get_attribute(".seat .chip.marriage", "title"),
+            "status": page.inner_text(tid("status")),
+            "hint": hint("es", sung, "announce_marriage", args),
+        }
+
+    club = shown("club")
+    assert "matrimonio en " in club["marriages"] and "cante" not in club["marriages"], club
+    assert club["chip"] == "Matrimonio anunciado"
+    assert club["status"].startswith("Bruno anuncia con el rey de tréboles"), club
+    assert club["hint"] == (
+        "Pista: anuncia con el rey de tréboles. Matrimonio de 60: tréboles pasan a ser triunfo."
+    ), club
+    for profile in ("casa", "casa-500"):
+        casa = shown(profile)
+        assert "cante en " in casa["marriages"] and "matrimonio" not in casa["marriages"], casa
+        assert casa["chip"] == "Cante anunciado"
+        assert casa["status"].startswith("Bruno canta y echa el rey de tréboles"), casa
+        assert casa["hint"] == (
+            "Pista: canta y echa el rey de tréboles. El cante suma 60 y tréboles pasan a ser"
+            " triunfo."
+        ), casa
+    # (English and Portuguese have one word for every profile)
+    assert hint("pt", sung, "announce_marriage", args) == (
+        "Dica: anuncie o casamento e jogue o rei de paus. O casamento soma 60 e paus passam a"
+        " trunfo."
+    )
+    page.click(tid("lang-es"))
+    g = find("mariage", "mariage", lambda g: bool(g.view(0)["pair_cards"]), ["Ana", "Bruno"])
+    feed.show(g.view(0))
+    card = g.view(0)["pair_cards"][0]
+    title = page.get_attribute(f'{tid("hand")} [data-card="{card}"]', "title")
+    assert title == "Rey y reina del mismo palo: un cante que puedes anunciar al salir"
+    assert page.js_errors == []
+
+
 # --- defect 10: cards with their gender ----------------------------------------------------
 
 

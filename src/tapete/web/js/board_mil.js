@@ -53,7 +53,7 @@ function lastBidOf(v, seat) {
 
 function marriagesOf(v, seat) {
   return (v.marriages || []).filter((m) => m.seat === seat)
-    .map((m) => h("span", { class: `chip marriage suit-${m.suit}`, title: t("announced") }, `${SUIT_SYMBOL[m.suit]} ${m.value}`));
+    .map((m) => h("span", { class: `chip marriage suit-${m.suit}`, title: tOwn("announced", v.profile) }, `${SUIT_SYMBOL[m.suit]} ${m.value}`));
 }
 
 // the button on a seat that gives it the chosen card (only where a legal give goes)
@@ -119,7 +119,7 @@ function center(v, justify) {
   }
   if (v.marriages?.length) {
     c.append(h("div", { class: "announced", testid: "marriages" },
-      v.marriages.map((m) => h("span", { class: `chip marriage suit-${m.suit}` }, t("marriage_by", { name: playerName(m.seat), suit: suitLabel(m.suit), value: m.value })))));
+      v.marriages.map((m) => h("span", { class: `chip marriage suit-${m.suit}` }, tOwn("marriage_by", v.profile, { name: playerName(m.seat), suit: suitLabel(m.suit), value: m.value })))));
   }
   // the previous deal's result stays in the middle while the next auction runs, and the last
   // deal's once the game is over (the view then shows that deal as it ended)
@@ -165,7 +165,7 @@ function actions(v) {
     const passBtn = pass ? actionButton(pass, t("pass"), "pass") : null;
     // why the bids stop at 120 (the engine says: no marriage in hand, or club's stop), on
     // the stepper's range line or the pass-only note: no extra line
-    const why = v.bid_limit_reason && (!bids.length || bids[bids.length - 1] <= 120) ? t(`bid_limit_${v.bid_limit_reason}`) : null;
+    const why = v.bid_limit_reason && (!bids.length || bids[bids.length - 1] <= 120) ? tOwn(`bid_limit_${v.bid_limit_reason}`, v.profile) : null;
     if (bids.length) panel.append(stepper("bid", bids, t("bidding"), t("bid_btn"), (value) => ({ type: "bid", value }), [passBtn], why));
     else panel.append(h("div", { class: "panel" }, passBtn, h("span", { class: "note", testid: "pass-only" }, why ? `${t("pass_only_note")} ${why}` : t("pass_only_note"))));
   }
@@ -204,8 +204,8 @@ function actions(v) {
   if (choice) {
     panel.append(h("div", { class: "panel" },
       h("button", { type: "button", class: "toggle", testid: "sing", "aria-pressed": String(S.ui.sing),
-        onclick: () => { S.ui.sing = !S.ui.sing; screen.table(); } }, `${S.ui.sing ? "✓ " : ""}${t("sing")}`),
-      h("span", { class: "note" }, t("sing_note"))));
+        onclick: () => { S.ui.sing = !S.ui.sing; screen.table(); } }, `${S.ui.sing ? "✓ " : ""}${tOwn("sing", v.profile)}`),
+      h("span", { class: "note" }, tOwn("sing_note", v.profile))));
   }
   legal.filter((a) => !["bid", "pass", "redeal", "keep", "rospis", "give", "contract", "play"].includes(a.type))
     .forEach((a, i) => panel.append(actionButton(a, actionText(a, null, "do"), `other-${i}`)));

@@ -3,7 +3,7 @@
 
 import { decimalText, h } from "./dom.js";
 import { S } from "./state.js";
-import { t, tMaybe } from "./i18n.js";
+import { t, tMaybe, tOwn } from "./i18n.js";
 import { SUIT_SYMBOL, cardShort, withArticle } from "./cards.js";
 import { actionText } from "./history.js";
 
@@ -26,7 +26,8 @@ export function hintBox() {
 // name a give's receiver), then the why alone, hint_why_<key> (docs/dev/protocol.md; the
 // generic reasons, "The only legal move.", are their own why); a reason that is only its move
 // ("Keep the deal.") adds nothing but its average over sampled deals, if it has one; a key
-// this client does not know, the server's English sentence
+// this client does not know, the server's English sentence. A hint is for the table on screen:
+// its profile's own words where it has them (es: club announces a marriage, casa sings it)
 function hintLine(hint) {
   return [t("hint_is", { action: actionText(hint.action, null, "do") }), hintWhy(hint)];
 }
@@ -35,7 +36,7 @@ function hintWhy(hint) {
   const args = reasonArgs(hint);
   if (!args) return hint.reason || "";
   const key = `hint_why_${hint.key}`;
-  if (key in S.fallback) return withSampledAvg(t(key, args), args);
+  if (key in S.fallback) return withSampledAvg(tOwn(key, S.view?.profile, args), args);
   return args.sampled_avg === undefined ? "" : t("hint_why_sampled_avg", { sampled_avg: args.sampled_avg });
 }
 
@@ -51,10 +52,10 @@ function gendered(k, card, shown) {
 }
 
 // the hint's reason in the table's language when the server sent a key for it (see
-// docs/dev/protocol.md), else the English sentence
-export function hintReason(hint) {
+// docs/dev/protocol.md), else the English sentence; in the words of `profile` (the table's)
+export function hintReason(hint, profile = S.view?.profile) {
   const args = reasonArgs(hint);
-  return args ? withSampledAvg(t(`hint_reason_${hint.key}`, args), args) : hint.reason || "";
+  return args ? withSampledAvg(tOwn(`hint_reason_${hint.key}`, profile, args), args) : hint.reason || "";
 }
 
 // the arguments of a hint's reason as its strings (hint_reason_<key>, hint_why_<key>) take

@@ -10,24 +10,26 @@ import { cardInText } from "./cards.js";
 const LOG_LINES = 8;
 
 // who: "ev" (someone did it) or "do" (a suggestion to you, a button's label); nameOf names
-// the players (the table's, unless a replay names its own)
-export function actionText(action, seat, who, nameOf = playerName) {
+// the players (the table's, unless a replay names its own); the profile's own words where it
+// has them (es: club announces a marriage, casa sings it), the table's unless a replay's
+export function actionText(action, seat, who, nameOf = playerName, profile = S.view?.profile) {
   const p = { name: isNone(seat) ? "" : nameOf(seat) };
   const a = action || {};
+  const say = (key, params) => tOwn(`${who}_${key}`, profile, params);
   switch (a.type) {
-    case "bid": return t(`${who}_bid`, { ...p, value: a.value });
-    case "pass": return t(`${who}_pass`, p);
-    case "redeal": return t(`${who}_redeal`, { ...p, reason: t(`reason_${a.reason}`) });
-    case "keep": return t(`${who}_keep`, p);
-    case "rospis": return t(`${who}_rospis`, p);
-    case "give": return t(`${who}_give`, { ...p, card: a.card ? cardInText(a.card) : t("a_card"), to: nameOf(a.to) });
-    case "contract": return t(`${who}_contract`, { ...p, value: a.value });
-    case "play": return t(a.marriage ? `${who}_play_marriage` : `${who}_play`, { ...p, card: cardInText(a.card) });
-    case "exchange": return t(`${who}_exchange`, p);
-    case "marriage": return t(`${who}_marriage`, { ...p, suit: t(`suit_${a.suit}`) });
-    case "close": return t(`${who}_close`, p);
-    case "claim": return t(`${who}_claim`, p);
-    case "decline": return t(`${who}_decline`, p);
+    case "bid": return say("bid", { ...p, value: a.value });
+    case "pass": return say("pass", p);
+    case "redeal": return say("redeal", { ...p, reason: t(`reason_${a.reason}`) });
+    case "keep": return say("keep", p);
+    case "rospis": return say("rospis", p);
+    case "give": return say("give", { ...p, card: a.card ? cardInText(a.card) : t("a_card"), to: nameOf(a.to) });
+    case "contract": return say("contract", { ...p, value: a.value });
+    case "play": return say(a.marriage ? "play_marriage" : "play", { ...p, card: cardInText(a.card) });
+    case "exchange": return say("exchange", p);
+    case "marriage": return say("marriage", { ...p, suit: t(`suit_${a.suit}`) });
+    case "close": return say("close", p);
+    case "claim": return say("claim", p);
+    case "decline": return say("decline", p);
     default: return `${p.name} ${JSON.stringify(a)}`;
   }
 }

@@ -31,7 +31,8 @@ export function codeWords(res, sitting = false) {
 export const tMaybe = (key, params = {}) => (key in S.dict || key in S.fallback ? t(key, params) : null);
 
 // a game's or a profile's own words for `key` (`${key}_${which}`: a Mariage deal is a "hand",
-// casa's talon the "monte" in Spanish) where the language has them, else the common ones
+// casa's talon the "monte" and its marriage a "cante" in Spanish, where the club announces a
+// "matrimonio") where the language has them, else the common ones
 export const tOwn = (key, which, params = {}) => tMaybe(`${key}_${which}`, params) ?? t(key, params);
 
 export async function loadLang(lang) {

@@ -66,7 +66,7 @@ export function renderHand(v, justify = null) {
     if (hintIs((a) => a.card === c)) cls += " hinted";
     if (pressed) cls += " selected";
     const el = cardEl(c, { enabled, onclick, cls, pressed });
-    if (pairs.has(c)) el.title = t("pair_mark");
+    if (pairs.has(c)) el.title = tOwn("pair_mark", v.profile);
     hand.append(el);
   });
   return hand;

@@ -264,7 +264,7 @@ function updateMoves(list) {
   if (list.frames !== P.frames) {
     list.frames = P.frames;
     list.replaceChildren(...P.frames.map((f, i) => h("li", { role: "option", testid: "replay-move",
-      onclick: () => goFrame(i) }, i === 0 ? t("replay_dealt") : actionText(f.action, f.seat, "ev", nameOf))));
+      onclick: () => goFrame(i) }, i === 0 ? t("replay_dealt") : actionText(f.action, f.seat, "ev", nameOf, P.game?.profile))));
   }
   [...list.children].forEach((li, i) => {
     const current = i === P.frame;
@@ -369,7 +369,7 @@ function draw(d) {
     h("span", { testid: "replay-deal-no" }, tr("review_deal_of", { n: P.deal + 1, total: dealCount() })),
     h("button", { type: "button", testid: "replay-next-deal", disabled: P.deal >= dealCount() - 1, onclick: () => goDeal(P.deal + 1) }, tr("review_next_deal")),
     // the deal review (review.js) of the deal on screen: a finished game's reviews are anyone's
-    h("button", { type: "button", testid: "replay-review", onclick: () => openReview(P.deal, { table: P.table, token: null, deals: dealCount(), game: P.game?.game }) }, tr("review_this_deal")));
+    h("button", { type: "button", testid: "replay-review", onclick: () => openReview(P.deal, { table: P.table, token: null, deals: dealCount(), game: P.game?.game, profile: P.game?.profile }) }, tr("review_this_deal")));
   ui.stepper.setAttribute("aria-label", t("review_steps"));
   ui.moves.setAttribute("aria-label", t("replay_moves"));
   ui.movesTitle.textContent = t("replay_moves");
@@ -386,7 +386,7 @@ function draw(d) {
   const frame = P.frames[P.frame];
   const pos = frame.position;
   const lastFrame = P.frame === n - 1;
-  const said = P.frame === 0 ? t("replay_dealt") : actionText(frame.action, frame.seat, "ev", nameOf);
+  const said = P.frame === 0 ? t("replay_dealt") : actionText(frame.action, frame.seat, "ev", nameOf, P.game?.profile);
   const row = (g.view.sheet || [])[P.deal];
   const what = h("p", { class: "reviewaction", testid: "replay-action" },
     h("strong", {}, said),

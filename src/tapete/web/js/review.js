@@ -12,7 +12,7 @@ import { cardName, shownCard } from "./cards.js";
 import { actionText } from "./history.js";
 import { api, seatHeaders } from "./session.js";
 
-const R = { game: null, table: null, token: null, seat: null, deal: 0, deals: 0, step: 0, data: null, error: null, retry: false, failures: 0, timer: null, ask: 0 };
+const R = { game: null, profile: null, table: null, token: null, seat: null, deal: 0, deals: 0, step: 0, data: null, error: null, retry: false, failures: 0, timer: null, ask: 0 };
 
 // the chess marks people know: ?! inaccuracy, ? mistake, ?? blunder
 const MARK = { inaccuracy: "?!", mistake: "?", blunder: "??" };
@@ -54,14 +54,15 @@ export function reviewButton(deal, { label = tOwn("review_this_deal", S.view?.ga
 }
 
 // `table` (with its `token`, null for anyone's finished game) and its number of `deals`: the
-// table on screen by default; the replay of a finished game passes its own. The viewer's seat
-// is the one they hold at the table on screen, none at another table (a replay from a player
-// page): that seat there is somebody else, whose marks are not "yours"
+// table on screen by default; the replay of a finished game passes its own, with its game and
+// profile (whose words the review says). The viewer's seat is the one they hold at the table
+// on screen, none at another table (a replay from a player page): that seat there is somebody
+// else, whose marks are not "yours"
 // the review's words in the game's own (English Mariage says "hand" where Mil says "deal")
 const tr = (key, params) => tOwn(key, R.game, params);
 
-export function openReview(deal, { table = S.session?.table, token = S.session?.token ?? null, deals = finishedDeals(), game = S.view?.game ?? null } = {}) {
-  R.game = game; R.table = table; R.token = token;
+export function openReview(deal, { table = S.session?.table, token = S.session?.token ?? null, deals = finishedDeals(), game = S.view?.game ?? null, profile = S.view?.profile ?? null } = {}) {
+  R.game = game; R.profile = profile; R.table = table; R.token = token;
   R.seat = String(table) === String(S.session?.table) ? (S.view?.seat ?? null) : null;
   R.deals = deals;
   R.deal = Math.max(0, Math.min(deal, R.deals - 1));
@@ -133,7 +134,7 @@ function onKey(e) {
 const names = () => R.data?.report?.players || S.view?.players || [];
 const nameOf = (seat) => names()[seat] ?? `#${seat}`;
 // an action in words with the reviewed table's names (actionText alone names the table on screen)
-const doneText = (action, seat) => actionText(action, seat, "ev", nameOf);
+const doneText = (action, seat) => actionText(action, seat, "ev", nameOf, R.profile);
 // whose marks the list shows: the viewer's seat, every seat for a spectator or another table
 const mine = (d) => isNone(R.seat) || d.seat === R.seat;
 const labelText = (label) => t(`review_label_${label}`);
