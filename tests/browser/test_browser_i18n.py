@@ -105,6 +105,19 @@ def test_rules_pages_exist_for_every_profile_and_language() -> None:
             assert 'class="decision"' in text  # our decisions are listed
 
 
+def test_spanish_rules_say_matrimonio_in_the_club_and_cante_in_casa() -> None:
+    """docs/rules-mil.md's Words: the club's Spanish rules page said *cante* and «Cantar»,
+    the words of casa's, where the seed's club rules (000) announce a *matrimonio*."""
+    es = load("es")
+    club = rules_page(WEB / "rules", "club", "es")
+    assert club is not None
+    assert "matrimonio" in club and not re.search(r"\bcant", club, re.IGNORECASE)
+    assert f"«{es['sing']}»" in club  # (the toggle it names)
+    for profile in ("casa", "casa-500"):
+        casa = rules_page(WEB / "rules", profile, "es")
+        assert casa is not None and "cante" in casa and "matrimonio" not in casa, profile
+
+
 def test_a_given_card_reads_as_in_each_language(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
     """A give in "What happened": English names the card with its article, as a played one
     ("gives the Nine of spades"; it read "gives Nine of spades"), a hidden one as "a card";
