@@ -416,3 +416,22 @@ def test_every_refusal_code_of_the_http_api_has_words_in_every_language() -> Non
         words = json.loads((web / f"{language}.json").read_text(encoding="utf-8"))
         missing = sorted(c for c in codes if not words.get(f"err_{c}"))
         assert not missing, (language, missing)
+
+
+def test_no_word_of_the_web_client_is_written_twice() -> None:
+    """A key written twice in a language's file is read as its last value: "game_number",
+    the label of the Games window's number field, was once given a second meaning further
+    down ("game {table}") and the label said that instead."""
+    import tapete.server.app as app_module
+
+    web = Path(app_module.__file__).parent.parent / "web" / "i18n"
+    for language in ("es", "pt", "en"):
+        seen: list[str] = []
+
+        def keys(pairs: list[tuple[str, Any]], seen: list[str] = seen) -> dict[str, Any]:
+            seen.extend(k for k, _ in pairs)
+            return dict(pairs)
+
+        json.loads((web / f"{language}.json").read_text(encoding="utf-8"), object_pairs_hook=keys)
+        twice = sorted({k for k in seen if seen.count(k) > 1})
+        assert not twice, (language, twice)

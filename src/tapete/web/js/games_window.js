@@ -65,7 +65,7 @@ function liveGamesBox() {
     list.replaceChildren(...(rows.length ? rows.map((r) => h("li", {},
       h("a", { class: "btnlink", href: watchUrl(r.table), testid: `watch-${r.table}` }, t("watch_btn")), " ",
       // (the game's number: two tables of the same players read alike)
-      `${profileLabel(r.profile, r.game)} · ${(r.players || []).join(", ")} · ${t("game_number", { table: r.table })}`))
+      `${profileLabel(r.profile, r.game)} · ${(r.players || []).join(", ")} · ${t("watch_game_number", { table: r.table })}`))
       : [h("li", { class: "note" }, t(mine ? "watch_none_other" : "watch_none"))]));
   }).catch(() => list.replaceChildren(h("li", { class: "note" }, t("unavailable"))));
   return box;
