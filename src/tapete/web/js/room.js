@@ -61,7 +61,20 @@ export function takeClocks(clocks) {
   if (clocks === undefined) return;
   S.clocks = clocks || null;
   S.clocksAt = performance.now();
-  if (S.clocks && !ticker) ticker = setInterval(() => { if (S.clocks) renderRoom(); else { clearInterval(ticker); ticker = null; } }, 1000);
+  if (S.clocks && !ticker) ticker = setInterval(() => { if (S.clocks) tickClocks(); else { clearInterval(ticker); ticker = null; } }, 1000);
+}
+
+// a second of the clocks: only their texts change (drawing the whole strip anew each second
+// threw the chat's reader back to its top and the writer's cursor to the end of the line)
+function tickClocks() {
+  const room = document.getElementById("room");
+  if (!room || room.hidden) return;
+  for (const s of S.presence?.seats || []) {
+    const text = clockText(s.seat);
+    const note = room.querySelector(`[data-testid="clock-${s.seat}"]`);
+    if (Boolean(note) !== Boolean(text)) { renderRoom(); return; } // a clock came or went
+    if (note && note.textContent !== ` · ${text}`) note.textContent = ` · ${text}`;
+  }
 }
 
 // a computer took a seat, gave it back, or the person abandoned it: told to everyone
@@ -76,9 +89,9 @@ const left = (seconds) => Math.max(0, Math.ceil(seconds - (performance.now() - S
 // strip said "60 s"), then "59 s"
 const bankText = (s) => (s >= 60 ? `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}` : `${s} s`);
 
-function clockNote(seat) {
+function clockText(seat) {
   const c = S.clocks?.seats?.[seat];
-  if (!c) return null;
+  if (!c) return "";
   let text = "";
   if (c.abandoned) text = t("clock_abandoned");
   else if (c.taken) text = t("clock_computer_plays", { s: left(c.back_by ?? 0) });
@@ -90,6 +103,11 @@ function clockNote(seat) {
       ? t("clock_move", { s: left(c.move), bank: bankText(Math.max(0, Math.ceil((c.bank ?? 0) - Math.max(0, gone - c.move)))) })
       : t("clock_move_only", { s: left(c.move) });
   }
+  return text;
+}
+
+function clockNote(seat) {
+  const text = clockText(seat);
   return text ? h("span", { class: "clocknote", testid: `clock-${seat}` }, ` · ${text}`) : null;
 }
 
@@ -139,48 +157,99 @@ function inviteBox() {
     } }, t("copy")), note);
 }
 
-function chatBox() {
-  if (S.view?.seat === null || S.view?.seat === undefined) return null; // spectators neither write nor read
-  const muted = new Set(mutedNames());
-  const names = [...new Set((S.presence?.seats || []).filter((s) => s.kind === "person" && s.seat !== S.view.seat).map((s) => s.name))];
+// the chat is built once per table and updated in place, never drawn anew: the input keeps
+// its text, focus, cursor, selection and composition (IME, dead keys), the log its scroll
+let chat = null;
+
+function makeChat() {
   const input = h("input", { id: "chat-text", testid: "chat-text", type: "text", maxlength: String(CHAT_MAX), autocomplete: "off" });
   const submit = () => {
     const text = input.value.trim();
     if (text && send({ type: "chat", text })) input.value = "";
   };
-  input.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); e.stopPropagation(); submit(); } });
-  const lines = S.chat.filter((c) => !muted.has(c.name));
-  return h("details", { class: "chat", testid: "chat", open: S.ui.chatOpen, ontoggle: (e) => { S.ui.chatOpen = e.target.open; } },
-    h("summary", {}, t("chat"), lines.length ? ` (${lines.length})` : ""),
-    h("ol", { class: "chatlog", testid: "chat-log", "aria-live": "polite" },
-      lines.map((c) => h("li", {}, h("strong", {}, c.name), ": ", c.text))),
-    h("div", { class: "row" },
-      h("label", { for: "chat-text", class: "sr-only" }, t("chat_say")), input,
-      h("button", { type: "button", testid: "chat-send", onclick: submit }, t("send"))),
-    names.length ? h("div", { class: "mutes", role: "group", "aria-label": t("mute") }, names.map((n) => h("button", {
+  input.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.isComposing) { e.preventDefault(); e.stopPropagation(); submit(); }
+  });
+  const c = {
+    table: S.session?.table, input, key: null, mutesKey: null, atEnd: true,
+    summary: h("summary", {}),
+    log: h("ol", { class: "chatlog", testid: "chat-log", "aria-live": "polite" }),
+    label: h("label", { for: "chat-text", class: "sr-only" }),
+    send: h("button", { type: "button", testid: "chat-send", onclick: submit }),
+    mutes: h("div", { class: "mutes", role: "group" }),
+  };
+  // the reader at the newest line stays there as lines come; one who scrolled up to older
+  // lines stays where they are
+  c.log.addEventListener("scroll", () => {
+    c.atEnd = c.log.scrollTop + c.log.clientHeight >= c.log.scrollHeight - 4;
+  }, { passive: true });
+  c.details = h("details", { class: "chat", testid: "chat", open: S.ui.chatOpen, ontoggle: () => {
+    S.ui.chatOpen = c.details.open;
+    if (c.details.open) toNewest(c); // (opened, or reopened after a reload: the newest line)
+  } }, c.summary, h("div", { class: "chatpanel" }, c.log,
+    h("div", { class: "row" }, c.label, input, c.send), c.mutes));
+  return c;
+}
+
+function toNewest(c) {
+  c.log.scrollTop = c.log.scrollHeight;
+  c.atEnd = true;
+}
+
+const setText = (el, text) => { if (el.textContent !== text) el.textContent = text; };
+
+function chatBox() {
+  if (S.view?.seat === null || S.view?.seat === undefined) { chat = null; return null; } // spectators neither write nor read
+  if (!chat || chat.table !== S.session?.table) chat = makeChat();
+  const c = chat;
+  const muted = new Set(mutedNames());
+  const names = [...new Set((S.presence?.seats || []).filter((s) => s.kind === "person" && s.seat !== S.view.seat).map((s) => s.name))];
+  const lines = S.chat.filter((l) => !muted.has(l.name));
+  setText(c.summary, `${t("chat")}${lines.length ? ` (${lines.length})` : ""}`);
+  setText(c.label, t("chat_say"));
+  setText(c.send, t("send"));
+  const key = JSON.stringify(lines.map((l) => [l.version, l.seat, l.name, l.text]));
+  if (key !== c.key) {
+    const top = c.log.scrollTop;
+    c.log.replaceChildren(...lines.map((l) => h("li", {}, h("strong", {}, l.name), ": ", l.text)));
+    c.key = key;
+    if (c.atEnd) toNewest(c); else c.log.scrollTop = top;
+  }
+  const mutesKey = JSON.stringify([S.lang, names, [...muted]]);
+  if (mutesKey !== c.mutesKey) {
+    c.mutesKey = mutesKey;
+    c.mutes.setAttribute("aria-label", t("mute"));
+    c.mutes.hidden = !names.length;
+    const focused = c.mutes.contains(document.activeElement) ? document.activeElement.dataset.testid : null;
+    c.mutes.replaceChildren(...names.map((n) => h("button", {
       type: "button", class: "small", testid: `mute-${n}`, "aria-pressed": String(muted.has(n)),
       onclick: () => toggleMute(n),
-    }, t("mute_name", { name: n })))) : null);
+    }, t("mute_name", { name: n }))));
+    if (focused) c.mutes.querySelector(`[data-testid="${CSS.escape(focused)}"]`)?.focus();
+  }
+  return c.details;
 }
 
 export function renderRoom() {
   const el = document.getElementById("room");
   if (!el) return;
   const p = S.presence;
-  if (!S.session || !p) { el.replaceChildren(); el.hidden = true; return; }
+  if (!S.session || !p) { el.replaceChildren(); el.hidden = true; chat = null; return; }
   el.hidden = false;
   const waiting = p.status === "waiting";
-  const focused = document.activeElement?.id;
-  const typed = document.getElementById("chat-text")?.value ?? "";
-  el.replaceChildren(...[
+  const focused = el.contains(document.activeElement) && !chat?.details.contains(document.activeElement) ? document.activeElement.id : null;
+  const parts = [
     h("div", { class: "roomrow" },
       waiting ? h("strong", { class: "waiting", testid: "waiting" }, t("waiting_players")) : null,
       seatsBox(p),
       p.spectators ? h("span", { class: "note", testid: "spectators" }, t("spectators_n", { n: p.spectators })) : null),
     waiting ? inviteBox() : null,
     S.clocks || S.seatNews ? newsBox() : null,
-    chatBox()].filter(Boolean)); // (replaceChildren would write a null as text)
-  const input = document.getElementById("chat-text");
-  if (input) input.value = typed;
+    chatBox()].filter(Boolean);
+  // the parts before the chat are drawn anew; the chat's node is never taken out of the page
+  // (taking it out loses the focus, the cursor and the log's scroll)
+  for (const child of [...el.children]) if (!parts.includes(child)) child.remove();
+  parts.forEach((part, i) => { if (el.children[i] !== part) el.insertBefore(part, el.children[i] ?? null); });
+  if (chat?.atEnd && chat.details.open) toNewest(chat); // (a log first drawn while out of the page)
   if (focused && document.getElementById(focused)) document.getElementById(focused).focus();
 }
