@@ -158,6 +158,13 @@ def test_the_chat_shows_its_newest_line_and_keeps_the_reader_and_the_writer(
     )
     assert selection == [0, 6, True], selection
     shot(ana, artifacts, "room-chat-typing")
+    # Escape closes the chat, which lies over the table, and leaves the focus on its title;
+    # what was typed stays for later
+    ana.keyboard.press("Escape")
+    assert ana.locator(f"{tid('chat')}[open]").count() == 0
+    assert ana.evaluate("() => document.activeElement.tagName") == "SUMMARY"
+    ana.click(f"{tid('chat')} summary")
+    assert ana.input_value(tid("chat-text")) == "hello, world"
 
     # reopened (a reload), the chat starts at its newest line
     bea.reload()

@@ -188,6 +188,14 @@ function makeChat() {
     if (c.details.open) toNewest(c); // (opened, or reopened after a reload: the newest line)
   } }, c.summary, h("div", { class: "chatpanel" }, c.log,
     h("div", { class: "row" }, c.label, input, c.send), c.mutes));
+  // Escape closes the open chat (it lies over the table) and leaves the focus on its title
+  c.details.addEventListener("keydown", (e) => {
+    if (e.key !== "Escape" || !c.details.open || e.isComposing) return;
+    e.preventDefault();
+    e.stopPropagation();
+    c.details.open = false;
+    c.summary.focus();
+  });
   return c;
 }
 
