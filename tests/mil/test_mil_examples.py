@@ -101,3 +101,16 @@ def test_seed000_club_rounding_to_five() -> None:
         5,
         5,
     ]
+
+
+def test_the_sheet_row_names_a_seat_a_cap_held_and_only_then() -> None:
+    """A club defender at 870 who takes 23 (rounded to 25) arrives at the barrel held at
+    880: the deal's row (the views' sheet, the deal_end event) says ``capped``; a row where
+    no cap held anyone has no such key (every row of every sheet carried an empty list)."""
+    game = game_of("club", CLUB_164, scores=(0, 870, 0))
+    play_deal(game, CLUB_164)
+    row = game.view(None)["sheet"][-1]
+    assert row["capped"] == [1] and row["scores"][1] == 880
+    plain = game_of("club", CLUB_164)
+    play_deal(plain, CLUB_164)
+    assert "capped" not in plain.view(None)["sheet"][-1]

@@ -276,7 +276,8 @@ class MilGame:
             "dealer": st.dealer,
             **result.to_json(self.profile),
             "notes": list(result.notes),
-            "capped": list(result.capped),
+            # (only when a cap held someone: every row of every sheet carried an empty list)
+            **({"capped": list(result.capped)} if result.capped else {}),
             # for the views: what the deal changed, so that no client works it out
             "deltas": [
                 score_json(a - b) for a, b in zip(result.standing.scores, before, strict=True)

@@ -64,7 +64,8 @@ class DealResult:
     notes: tuple[str, ...] = field(default=())
     #: the seats whose points a cap cut short this deal (their score is the cap): a
     #: defender held below the target (casa), a player arriving at the barrel with more
-    #: than its threshold (club); the views say it beside the points (``-> +120``)
+    #: than its threshold (club); the views say it beside the points (``-> +120``): the
+    #: sheet's row has ``capped`` when it names any
     capped: tuple[int, ...] = field(default=())
 
     def to_json(self, profile: Profile) -> dict[str, Any]:
