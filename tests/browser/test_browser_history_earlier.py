@@ -23,9 +23,9 @@ from browser_helpers import (
 LOG = tid("log")
 
 
-def _mil_table(live_server) -> tuple[int, str]:  # type: ignore[no-untyped-def]
-    """A Mil club table of Ana and two random computers, dealt from seed 3 (the computers
-    bid before Ana's first turn); its id and Ana's token."""
+def _mil_table(live_server, seed: int = 3) -> tuple[int, str]:  # type: ignore[no-untyped-def]
+    """A Mil club table of Ana and two random computers, dealt from ``seed`` (3: the
+    computers bid before Ana's first turn); its id and Ana's token."""
     return admin_table(
         live_server.db_path,
         game="mil",
@@ -33,7 +33,7 @@ def _mil_table(live_server) -> tuple[int, str]:  # type: ignore[no-untyped-def]
         name="Ana",
         language="en",
         levels=["random", "random"],
-        seed=3,
+        seed=seed,
     )
 
 
@@ -116,15 +116,7 @@ def test_the_first_deal_has_its_line_1_after_a_kept_hand(new_page, live_server) 
     """Seed 18 deals Ana a hand she may have redealt: the game's first move is her "keep",
     which the deal's record leaves out (its event's index is null, not 0). The list began at
     "Ana keeps the deal" without its "1. Deal 1"."""
-    table_id, token = admin_table(
-        live_server.db_path,
-        game="mil",
-        profile="club",
-        name="Ana",
-        language="en",
-        levels=["random", "random"],
-        seed=18,
-    )
+    table_id, token = _mil_table(live_server, seed=18)
     page = new_page(locale=LOCALES["en"])
     open_seat(page, live_server.url, table_id, token)
     assert wait_turn(page) == "turn"
