@@ -238,6 +238,23 @@ function chatBox() {
   return c.details;
 }
 
+// the row of seats where it was scrolled to; when the turn passes, the acting seat (its clock)
+// brought into sight
+let turnShown = null;
+function keepSeatsInSight(row, scrolled) {
+  if (!row) return;
+  row.scrollLeft = scrolled;
+  const turn = S.view?.turn;
+  if (turn === turnShown) return;
+  turnShown = turn;
+  const chip = turn === null || turn === undefined ? null : row.querySelector(`[data-testid="seat-${turn}"]`);
+  if (!chip || row.scrollWidth <= row.clientWidth) return;
+  const box = row.getBoundingClientRect();
+  const at = chip.getBoundingClientRect();
+  if (at.left < box.left) row.scrollLeft -= box.left - at.left;
+  else if (at.right > box.right) row.scrollLeft += at.right - box.right;
+}
+
 export function renderRoom() {
   const el = document.getElementById("room");
   if (!el) return;
@@ -246,6 +263,9 @@ export function renderRoom() {
   el.hidden = false;
   const waiting = p.status === "waiting";
   const focused = el.contains(document.activeElement) && !chat?.details.contains(document.activeElement) ? document.activeElement.id : null;
+  // (a phone scrolls the row of seats sideways: drawn anew at each tick of the clock, it went
+  // back to its start every second, and the acting seat's clock past the edge could not be read)
+  const scrolled = el.querySelector(".roomrow")?.scrollLeft ?? 0;
   const parts = [
     h("div", { class: "roomrow" },
       waiting ? h("strong", { class: "waiting", testid: "waiting" }, t("waiting_players")) : null,
@@ -259,5 +279,6 @@ export function renderRoom() {
   for (const child of [...el.children]) if (!parts.includes(child)) child.remove();
   parts.forEach((part, i) => { if (el.children[i] !== part) el.insertBefore(part, el.children[i] ?? null); });
   if (chat?.atEnd && chat.details.open) toNewest(chat); // (a log first drawn while out of the page)
+  keepSeatsInSight(el.querySelector(".roomrow"), scrolled);
   if (focused && document.getElementById(focused)) document.getElementById(focused).focus();
 }
