@@ -283,3 +283,22 @@ def test_a_step_of_the_replay_says_its_move(new_page, live_server, finished_mil,
     page.keyboard.press("Escape")
     page.wait_for_selector(f"{tid('replay')}:not([open])", state="attached")
     assert page.js_errors == []
+
+
+def test_the_games_window_keeps_the_focus_on_each_choice(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
+    """The Games window is drawn anew at each choice (a game, a level, a language): Enter on
+    Mariage sent the focus to the page's body, and the next Tab started the window over."""
+    page = new_page(locale=LOCALES["en"])
+    page.goto(live_server.url)
+    page.wait_for_selector(f"{tid('newgame')}[open]")
+    focused = "() => document.activeElement.dataset.testid || document.activeElement.tagName"
+    for choice in ("choose-mariage", "choose-mil-casa", "dlg-lang-es"):
+        page.focus(tid(choice))
+        page.keyboard.press("Enter")
+        expect(page.locator(tid(choice))).to_have_attribute("aria-pressed", "true")
+        assert page.evaluate(focused) == choice
+    level = page.locator(f"{tid('newgame')} [data-testid^='level-1-']").last
+    testid = level.get_attribute("data-testid")
+    level.focus()
+    page.keyboard.press("Enter")
+    assert page.evaluate(focused) == testid

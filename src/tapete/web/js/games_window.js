@@ -3,7 +3,7 @@
 // the computer players' levels, your name, the language, a game number), and the tables
 // anyone may watch. Games, profiles and seats come from /api/config (kinds.js).
 
-import { dialog, h, hideDialog, oneAtATime, openDialog } from "./dom.js";
+import { dialog, h, hideDialog, oneAtATime, openDialog, replaceKeepingFocus } from "./dom.js";
 import { S, STORE_NAME, screen, watching } from "./state.js";
 import { langButtons, t, tMaybe } from "./i18n.js";
 import { choiceId, computerSeatLabels, gameChoices, kindOf, kinds, profileLabel } from "./kinds.js";
@@ -102,7 +102,9 @@ export function renderNewGame() {
     oninput: (e) => { draft.seed = e.target.value; } });
   seedInput.value = draft.seed;
   const choices = gameChoices();
-  d.replaceChildren(h("form", { method: "dialog", class: "newgame", onsubmit: (e) => e.preventDefault() },
+  // (drawn anew at each choice: the keyboard's focus stays on the button pressed, it went to
+  // the page's body and the next Tab started the window over)
+  replaceKeepingFocus(d, [h("form", { method: "dialog", class: "newgame", onsubmit: (e) => e.preventDefault() },
     h("h2", { id: "newgame-title" }, t("games")),
     S.notice ? h("p", { class: "error", testid: "notice", role: "alert" }, S.notice) : null,
     !choices.length ? h("p", { class: "error", testid: "no-config", role: "alert" }, t("unavailable")) : null,
@@ -143,5 +145,5 @@ export function renderNewGame() {
           Object.assign(draft, { name: null, seed: "", more: false });
           hideDialog("newgame"); screen.table();
         } catch (e) { err.textContent = `${t("start_failed")} ${e.message}`; }
-      }) }, t("start")))));
+      }) }, t("start"))))]);
 }

@@ -188,16 +188,18 @@ function makeChat() {
     if (c.details.open) toNewest(c); // (opened, or reopened after a reload: the newest line)
   } }, c.summary, h("div", { class: "chatpanel" }, c.log,
     h("div", { class: "row" }, c.label, input, c.send), c.mutes));
-  // Escape closes the open chat (it lies over the table) and leaves the focus on its title
-  c.details.addEventListener("keydown", (e) => {
-    if (e.key !== "Escape" || !c.details.open || e.isComposing) return;
-    e.preventDefault();
-    e.stopPropagation();
-    c.details.open = false;
-    c.summary.focus();
-  });
   return c;
 }
+
+// Escape closes the open chat (it lies over the table) wherever the focus is on the page, but
+// in a window, which Escape closes first; the focus goes to the chat's title
+document.addEventListener("keydown", (e) => {
+  if (e.key !== "Escape" || e.isComposing || e.defaultPrevented || !chat?.details.open) return;
+  if (document.querySelector("dialog[open]")) return;
+  e.preventDefault();
+  chat.details.open = false;
+  chat.summary.focus();
+});
 
 function toNewest(c) {
   c.log.scrollTop = c.log.scrollHeight;
@@ -238,21 +240,25 @@ function chatBox() {
   return c.details;
 }
 
-// the row of seats where it was scrolled to; when the turn passes, the acting seat (its clock)
-// brought into sight
-let turnShown = null;
+// the row of seats where it was scrolled to; when the turn passes, the acting seat's clock
+// brought into sight, and kept there as its chip grows (its clock's text comes a tick later)
+// until the person scrolls the row themselves
+let follow = { turn: undefined, left: null };
 function keepSeatsInSight(row, scrolled) {
   if (!row) return;
   row.scrollLeft = scrolled;
   const turn = S.view?.turn;
-  if (turn === turnShown) return;
-  turnShown = turn;
+  if (turn !== follow.turn) follow = { turn, left: scrolled }; // (a new turn: follow its seat)
+  if (follow.left === null || Math.abs(scrolled - follow.left) > 1) { follow.left = null; return; }
   const chip = turn === null || turn === undefined ? null : row.querySelector(`[data-testid="seat-${turn}"]`);
-  if (!chip || row.scrollWidth <= row.clientWidth) return;
-  const box = row.getBoundingClientRect();
-  const at = chip.getBoundingClientRect();
-  if (at.left < box.left) row.scrollLeft -= box.left - at.left;
-  else if (at.right > box.right) row.scrollLeft += at.right - box.right;
+  if (chip) {
+    const box = row.getBoundingClientRect();
+    const at = chip.getBoundingClientRect();
+    // its right end first (the clock), then as much of its start as fits
+    if (at.right > box.right) row.scrollLeft += at.right - box.right;
+    else if (at.left < box.left) row.scrollLeft -= Math.min(box.left - at.left, box.right - at.right);
+  }
+  follow.left = row.scrollLeft;
 }
 
 export function renderRoom() {
