@@ -122,18 +122,15 @@ def check_proxies(text: str | None) -> str | None:
 def check_hosts_and_origins(hosts: str | None, origins: str | None) -> str | None:
     """Why ``--trusted-hosts`` or ``--allowed-origins`` cannot work (None: they may): an
     entry that no request could ever match, which would refuse every request quietly."""
-    from tapete.server.security import allowed_origin_problem, trusted_host_problem
+    from tapete.server.security import host_and_origin_problems
 
-    for flag, text, problem in (
-        ("--trusted-hosts", hosts, trusted_host_problem),
-        ("--allowed-origins", origins, allowed_origin_problem),
-    ):
+    for flag, text in (("--trusted-hosts", hosts), ("--allowed-origins", origins)):
         if text is not None and not _names(text):
             return f"{flag}: no name given (use '*' for any)"
-        for entry in _names(text) or ():
-            said = problem(entry)
-            if said:
-                return f"{flag}: {said}"
+    found = host_and_origin_problems(_names(hosts), _names(origins) or ())
+    if found:
+        which, why = found[0]
+        return f"--{which.replace('_', '-')}: {why}"
     return None
 
 

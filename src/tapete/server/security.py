@@ -39,7 +39,9 @@ __all__ = [
     "BodyTooLarge",
     "Guard",
     "TrustedProxies",
+    "host_and_origin_problems",
     "host_name",
+    "hosts_and_origins",
     "load_json_body",
     "origin_allowed",
     "seat_token",
@@ -242,12 +244,23 @@ def hosts_and_origins(
     every request, or every page of the other site, without a word at the start."""
     hosts = None if trusted_hosts is None else [h.strip().lower() for h in trusted_hosts]
     origins = [o.strip().rstrip("/").lower() for o in allowed_origins]
-    problems = [trusted_host_problem(h) for h in hosts or ()]
-    problems += [allowed_origin_problem(o) for o in origins]
-    if any(problems):
-        raise ValueError("; ".join(p for p in problems if p))
+    problems = host_and_origin_problems(hosts, origins)
+    if problems:
+        raise ValueError("; ".join(why for _, why in problems))
     names = None if hosts is None else frozenset(_unbracketed(h) for h in hosts)
     return names, frozenset(origins)
+
+
+def host_and_origin_problems(
+    trusted_hosts: Iterable[str] | None, allowed_origins: Iterable[str]
+) -> list[tuple[str, str]]:
+    """Every entry of the trusted hosts and the allowed origins that no request could ever
+    match, as ``(which, why)``: ``which`` is ``"trusted_hosts"`` or ``"allowed_origins"``
+    (:func:`trusted_host_problem`, :func:`allowed_origin_problem`). The one check of both
+    the app (:func:`hosts_and_origins`) and ``tapete serve``'s options."""
+    found = [("trusted_hosts", trusted_host_problem(h)) for h in trusted_hosts or ()]
+    found += [("allowed_origins", allowed_origin_problem(o)) for o in allowed_origins]
+    return [(which, why) for which, why in found if why]
 
 
 def _unbracketed(name: str) -> str:
