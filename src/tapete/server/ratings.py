@@ -270,12 +270,12 @@ def hook(session: Session, table: Any, record: dict[str, Any]) -> list[RatingCha
     user_ids = list(getattr(table, "user_ids", []) or [])
     if len(user_ids) < 2 or any(u is None for u in user_ids):
         return []
-    if len(frozenset(getattr(table, "abandoned", ()) or ())) >= len(user_ids):
+    abandoned = frozenset(getattr(table, "abandoned", ()) or ())
+    if len(abandoned) >= len(user_ids):
         return []
     game = str(record.get("game") or table.game_name)
     profile = str(record.get("profile") or table.profile)
     scores = record.get(kind(game).score_key) or [0] * len(user_ids)
-    abandoned = frozenset(getattr(table, "abandoned", ()) or ())
     winner = record.get("winner")
     order, ranks = final_places(scores, winner if isinstance(winner, int) else None, abandoned)
     return rate_game(
