@@ -96,9 +96,9 @@ def test_a_table_of_three_with_a_clock_keeps_the_hand_on_a_phone(
     # the strip is one line: the seats, their clocks and the chat's title
     strip = ana.eval_on_selector("#room", "e => e.getBoundingClientRect().height")
     assert strip < 40, strip
-    # the seats scroll sideways on a phone: where the person scrolled them stays through the
-    # clock's ticks (drawn anew every second, the row went back to its start), and the
-    # acting seat, its clock running, is in sight when the turn comes to it
+    # the seats scroll sideways on a phone: where the person scrolled them stays when the
+    # strip is drawn anew (with every message: it went back to its start), and the acting
+    # seat, its clock running, is in sight when the turn comes to it
     row = ana.locator("#room .roomrow")
     width = row.evaluate("(e) => [e.scrollWidth, e.clientWidth]")
     assert width[0] > width[1], width  # (three names and a running clock: wider than 390)
@@ -112,7 +112,10 @@ def test_a_table_of_three_with_a_clock_keeps_the_hand_on_a_phone(
       return b.width > 0 && b.left >= r.left - 1 && b.right <= r.right + 1; }}"""
     ana.wait_for_function(in_sight, timeout=5_000)
     row.evaluate("(e) => { e.scrollLeft = 7; }")
-    wait_tick(ana)
+    say(bea, "hola")  # (a chat line: Ana's strip is drawn anew)
+    ana.wait_for_function(
+        "() => document.querySelector('[data-testid=\"chat\"] summary').textContent.includes('(1)')"
+    )
     wait_tick(ana)
     assert row.evaluate("(e) => e.scrollLeft") == 7
     assert not ana.js_errors and not bea.js_errors and not cid.js_errors

@@ -269,8 +269,9 @@ export function renderRoom() {
   el.hidden = false;
   const waiting = p.status === "waiting";
   const focused = el.contains(document.activeElement) && !chat?.details.contains(document.activeElement) ? document.activeElement.id : null;
-  // (a phone scrolls the row of seats sideways: drawn anew at each tick of the clock, it went
-  // back to its start every second, and the acting seat's clock past the edge could not be read)
+  // (a phone scrolls the row of seats sideways: drawn anew with every message of the table, a
+  // move or a chat line, it went back to its start, and the acting seat's clock past the edge
+  // could not be read)
   const scrolled = el.querySelector(".roomrow")?.scrollLeft ?? 0;
   const parts = [
     h("div", { class: "roomrow" },
