@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from playwright.sync_api import Page
 
+from tapete.games import kind
 from tapete.server.db import make_engine
 from tapete.server.tables import TableManager
 
@@ -101,6 +102,32 @@ def admin_table(db_path: Path, **options: Any) -> tuple[int, str]:
     finally:
         engine.dispose()
     return table.id, table.token
+
+
+def ana_table(
+    db_path: Path,
+    game: str = "mil",
+    *,
+    seed: int,
+    level: str = "random",
+    language: str = "en",
+    **options: Any,
+) -> tuple[int, str]:
+    """:func:`admin_table`: Ana at seat 0 against computers of ``level`` at every other seat,
+    the game's first profile (Mil: club) unless ``options`` name one."""
+    seats = kind(game).seats
+    return admin_table(
+        db_path,
+        **{
+            "game": game,
+            "profile": kind(game).profiles[0],
+            "name": "Ana",
+            "language": language,
+            "levels": [level] * (seats - 1),
+            "seed": seed,
+            **options,
+        },
+    )
 
 
 def keep_seat(page: Page, table: int, token: str, seat: int = 0) -> None:

@@ -11,7 +11,7 @@ import random
 
 from browser_helpers import (
     LOCALES,
-    admin_table,
+    ana_table,
     open_seat,
     shot,
     state,
@@ -26,15 +26,7 @@ LOG = tid("log")
 def _mil_table(live_server, seed: int = 3) -> tuple[int, str]:  # type: ignore[no-untyped-def]
     """A Mil club table of Ana and two random computers, dealt from ``seed`` (3: the
     computers bid before Ana's first turn); its id and Ana's token."""
-    return admin_table(
-        live_server.db_path,
-        game="mil",
-        profile="club",
-        name="Ana",
-        language="en",
-        levels=["random", "random"],
-        seed=seed,
-    )
+    return ana_table(live_server.db_path, seed=seed)
 
 
 def _lines(page) -> list[str]:  # type: ignore[no-untyped-def]
@@ -80,15 +72,7 @@ def test_a_game_over_opened_again_still_says_its_moves_were_seen_elsewhere(
 ) -> None:  # type: ignore[no-untyped-def]
     """(No earlier moves are asked for a game that is over: its page says this page saw
     none of them, as before.)"""
-    table_id, token = admin_table(
-        live_server.db_path,
-        game="mariage",
-        profile="mariage",
-        name="Ana",
-        language="en",
-        levels=["random"],
-        seed=4,
-    )
+    table_id, token = ana_table(live_server.db_path, "mariage", seed=4)
     page = new_page(locale=LOCALES["en"])
     open_seat(page, live_server.url, table_id, token)
     rng, log = random.Random(4), []

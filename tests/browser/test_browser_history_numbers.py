@@ -12,7 +12,7 @@ from typing import Any
 
 from browser_helpers import (
     LOCALES,
-    admin_table,
+    ana_table,
     open_seat,
     play_until_deal_ends,
     shot,
@@ -59,16 +59,7 @@ def test_the_history_numbers_its_lines_as_the_replay_steps(
     new_page, live_server, artifacts
 ) -> None:  # type: ignore[no-untyped-def]
     # a Mil game of two deals, Ana against two random computers
-    table_id, token = admin_table(
-        live_server.db_path,
-        game="mil",
-        profile="club",
-        name="Ana",
-        language="en",
-        levels=["random", "random"],
-        seed=11,
-        max_deals=2,
-    )
+    table_id, token = ana_table(live_server.db_path, seed=11, max_deals=2)
     page = new_page(locale=LOCALES["en"])
     open_seat(page, live_server.url, table_id, token)
     rng = random.Random(11)

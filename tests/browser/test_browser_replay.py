@@ -15,6 +15,7 @@ from typing import Any
 from browser_helpers import (
     LOCALES,
     admin_table,
+    ana_table,
     card_label,
     keep_seat,
     open_seat,
@@ -147,15 +148,8 @@ def test_the_replay_from_the_end_window_steps_with_the_keyboard(
     new_page, live_server, artifacts
 ) -> None:  # type: ignore[no-untyped-def]
     # a Mariage match at 6–6: the next hand, played by clicking, decides it
-    table_id, token = admin_table(
-        live_server.db_path,
-        game="mariage",
-        profile="mariage",
-        name="Ana",
-        language="en",
-        levels=["rules"],
-        seed=8,
-        start={"game_points": [6, 6]},
+    table_id, token = ana_table(
+        live_server.db_path, "mariage", seed=8, level="rules", start={"game_points": [6, 6]}
     )
     page = new_page(locale=LOCALES["en"])
     open_seat(page, live_server.url, table_id, token)

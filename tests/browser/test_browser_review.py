@@ -19,7 +19,7 @@ import pytest
 from browser_helpers import (
     LOCALES,
     TABLE,
-    admin_table,
+    ana_table,
     open_seat,
     play_until_deal_ends,
     shot,
@@ -167,15 +167,8 @@ def test_review_a_finished_game_from_the_game_over_window(
     new_page, review_server, artifacts
 ) -> None:  # type: ignore[no-untyped-def]
     # a Mariage match that the next hand decides, made as an administrator would
-    table_id, token = admin_table(
-        review_server.db_path,
-        game="mariage",
-        profile="mariage",
-        name="Ana",
-        language="en",
-        levels=["random"],
-        seed=12,
-        start={"game_points": [6, 6]},
+    table_id, token = ana_table(
+        review_server.db_path, "mariage", seed=12, start={"game_points": [6, 6]}
     )
     page = new_page(locale=LOCALES["pt"])
     _open_table(page, review_server.url, table_id, token)

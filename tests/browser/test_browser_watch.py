@@ -8,7 +8,7 @@ import random
 
 from browser_helpers import (
     LOCALES,
-    admin_table,
+    ana_table,
     open_seat,
     shot,
     start_game,
@@ -120,16 +120,7 @@ def test_a_delayed_spectator_is_told_how_far_behind(new_page, live_server) -> No
     """At a table that shows its spectators the game some moves late, "Watching table n"
     says how many (a spectator saw the table 4 moves behind with nothing to say so), until
     the game ends (then the whole game is shown)."""
-    table_id, token = admin_table(
-        live_server.db_path,
-        game="mil",
-        profile="club",
-        name="Ana",
-        language="en",
-        levels=["random", "random"],
-        seed=6,
-        spectator_delay=4,
-    )
+    table_id, token = ana_table(live_server.db_path, seed=6, spectator_delay=4)
     player = new_page(locale=LOCALES["en"])
     open_seat(player, live_server.url, table_id, token)
     spectator = new_page(locale=LOCALES["es"])
