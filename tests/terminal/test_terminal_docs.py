@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from terminal_helpers import scripted
 
 from tapete.terminal import mariage, mil
 
@@ -64,16 +65,8 @@ def _play_section() -> str:
 
 def _written(game: str, seed: int, typed: list[str]) -> list[str]:
     """What the terminal of ``game`` writes for ``typed``, then the end of input."""
-    lines = iter(typed)
-
-    def answer(_prompt: str) -> str:
-        line = next(lines, None)
-        if line is None:
-            raise EOFError
-        return line
-
     out: list[str] = []
-    TERMINALS[game](seed, input_fn=answer, output_fn=out.append)
+    TERMINALS[game](seed, input_fn=scripted(typed), output_fn=out.append)
     return [line for text in out for line in text.splitlines()]
 
 

@@ -6,6 +6,8 @@ import io
 import random
 import re
 
+from terminal_helpers import scripted
+
 from tapete.terminal.common import printer
 from tapete.terminal.mil import parse_command, play_terminal
 
@@ -299,16 +301,8 @@ def test_the_person_who_wins_is_told_so_in_the_second_person(monkeypatch) -> Non
 
 def _typed(lines: list[str], profile: str = "club", seed: int = 1) -> list[str]:
     """What the terminal writes for ``lines`` typed in turn (then the end of input)."""
-    script = iter(lines)
-
-    def answer(_prompt: str) -> str:
-        line = next(script, None)
-        if line is None:
-            raise EOFError
-        return line
-
     out: list[str] = []
-    play_terminal(profile, "rules", seed, input_fn=answer, output_fn=out.append)
+    play_terminal(profile, "rules", seed, input_fn=scripted(lines), output_fn=out.append)
     return out
 
 
@@ -421,14 +415,7 @@ def test_an_output_that_cannot_show_the_suits_gets_letters() -> None:
     # (PYTHONIOENCODING=latin-1: a UnicodeEncodeError at the first hand shown)
     raw = io.BytesIO()
     stream = io.TextIOWrapper(raw, encoding="latin-1", newline="\n")
-    script = iter(["pass", "help"])
-
-    def answer(_prompt: str) -> str:
-        line = next(script, None)
-        if line is None:
-            raise EOFError
-        return line
-
+    answer = scripted(["pass", "help"])
     assert play_terminal("club", "rules", 1, input_fn=answer, output_fn=printer(stream)) == 0
     stream.flush()
     text = raw.getvalue().decode("latin-1")
