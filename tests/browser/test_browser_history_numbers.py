@@ -92,9 +92,16 @@ def test_the_history_numbers_its_lines_as_the_replay_steps(
     # line N is move N of the replay of its deal
     page.wait_for_selector(f"{tid('over')}[open]")
     page.click(tid("over-replay"))
-    _check_deal(one, _replay_moves(page, 0))
+    moves_one = _replay_moves(page, 0)
+    _check_deal(one, moves_one)
     page.click(tid("replay-next-deal"))
     moves = _replay_moves(page, 1)
     _check_deal(two, moves)
+    # a short second deal (a concession after the bidding) leaves the end of deal 1 in the list
+    start = [i for i, (_, text) in enumerate(last) if text == "Deal 2"]
+    if start:
+        if start[0]:
+            _check_deal(last[: start[0]], moves_one)
+        last = last[start[0] :]
     _check_deal(last, moves)
     assert page.js_errors == []
