@@ -287,10 +287,18 @@ GOOD = {
 }
 
 HTTP_CASES: list[tuple[str, bytes, int, str]] = [
-    ("not json", b"{nope", 400, "not valid JSON"),
-    ("empty", b"", 400, "not valid JSON"),
+    ("not json", b"{nope", 400, "not valid JSON: expecting property name"),
+    ("empty", b"", 400, "not valid JSON: expecting value at line 1, column 1"),
     ("array", b"[]", 400, "JSON object"),
-    ("nested", b"[" * 3000 + b"]" * 3000, 400, "not valid JSON"),
+    ("nested", b"[" * 3000 + b"]" * 3000, 400, "not valid JSON: it nests too deep"),
+    # (where: the line and column of the mistake)
+    ("cut", b'{"game": "mil",\n "name": }', 400, "expecting value at line 2, column 10"),
+    ("after the end", b'{"game": "mil"} x', 400, "extra data at line 1, column 17"),
+    # (json.loads took these: the last of two values, silently; a number JSON has not)
+    ("key twice", b'{"name": "Ana", "name": "Bea"}', 400, "the key 'name' is given twice"),
+    ("NaN", b'{"seed": NaN}', 400, "NaN is not a JSON number"),
+    ("Infinity", b'{"seed": -Infinity}', 400, "-Infinity is not a JSON number"),
+    ("not UTF-8", b'{"name": "Jos\xe9"}', 400, "not UTF-8 text at byte 14"),
     ("too large", b'{"name": "' + b"a" * 20000 + b'"}', 413, "larger than"),
 ]
 

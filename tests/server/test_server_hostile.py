@@ -201,6 +201,13 @@ def test_a_post_must_be_json(client: TestClient, ctype: str | None) -> None:
     r = client.post("/api/tables", content=body, headers=headers)
     assert r.status_code == 415 and "Content-Type: application/json" in r.json()["error"]
     assert client.get("/api/tables/live").json() == []
+    # the sit-down too (it answered 400, "not valid JSON", to a body of JSON sent as text)
+    seats = [{"kind": "me"}, {"kind": "invited"}, {"kind": "computer", "level": "random"}]
+    made = client.post("/api/tables", json={"game": "mil", "name": "Ana", "seats": seats}).json()
+    sit = b'{"name": "Bea", "invite": "%s"}' % made["invite"].encode()
+    r = client.post(f"/api/tables/{made['table']}/seats", content=sit, headers=headers)
+    assert r.status_code == 415 and "Content-Type: application/json" in r.json()["error"]
+    assert client.get(f"/api/invitations/{made['invite']}").json()["status"] == "waiting"
 
 
 @pytest.mark.sqlite_only
@@ -485,7 +492,15 @@ def test_table_creation_is_rate_limited_per_client(make_app: MakeApp) -> None:
             new_table(client)
         r = client.post("/api/tables", json={"game": "mil", "name": "Ana"})
         assert r.status_code == 429 and 1 <= int(r.headers["retry-after"]) <= 60
-        assert "new tables" in r.json()["error"]
+        assert "requests for a new table" in r.json()["error"]
+    # a refused request counts too (a flood of bad ones costs the server as much), and the
+    # message says so
+    app = make_app(limits=Limits(create_burst=3, create_refill_s=60))
+    with TestClient(app) as client:
+        for _ in range(3):
+            assert client.post("/api/tables", json={"game": "poker"}).status_code == 400
+        r = client.post("/api/tables", json={"game": "mil", "name": "Ana"})
+        assert r.status_code == 429 and "(refused ones count)" in r.json()["error"]
 
 
 @pytest.mark.parametrize("path", ["/api/tables?name=Ana", "/api/tables/live"])

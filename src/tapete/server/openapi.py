@@ -505,6 +505,7 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
                     "404": _error("there is no such table"),
                     "409": _error("the seat is taken, the table is full, or the name is taken"),
                     "413": _error(f"the body is larger than {limits.max_body_bytes} bytes"),
+                    "415": _error("the body is not declared as application/json"),
                 },
             }
         },

@@ -83,10 +83,26 @@ def load_json_body(body: bytes) -> Any:
     that holds a lone UTF-16 surrogate (the escape ``\\ud800`` with no partner): JSON's
     escapes let one through, but it is no character and cannot be encoded, so hashing a
     password, comparing an invitation code or storing a name failed on it later, as a 500.
-    A pair of escapes that makes one character (``\\ud83c\\udccf``) is that character."""
+    A pair of escapes that makes one character (``\\ud83c\\udccf``) is that character.
+    Refused too, which ``json.loads`` takes: a key given twice in one object (it kept the
+    last value, silently) and ``NaN``/``Infinity`` (no JSON numbers). The sentence says
+    where: the line and column of a syntax error, the key given twice."""
     try:
-        data = json.loads(body)
-    except (ValueError, RecursionError):
+        data = json.loads(body, object_pairs_hook=_no_twice, parse_constant=_no_constant)
+    except _NotJson as exc:
+        raise ValueError(f"the request body is not valid JSON: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"the request body is not valid JSON: {exc.msg[:1].lower()}{exc.msg[1:]} at line "
+            f"{exc.lineno}, column {exc.colno}"
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"the request body is not valid JSON: not UTF-8 text at byte {exc.start + 1}"
+        ) from None
+    except RecursionError:
+        raise ValueError("the request body is not valid JSON: it nests too deep") from None
+    except ValueError:
         raise ValueError("the request body is not valid JSON") from None
     stack: list[tuple[Any, str]] = [(data, "the body")]  # (no recursion: it may nest deep)
     while stack:
@@ -103,6 +119,23 @@ def load_json_body(body: bytes) -> Any:
         elif isinstance(value, str):
             _check_text(value, where)
     return data
+
+
+class _NotJson(ValueError):
+    """What :func:`load_json_body` refuses that ``json.loads`` takes."""
+
+
+def _no_twice(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _NotJson(f"the key {key!r} is given twice in one object")
+        out[key] = value
+    return out
+
+
+def _no_constant(name: str) -> Any:
+    raise _NotJson(f"{name} is not a JSON number")
 
 
 def _check_text(text: str, where: str) -> None:
@@ -362,7 +395,7 @@ class Guard:
         self.app = app
         self.proxies = trusted_proxies or TrustedProxies()
         #: the paths that change state: a POST there must be JSON (elsewhere the router
-        #: answers 405)
+        #: answers 405); a table's ``/seats`` too (:meth:`wants_json`)
         self.json_paths = frozenset(json_paths)
         self.limits = limits
         self.refusals = refusals
@@ -372,6 +405,16 @@ class Guard:
         self.sockets: dict[str, int] = {}
 
     # ------------------------------------------------------------------ checks
+
+    def wants_json(self, path: Any) -> bool:
+        """Whether a POST to ``path`` must declare a JSON body: the paths of
+        :attr:`json_paths`, and ``/api/tables/{id}/seats`` (the sit-down)."""
+        if not isinstance(path, str):
+            return False
+        if path in self.json_paths:
+            return True
+        head, _, rest = path.partition("/api/tables/")
+        return not head and rest.endswith("/seats") and rest.count("/") == 1
 
     def host_allowed(self, host: str | None) -> bool:
         if self.trusted_hosts is None or "*" in self.trusted_hosts:
@@ -447,7 +490,7 @@ class Guard:
             return
         method = scope.get("method", "GET")
         limit = self.limits.max_body_bytes
-        if method in _UNSAFE_METHODS and scope.get("path") in self.json_paths:
+        if method in _UNSAFE_METHODS and self.wants_json(scope.get("path")):
             ctype = (_header(scope, b"content-type") or "").split(";", 1)[0].strip().lower()
             if ctype != "application/json":
                 await self._refuse(
@@ -481,8 +524,9 @@ class Guard:
                     scope,
                     429,
                     "create_rate",
-                    f"more than {self.limits.create_burst} new tables in a short time from "
-                    f"this address: wait {retry_after(wait)} s",
+                    f"more than {self.limits.create_burst} requests for a new table in a "
+                    f"short time from this address (refused ones count): wait "
+                    f"{retry_after(wait)} s",
                     [(b"retry-after", retry_after(wait).encode())],
                 )
                 return
