@@ -662,24 +662,53 @@ def test_end_screen_chart_stats_without_empty_columns_and_ranking(new_page, live
     assert dates == ["1 dic 2026"], dates
 
 
-def test_a_score_a_cap_held_says_so_beside_the_points(new_page, live_server) -> None:
-    """A casa-500 defender at 370 who took 141 was held at 490 and the last deal's box said
-    "Bruno: 141 puntos → +120", read as a wrong sum: it says "(tope 490)" beside it now."""
-    page = new_page(locale="es-ES")
-    start_game(page, live_server.url, "mil-casa-500", levels=("random", "random"))
+def _last_deal_lines(page: Any, url: str, profile: str, change: dict[str, Any]) -> list[str]:
+    """The last deal's box of a Mil ``profile`` game in Spanish, its row given ``change``
+    (raw points, scores, changes per seat; ``capped``, ``penalties``): one line per seat."""
+    start_game(page, url, f"mil-{profile}", levels=("random", "random"))
     g = find(
         "mil",
-        "casa-500",
+        profile,
         lambda g: g.view(0)["phase"] == "bidding" and len(g.view(0)["sheet"]) >= 1,
         MIL_PLAYERS,
     )
     v = g.view(0)
-    row = {**v["sheet"][-1], "capped": [1]}
-    row["raw"] = [row["raw"][0], 141, row["raw"][2]] if row.get("raw") else [0, 141, 0]
-    row["scores"] = [row["scores"][0], 490, row["scores"][2]]
-    row["deltas"] = [row["deltas"][0], 120, row["deltas"][2]]
-    row["annulled"], row["rospis"] = False, False
+    row = {**v["sheet"][-1], "annulled": False, "rospis": False}
+    for key in ("raw", "scores", "deltas"):
+        row[key] = [
+            n if new is None else new
+            for n, new in zip(row.get(key) or [0, 0, 0], change[key], strict=True)
+        ]
+    row.update({k: change[k] for k in ("capped", "penalties") if k in change})
     Feeder(page).show({**v, "sheet": [*v["sheet"][:-1], row]})
-    lines = page.locator(f"{tid('last-deal')} li").all_inner_texts()
-    assert f"{v['players'][1]}: 141 puntos → +120 (tope 490)" in lines, lines
+    return [
+        line.replace(v["players"][1], "Bruno").replace(v["players"][2], "Carla")
+        for line in page.locator(f"{tid('last-deal')} li").all_inner_texts()
+    ]
+
+
+def test_a_score_a_cap_held_says_so_beside_the_points(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
+    """A casa-500 defender at 370 who took 141 was held at 490 and the last deal's box said
+    "Bruno: 141 puntos → +120", read as a wrong sum: it says "(tope 490)" beside it now."""
+    held = {"raw": [None, 141, None], "scores": [None, 490, None], "deltas": [None, 120, None]}
+    lines = _last_deal_lines(
+        new_page(locale="es-ES"), live_server.url, "casa-500", {**held, "capped": [1]}
+    )
+    assert "Bruno: 141 puntos → +120 (tope 490)" in lines, lines
     assert not any("tope" in line for n, line in enumerate(lines) if n != 1), lines
+
+
+def test_a_penalty_says_why_beside_the_points(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
+    """A club defender who took 47 points and was pushed out of the barrel read "Bruno: 47
+    puntos → -120", a loss with no reason: the engine's ``penalties`` say why beside it."""
+    pushed = [{"seat": 1, "why": "pushed_out"}, {"seat": 2, "why": "pushed_out"}]
+    change = {
+        "raw": [None, 47, 39],
+        "scores": [None, None, None],
+        "deltas": [None, -120, -870],
+        "penalties": [*pushed, {"seat": 2, "why": "back_to_zero"}],
+    }
+    lines = _last_deal_lines(new_page(locale="es-ES"), live_server.url, "club", change)
+    assert "Bruno: 47 puntos → -120 (sale del barril)" in lines, lines
+    assert "Carla: 39 puntos → -870 (sale del barril, tercera visita fallida: vuelve a 0)" in lines
+    assert "(" not in lines[0], lines

@@ -378,3 +378,50 @@ def test_casa_game_ends_when_the_declarer_reaches_1000() -> None:
     game = game_of("casa", CASA_138, scores=(880, 0, 0))
     play_deal(game, CASA_138)
     assert game.over and game.winner == 0 and game.scores == [1000, 20, 20]
+
+
+# ---------------------------------------------------------------- why a deal's end took points
+@pytest.mark.parametrize(
+    ("deal", "contract", "kwargs", "penalties"),
+    [
+        (CLUB_BOLT, None, dict(scores=(0, 0, 300), bolts=(0, 0, 2)), ((2, "third_bolt"),)),
+        (
+            CLUB_164,
+            160,
+            dict(barrel=(False, False, True), scores=(0, 0, 880), barrel_attempts=(0, 0, 2)),
+            ((2, "attempts_used"),),
+        ),
+        (
+            CLUB_164,
+            160,
+            dict(barrel=(False, True, True), scores=(800, 880, 880)),
+            ((1, "pushed_out"), (2, "pushed_out")),
+        ),
+        (CLUB_164, 100, dict(scores=(870, 870, 870)), ((2, "arrives_third"),)),
+        (
+            CLUB_164,
+            160,
+            dict(barrel=(False, True, True), scores=(800, 880, 880), failed_visits=(0, 0, 2)),
+            ((1, "pushed_out"), (2, "pushed_out"), (2, "back_to_zero")),
+        ),
+        # (a failed contract, the barrel's won one, a cap and an entry are no penalties)
+        (NO_MARRIAGE, 160, dict(barrel=(True, False, False), scores=(880, 0, 0)), ()),
+        (CLUB_164, 160, dict(barrel=(True, False, False), scores=(880, 0, 0)), ()),
+        (CLUB_164, 160, dict(scores=(0, 870, 0)), ()),
+    ],
+)
+def test_a_penalty_says_whose_and_why(deal, contract, kwargs, penalties) -> None:
+    """``DealResult.penalties``: per seat, why the deal's end took its points (a defender who
+    took 47 points and lost 120 was shown no reason), in seat order, then the order of the
+    steps."""
+    assert club(deal, contract, **kwargs).penalties == penalties
+
+
+def test_the_sheet_row_names_the_penalties_and_only_then() -> None:
+    game = game_of("club", CLUB_164, scores=(800, 880, 880), in_barrel=(False, True, True))
+    play_deal(game, CLUB_164)
+    row = game.view(None)["sheet"][-1]
+    assert row["penalties"] == [{"seat": 1, "why": "pushed_out"}, {"seat": 2, "why": "pushed_out"}]
+    plain = game_of("club", CLUB_164)
+    play_deal(plain, CLUB_164)
+    assert "penalties" not in plain.view(None)["sheet"][-1]

@@ -435,3 +435,16 @@ def test_no_word_of_the_web_client_is_written_twice() -> None:
         json.loads((web / f"{language}.json").read_text(encoding="utf-8"), object_pairs_hook=keys)
         twice = sorted({k for k in seen if seen.count(k) > 1})
         assert not twice, (language, twice)
+
+
+def test_every_penalty_of_the_engine_has_its_words() -> None:
+    """The web client says why a deal's end took points (``penalty_<why>``, board_mil.js) for
+    every reason the engine gives (``mil.scoring.PENALTIES``), in every language."""
+    import tapete.server.app as app_module
+    from tapete.mil.scoring import PENALTIES
+
+    web = Path(app_module.__file__).parent.parent / "web" / "i18n"
+    for language in ("es", "pt", "en"):
+        words = json.loads((web / f"{language}.json").read_text(encoding="utf-8"))
+        missing = [why for why in PENALTIES if not words.get(f"penalty_{why}")]
+        assert not missing, (language, missing)

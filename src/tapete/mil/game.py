@@ -278,6 +278,12 @@ class MilGame:
             "notes": list(result.notes),
             # (only when a cap held someone: every row of every sheet carried an empty list)
             **({"capped": list(result.capped)} if result.capped else {}),
+            # (only when a penalty struck: the seat and why, ``scoring.PENALTIES``)
+            **(
+                {"penalties": [{"seat": p, "why": why} for p, why in result.penalties]}
+                if result.penalties
+                else {}
+            ),
             # for the views: what the deal changed, so that no client works it out
             "deltas": [
                 score_json(a - b) for a, b in zip(result.standing.scores, before, strict=True)

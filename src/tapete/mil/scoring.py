@@ -15,7 +15,7 @@ from tapete.mil.profiles import Profile
 from tapete.mil.state import State, contract_made
 from tapete.scores import score_json
 
-__all__ = ["BARREL_ATTEMPTS", "DealResult", "Standing", "settle"]
+__all__ = ["BARREL_ATTEMPTS", "PENALTIES", "DealResult", "Standing", "settle"]
 
 #: club: completed deals a barrel occupant may play without winning before it falls back
 #: (``Profile.barrel_penalty``)
@@ -67,6 +67,11 @@ class DealResult:
     #: than its threshold (club); the views say it beside the points (``-> +120``): the
     #: sheet's row has ``capped`` when it names any
     capped: tuple[int, ...] = field(default=())
+    #: the penalties of the deal's end, per seat in seat order: ``(seat, why)`` with why one of
+    #: :data:`PENALTIES` (a third bolt, the barrel's three attempts used, pushed out of it, the
+    #: third to arrive, a third failed visit); the views say why beside the points (a
+    #: defender who took 47 points and lost 120): the sheet's row has ``penalties`` when any
+    penalties: tuple[tuple[int, str], ...] = field(default=())
 
     def to_json(self, profile: Profile) -> dict[str, Any]:
         return {
@@ -78,6 +83,11 @@ class DealResult:
             "raw": list(self.raw) if self.raw is not None else None,
             **self.standing.to_json(profile),
         }
+
+
+#: why a deal's end took points from a seat (``DealResult.penalties``), in the order they are
+#: applied
+PENALTIES = ("third_bolt", "attempts_used", "pushed_out", "arrives_third", "back_to_zero")
 
 
 def settle(profile: Profile, standing: Standing, deal: State) -> DealResult:
@@ -135,6 +145,7 @@ def _settle_club(profile: Profile, standing: Standing, deal: State) -> DealResul
     failed_now: list[int] = []
     notes: list[str] = []
     capped: list[int] = []
+    penalties: list[tuple[int, str]] = []
     winner: int | None = None
     defenders = [(d + 1) % 3, (d + 2) % 3]
     raw: tuple[int, int, int] | None = None
@@ -160,6 +171,7 @@ def _settle_club(profile: Profile, standing: Standing, deal: State) -> DealResul
                     scores[o] -= 2 * profile.bolt_penalty
                     bolts[o] = 0
                     notes.append(f"seat {o}: third bolt, -{profile.bolt_penalty}")
+                    penalties.append((o, "third_bolt"))
 
     # (3) the barrel occupants' outcomes
     for p in range(3):
@@ -185,6 +197,7 @@ def _settle_club(profile: Profile, standing: Standing, deal: State) -> DealResul
             attempts[p] = 0
             failed_now.append(p)
             notes.append(f"seat {p}: three attempts used, -{profile.barrel_penalty}")
+            penalties.append((p, "attempts_used"))
 
     # (4) caps and arrivals
     arrivals = [p for p in range(3) if not occupants[p] and p != winner and scores[p] >= cap]
@@ -197,6 +210,7 @@ def _settle_club(profile: Profile, standing: Standing, deal: State) -> DealResul
                 attempts[p] = 0
                 failed_now.append(p)
                 notes.append(f"seat {p} is pushed out of the barrel, -{profile.barrel_penalty}")
+                penalties.append((p, "pushed_out"))
         if len(arrivals) == 3:
             order = [
                 d,
@@ -210,6 +224,7 @@ def _settle_club(profile: Profile, standing: Standing, deal: State) -> DealResul
                 f"seat {third} arrives third at the barrel and scores "
                 f"{profile.barrel_from - profile.barrel_penalty}"
             )
+            penalties.append((third, "arrives_third"))
         for p in arrivals:
             if scores[p] > cap:
                 capped.append(p)
@@ -225,6 +240,7 @@ def _settle_club(profile: Profile, standing: Standing, deal: State) -> DealResul
             scores[p] = 0
             failed[p] = 0
             notes.append(f"seat {p}: third failed visit, back to 0")
+            penalties.append((p, "back_to_zero"))
 
     new = Standing(
         scores=(scores[0], scores[1], scores[2]),
@@ -244,4 +260,5 @@ def _settle_club(profile: Profile, standing: Standing, deal: State) -> DealResul
         winner,
         tuple(notes),
         tuple(sorted(capped)),
+        tuple(sorted(penalties, key=lambda pw: (pw[0], PENALTIES.index(pw[1])))),
     )

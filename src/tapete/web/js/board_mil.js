@@ -151,7 +151,10 @@ function dealResultBox(v, r, label = t("previous_deal", { n: v.sheet.length })) 
       const raw = r.raw ? ` ${t("raw_points", { n: fmt(r.raw[s]) })} →` : "";
       // (a cap cut the points short: the engine says whose, the score it held them at)
       const held = r.capped?.includes(s) ? ` (${t("capped_at", { n: fmt(r.scores[s]) })})` : "";
-      return h("li", {}, `${name}:${raw} ${d >= 0 ? "+" : ""}${fmt(d)}${held}`);
+      // (a penalty struck: why, from the engine: 47 points and -120 read as a wrong sum)
+      const whys = (r.penalties || []).filter((p) => p.seat === s).map((p) => t(`penalty_${p.why}`));
+      const why = whys.length ? ` (${whys.join(", ")})` : "";
+      return h("li", {}, `${name}:${raw} ${d >= 0 ? "+" : ""}${fmt(d)}${held}${why}`);
     })));
 }
 
