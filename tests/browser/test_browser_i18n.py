@@ -118,6 +118,30 @@ def test_spanish_rules_say_matrimonio_in_the_club_and_cante_in_casa() -> None:
         assert casa is not None and "cante" in casa and "matrimonio" not in casa, profile
 
 
+#: Spanish words of the talon met only in the club (the redeal for a poor talon: casa has none)
+CLUB_ONLY_TALON = {
+    "reason_low_talon",
+    "reason_short_low_talon",
+    "talon_points",
+    "hint_reason_redeal_poor_talon",
+    "hint_why_redeal_poor_talon",
+}
+
+
+def test_spanish_casa_says_monte_wherever_the_club_says_talon() -> None:
+    """docs/web.md: in the house rules the talon is the *monte* in Spanish. The table said it,
+    but a hint while giving cards ("el plan hecho con el talón") and the deal review ("El
+    talón tenía:") said *talón* at a casa table: every word of the talon a casa table may
+    show has its casa and casa-500 words, with *monte*."""
+    es = load("es")
+    for key, text in es.items():
+        if "talón" not in text.lower() or key in CLUB_ONLY_TALON or "_casa" in key:
+            continue
+        for profile in ("casa", "casa-500"):
+            own = es.get(f"{key}_{profile}", "")
+            assert "monte" in own.lower() and "talón" not in own.lower(), (key, profile, own)
+
+
 def test_a_given_card_reads_as_in_each_language(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
     """A give in "What happened": English names the card with its article, as a played one
     ("gives the Nine of spades"; it read "gives Nine of spades"), a hidden one as "a card";

@@ -174,8 +174,10 @@ function headline(rep) {
         : t("review_declarer", { name: nameOf(rep.declarer), bid: rep.bid, contract: rep.contract, raw: fmt(raw ?? 0) })));
     }
     if (Array.isArray(rep.talon) && rep.talon.length) {
-      parts.push(h("div", { class: "reviewtalon", testid: "review-talon", role: "group", "aria-label": t("review_talon") },
-        h("span", { class: "lbl" }, t("review_talon")), rep.talon.map((c) => shownCard(c))));
+      // (the table's own word: es casa's talon is the *monte*)
+      const talonLabel = tOwn("review_talon", R.profile);
+      parts.push(h("div", { class: "reviewtalon", testid: "review-talon", role: "group", "aria-label": talonLabel },
+        h("span", { class: "lbl" }, talonLabel), rep.talon.map((c) => shownCard(c))));
     }
     if (!isNone(rep.best_contract)) {
       parts.push(h("p", { testid: "review-best-contract" }, t("review_best_contract", { value: rep.best_contract }),
