@@ -118,6 +118,22 @@ def test_spanish_rules_say_matrimonio_in_the_club_and_cante_in_casa() -> None:
         assert casa is not None and "cante" in casa and "matrimonio" not in casa, profile
 
 
+def test_the_rules_pages_name_each_profile_as_the_games_window_does() -> None:
+    """The short game was "Mil · casa, corta" in the Games window and "Mil · casa a 500" in
+    the rules pages' menu: every rules page names the four profiles with the words of the
+    page's language (``profile_<name>``)."""
+    for lang in ("es", "pt", "en"):
+        words = load(lang)
+        for page in ("club", "casa", "casa-500", "mariage"):
+            html = rules_page(WEB / "rules", page, lang)
+            assert html is not None, (page, lang)
+            menu = html[html.index("<nav") : html.index("</nav>")]
+            for profile in ("club", "casa", "casa-500", "mariage"):
+                found = re.search(rf'href="/rules/{profile}\?lang={lang}"[^>]*>([^<]*)</a>', menu)
+                assert found is not None, (page, lang, profile)
+                assert found.group(1) == words[f"profile_{profile}"], (page, lang, profile)
+
+
 #: Spanish words of the talon met only in the club (the redeal for a poor talon: casa has none)
 CLUB_ONLY_TALON = {
     "reason_low_talon",
