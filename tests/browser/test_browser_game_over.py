@@ -128,6 +128,15 @@ def _check_over_dialog(page: Any, v: dict[str, Any], lang: str) -> None:
     assert where["top"] >= 0 and where["bottom"] <= where["plot"], where
 
 
+#: the size at which each text of a chart is drawn, in CSS pixels (its font size scaled as the
+#: picture is)
+TEXT_PX = """(svg) => {
+  const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+  return [...svg.querySelectorAll('text')].map(
+    (e) => parseFloat(getComputedStyle(e).fontSize) * scale);
+}"""
+
+
 def _check_record(page: Any, url: str, v: dict[str, Any], start: dict[str, Any]) -> None:
     href = page.get_attribute(tid("download-record"), "href")
     res = page.request.get(f"{url}{href}")
@@ -199,11 +208,16 @@ def test_game_over_screen_in_every_language(
     assert page.js_errors == []
 
     # the same finished table in the other languages: the end screen comes straight back
+    # (Portuguese on a phone: the chart's words stay readable, drawn at 9 px or more; at the
+    # desktop's 560 units they were 6 px)
     for lang in ("es", "pt"):
-        other = new_page(locale=LOCALES[lang])
+        size = {"width": 390, "height": 844} if lang == "pt" else {}
+        other = new_page(locale=LOCALES[lang], **size)
         other.route("**/api/tables/*/ratings", lambda route: route.fulfill(json=RATINGS))
         _open(other, live_server.url, table_id, token)
         _check_over_dialog(other, v, lang)
+        chart = other.locator(f"{tid('over')} {tid('score-chart')}")
+        assert min(chart.evaluate(TEXT_PX)) >= 9, (lang, chart.evaluate(TEXT_PX))
         rating = other.locator(tid("over-rating-0"))
         value, change, label = RATED[lang]
         assert rating.locator(tid("over-rating-value")).inner_text() == value

@@ -7,8 +7,12 @@ import { t, tMaybe } from "./i18n.js";
 
 const NS = "http://www.w3.org/2000/svg";
 const COLORS = ["#1565c0", "#c62828", "#2e7d32", "#6a1b9a"];
-const W = 560;
+// the chart's width in its own units: a phone draws it narrower, so that its text, scaled
+// down with the picture, stays readable (560 units on a 340 px phone made 11 px text 6 px)
+const WIDE = 560;
+const NARROW = 380;
 const H = 240;
+const chartWidth = () => (window.matchMedia?.("(max-width: 520px)").matches ? NARROW : WIDE);
 // the legend has a band of its own above the plot (drawn inside it, on the target line, the
 // lines and barrel marks near the target covered the names)
 const LEGEND_Y = 6;
@@ -30,6 +34,7 @@ export function scoreChart(v, key) {
   const all = series.flat().concat(typeof v.target === "number" ? [v.target] : []);
   const lo = Math.min(0, ...all);
   const hi = Math.max(1, ...all);
+  const W = chartWidth();
   const x = (i) => PAD.left + (i * (W - PAD.left - PAD.right)) / Math.max(1, rows.length);
   const y = (n) => PAD.top + ((hi - n) * (H - PAD.top - PAD.bottom)) / (hi - lo || 1);
   const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "data-testid": "score-chart",
@@ -56,7 +61,7 @@ export function scoreChart(v, key) {
         "data-testid": `chart-barrel-${s}` }, null));
     });
   });
-  svg.append(legendBand(players, rows.some((r) => (r.in_barrel || []).some(Boolean))));
+  svg.append(legendBand(players, rows.some((r) => (r.in_barrel || []).some(Boolean)), W));
   return svg;
 }
 
@@ -65,7 +70,7 @@ export function scoreChart(v, key) {
 // is drawn, by the names' measured widths: a name of wide letters ("MMMM…") ran into the
 // next one; a row still wider than the plot is squeezed to fit.
 const LEGEND_NAME = 14;
-function legendBand(players, barrel) {
+function legendBand(players, barrel, W) {
   const legend = el("g", { class: "legend" });
   const entries = players.map((name, s) => ({
     mark: el("rect", { y: LEGEND_Y + 4, width: 12, height: 4, fill: COLORS[s % COLORS.length] }),
@@ -77,14 +82,14 @@ function legendBand(players, barrel) {
       text: el("text", { y: LEGEND_Y + 10 }, t("barrel")), gap: 11 });
   }
   for (const e of entries) legend.append(e.mark, e.text);
-  layOut(entries, entries.map((e) => 7 * e.text.textContent.length), false);
-  placeWhenDrawn(legend, entries);
+  layOut(entries, entries.map((e) => 7 * e.text.textContent.length), false, W);
+  placeWhenDrawn(legend, entries, W);
   return legend;
 }
 
 // each entry's mark and name from the left, ``widths`` the names' widths; ``fit``: a row wider
-// than the plot is squeezed (the names drawn narrower)
-function layOut(entries, widths, fit) {
+// than the plot is squeezed (the names drawn narrower); W: the chart's width
+function layOut(entries, widths, fit, W) {
   const names = widths.reduce((a, b) => a + b, 0);
   const fixed = entries.reduce((sum, e) => sum + e.gap + 20, -20); // (marks and spaces)
   const room = W - PAD.right - (PAD.left + 8);
@@ -101,17 +106,17 @@ function layOut(entries, widths, fit) {
 
 // (the chart is drawn once it is in the page: a window or section opened later waits for it;
 // a few seconds at most)
-function placeWhenDrawn(legend, entries, frames = 180) {
+function placeWhenDrawn(legend, entries, W, frames = 180) {
   requestAnimationFrame(() => {
-    if (placeLegend(legend, entries) === false && frames > 0) placeWhenDrawn(legend, entries, frames - 1);
+    if (placeLegend(legend, entries, W) === false && frames > 0) placeWhenDrawn(legend, entries, W, frames - 1);
   });
 }
 
-function placeLegend(legend, entries) {
+function placeLegend(legend, entries, W) {
   if (!legend.isConnected) return false;
   const widths = entries.map((e) => e.text.getComputedTextLength());
   if (widths.some((w, i) => w === 0 && entries[i].text.textContent)) return false; // (not drawn yet)
-  layOut(entries, widths, true);
+  layOut(entries, widths, true, W);
   legend.dataset.placed = "true";
   return true;
 }
