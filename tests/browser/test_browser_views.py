@@ -436,19 +436,19 @@ def test_a_reconnection_lists_the_missed_moves_in_their_place(mil_page) -> None:
     [
         (
             "en-GB",
-            "Ann closed the stock when Bruno had 0 points and 0 tricks",
+            "at the closing Bruno had no trick: that gives Bruno 3 game points",
             "the closing failed",
             "stock closed",
         ),
         (
             "es-ES",
-            "Ann cerró el mazo cuando Bruno tenía 0 puntos y 0 bazas",
+            "al cerrar, Bruno no tenía ninguna baza: eso le da a Bruno 3 puntos",
             "falló el cierre",
             "mazo cerrado",
         ),
         (
             "pt-PT",
-            "Ann fechou o monte quando Bruno tinha 0 pontos e 0 vazas",
+            "no fecho, Bruno não tinha nenhuma vaza: isso dá a Bruno 3 pontos",
             "o fecho falhou",
             "monte fechado",
         ),
@@ -457,10 +457,10 @@ def test_a_reconnection_lists_the_missed_moves_in_their_place(mil_page) -> None:
 def test_a_closed_hand_says_whose_points_counted(  # type: ignore[no-untyped-def]
     new_page, live_server, locale: str, said: str, sheet: str, not_twice: str
 ) -> None:
-    """A closed hand's game points follow the opponent's points and tricks at the closing:
-    seed 2's first hand, closed by Ann when Bruno had nothing, gives Bruno 3 with 5 tricks
-    ("+3", "Card points: 5–44" and nothing else looked like a wrong count). The held end
-    says the closing's numbers, and the sheet's row that the stock was closed."""
+    """A closed hand's game points follow the opponent's tricks at the closing when the
+    closing fails: seed 2's first hand, closed by Ann when Bruno had nothing, gives Bruno 3
+    with 5 tricks ("+3", "Card points: 5–44" and nothing else looked like a wrong count).
+    The held end says the closing's numbers, and the sheet's row that the stock was closed."""
     page = new_page(locale=locale)
     start_game(page, live_server.url, "mariage", levels=("random",))
     g = new_game("mariage", "mariage", seed=2, players=["Ann", "Bruno"])
@@ -481,6 +481,73 @@ def test_a_closed_hand_says_whose_points_counted(  # type: ignore[no-untyped-def
     assert sheet in shown and not_twice not in shown, shown  # (its reason says the closing)
     page.click(tid("next-deal"))
     assert sheet in page.inner_text(f"{tid('sheet')} {tid('sheet-row')}")
+    assert page.js_errors == []
+
+
+#: closed hands' sheet rows: Ann (seat 0) closes when Bruno has 21 points and 2 tricks
+CLOSED = {"closed_by": 0, "closed_points": 21, "closed_tricks": 2, "points": [70, 50]}
+#: a script: [the deal's end line, the closing's note] of each sheet row, in a language
+CLOSING_WORDS = """async ([lang, rows]) => {
+    const i18n = await import('/static/js/i18n.js');
+    const history = await import('/static/js/history.js');
+    await i18n.loadLang(lang);
+    const names = (s) => ['Ann', 'Bruno'][s];
+    return rows.map((r) => [history.dealEndText(r, names), history.closingText(r, names)]);
+}"""
+
+
+@pytest.mark.parametrize(
+    ("lang", "counted", "false_claim", "fixed", "failed"),
+    [
+        (
+            "en",
+            "Ann closed the stock when Bruno had 21 points and 2 tricks: those count",
+            "Ann wins the hand: +2 (Bruno's false claim).",
+            "Bruno's false claim gives Ann a fixed 2 game points",
+            "at the closing Bruno had 2 tricks: that gives Bruno 2 game points",
+        ),
+        (
+            "es",
+            "Ann cerró el mazo cuando Bruno tenía 21 puntos y 2 bazas: eso cuenta",
+            "Ann gana la mano: +2 (declaración falsa de Bruno).",
+            "la declaración falsa de Bruno le da a Ann 2 puntos de partida fijos",
+            "al cerrar, Bruno tenía 2 bazas: eso le da a Bruno 2 puntos de partida",
+        ),
+        (
+            "pt",
+            "Ann fechou o monte quando Bruno tinha 21 pontos e 2 vazas: é isso que conta",
+            "Ann ganha a mão: +2 (declaração falsa de Bruno).",
+            "a declaração falsa de Bruno dá a Ann 2 pontos de jogo fixos",
+            "no fecho, Bruno tinha 2 vazas: isso dá a Bruno 2 pontos de jogo",
+        ),
+    ],
+)
+def test_a_closed_hand_says_the_closing_counted_only_where_it_did(  # type: ignore[no-untyped-def]
+    new_page, live_server, lang: str, counted: str, false_claim: str, fixed: str, failed: str
+) -> None:
+    """The closing's position counts for the game points of the closer's claim (its points
+    and tricks) and of a failed closing (its tricks: 2, or 3 without one), not for the
+    opponent's false claim, a fixed 2 for the closer (docs/rules-mariage.md): after Rui's
+    closing and Bruno's false claim the hand's end said "+2 (false claim)" and that Bruno's
+    points and tricks at the closing counted. The false claim says whose it was, closed
+    or not."""
+    page = new_page(locale="en-GB")
+    page.goto(live_server.url)
+    rows = [
+        {**CLOSED, "winner": 0, "reason": "claim", "game_points": 2},
+        {**CLOSED, "winner": 0, "reason": "false_claim", "game_points": 2},
+        {**CLOSED, "winner": 1, "reason": "closer_failed", "game_points": 2},
+        {**CLOSED, "winner": 1, "reason": "opponent_claimed_after_close", "game_points": 2},
+        {"winner": 0, "reason": "false_claim", "game_points": 2, "points": [20, 40]},
+    ]
+    said = page.evaluate(CLOSING_WORDS, [lang, rows])
+    claim, false, failed_row, claimed_after, unclosed = said
+    assert counted in claim[1], claim
+    assert false[0] == false_claim and fixed in false[1], false
+    assert counted not in false[1], false  # (nor anything of the closing's points)
+    assert "21" not in false[1] and "21" not in failed_row[1], said
+    assert failed in failed_row[1] and failed in claimed_after[1], said
+    assert unclosed == [false_claim, ""], unclosed
     assert page.js_errors == []
 
 

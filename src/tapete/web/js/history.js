@@ -39,20 +39,36 @@ export function dealEndText(row, nameOf = playerName) {
   const r = row || {};
   if ("game_points" in r) {
     if (isNone(r.winner)) return t("ev_hand_tie");
-    return t("ev_hand_won", { name: nameOf(r.winner), points: r.game_points, reason: t(`why_${r.reason}`) });
+    return t("ev_hand_won", { name: nameOf(r.winner), points: r.game_points, reason: whyText(r, nameOf) });
   }
   if (r.annulled) return t("ev_annulled");
   const scores = (r.scores || []).map((s, i) => `${nameOf(i)} ${fmt(s)}`).join(" · ");
   return `${t("ev_deal_end")} ${scores}`;
 }
 
-// a closed hand's closing (the sheet row's closed_by, closed_points, closed_tricks): the
-// opponent's points and tricks then, which decide the game points ("" for a hand not closed)
+// why a hand was won, from its sheet row: a false claim says whose, the loser's ("Bruno's
+// false claim": the winner, named before it, did not make it)
+function whyText(r, nameOf) {
+  if (r.reason === "false_claim") return t("why_false_claim_by", { name: nameOf(1 - r.winner) });
+  return t(`why_${r.reason}`);
+}
+
+// a closed hand's closing (the sheet row's closed_by, closed_points, closed_tricks) and what
+// it did to the game points ("" for a hand not closed), as docs/rules-mariage.md scores it:
+// the closer's claim by the opponent's points and tricks at the closing; a failed closing
+// (the closer's, or the opponent's claim first) gives the opponent 2, or 3 with no trick at
+// the closing, whatever the points; the opponent's false claim gives the closer a fixed 2
 export function closingText(row, nameOf = playerName) {
   const r = row || {};
   if (isNone(r.closed_by)) return "";
-  return tCount("closing_count", r.closed_tricks, {
-    closer: nameOf(r.closed_by), name: nameOf(1 - r.closed_by), points: r.closed_points, tricks: r.closed_tricks });
+  const p = { closer: nameOf(r.closed_by), name: nameOf(1 - r.closed_by), points: r.closed_points,
+    tricks: r.closed_tricks, game_points: r.game_points };
+  if (r.reason === "claim") return tCount("closing_count", r.closed_tricks, p);
+  if (r.reason === "false_claim") return t("closing_false_claim", p);
+  if (r.reason === "closer_failed" || r.reason === "opponent_claimed_after_close") {
+    return r.closed_tricks ? tCount("closing_failed", r.closed_tricks, p) : t("closing_failed_none", p);
+  }
+  return "";
 }
 
 // one event in words, or "" for those the history does not list (tricks, talons, ...); a new

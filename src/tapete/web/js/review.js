@@ -9,7 +9,7 @@ import { fmt, h, hideDialog, isNone, openDialog } from "./dom.js";
 import { S, screen, watching } from "./state.js";
 import { t, tCount, tOwn } from "./i18n.js";
 import { cardName, shownCard } from "./cards.js";
-import { actionText } from "./history.js";
+import { actionText, dealEndText } from "./history.js";
 import { api, seatHeaders } from "./session.js";
 
 const R = { game: null, profile: null, table: null, token: null, seat: null, deal: 0, deals: 0, step: 0, data: null, error: null, retry: false, failures: 0, timer: null, ask: 0 };
@@ -187,8 +187,7 @@ function headline(rep) {
     }
   } else if (rep.result) {
     const r = rep.result;
-    parts.push(h("p", { testid: "review-contract" }, isNone(r.winner) ? t("ev_hand_tie")
-      : t("ev_hand_won", { name: nameOf(r.winner), points: r.game_points, reason: t(`why_${r.reason}`) })));
+    parts.push(h("p", { testid: "review-contract" }, dealEndText(r, nameOf)));
   }
   if (rep.complete === false) parts.push(h("p", { class: "note" }, t("review_incomplete")));
   if (rep.quick) parts.push(h("p", { class: "note" }, t("review_quick")));
