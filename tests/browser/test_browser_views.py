@@ -239,6 +239,41 @@ def test_mariage_buttons_and_closed_stock(new_page, live_server, artifacts) -> N
     shot(page, artifacts, "views-mariage-closed-en")
 
 
+@pytest.mark.parametrize(
+    ("locale", "of_seven", "mark", "dealer"),
+    [
+        ("en-GB", "0 of 7 game points", "D", "Dealer"),
+        ("es-ES", "0 de 7 puntos de partida", "R", "Reparte"),
+        ("pt-PT", "0 de 7 pontos de jogo", "D", "Distribui"),
+    ],
+)
+def test_seat_marks_are_read_in_words(  # type: ignore[no-untyped-def]
+    new_page, live_server, locale: str, of_seven: str, mark: str, dealer: str
+) -> None:
+    """A seat read 'Rui 0/7 D Tricks: 1' to a screen reader: the game points of the 7 had
+    only a title and the dealer's "D" nothing. Both are read in words (and shown as they
+    were: a phone's row has no room for more), in Mariage and Mil alike."""
+    page = new_page(locale=locale)
+    start_game(page, live_server.url, "mariage", levels=("random",))
+    g = new_game("mariage", "mariage", seed=1, players=["Ann", "Bruno"])
+    view = g.view(0)
+    Feeder(page).show(view)
+    read = {s: page.locator(tid(f"seat-{s}")).aria_snapshot() for s in (0, 1)}
+    assert all(of_seven in x and "0/7" not in x for x in read.values()), read
+    assert dealer in read[view["dealer"]] and dealer not in read[1 - view["dealer"]], read
+    for s in (0, 1):
+        assert page.inner_text(f"{tid(f'seat-{s}')} .score [aria-hidden='true']") == "0/7"
+    assert page.inner_text(".badge.dealer [aria-hidden='true']") == mark
+    assert page.js_errors == []
+    page = new_page(locale=locale)
+    start_game(page, live_server.url, "mil-club", name="Ana")
+    mil = new_game("mil", "club", seed=1, players=MIL_PLAYERS).view(0)
+    Feeder(page).show(mil)
+    read_mil = page.locator(tid(f"seat-{mil['dealer']}")).aria_snapshot()
+    assert dealer in read_mil and f"text: {mark}\n" not in read_mil, read_mil
+    assert page.js_errors == []
+
+
 def _last_play_of_a_deal(game: str, profile: str, players: list[str]) -> tuple[Any, Any]:
     """A seeded game one card before a deal ends with a trick, and that card's action."""
     for seed in range(200):

@@ -2,13 +2,13 @@
 // of the game's own actions. It draws any view that carries a stock (`stock_count`); table.js
 // picks it from the view's keys.
 
-import { h } from "./dom.js";
+import { h, spoken } from "./dom.js";
 import { S, blocked, handHidden, myTurn, playerName, screen, toAct } from "./state.js";
 import { t } from "./i18n.js";
 import { SUIT_SYMBOL, backs, shownCard, suitLabel } from "./cards.js";
 import { actionText, closingText } from "./history.js";
 import { hintBox } from "./hints.js";
-import { actionButton, centerTricks, pointsShown, pointsToggle, renderHand } from "./play.js";
+import { actionButton, centerTricks, dealerMark, pointsShown, pointsToggle, renderHand } from "./play.js";
 import { matchSheet } from "./sheet.js";
 import { pausePanel } from "./deal_end.js";
 import { commitmentMark } from "./fairness.js";
@@ -19,14 +19,18 @@ export const fits = (v) => "stock_count" in v;
 const marriageChips = (v, seat) => (v.marriages || []).filter((m) => m.seat === seat)
   .map((m) => h("span", { class: "chip marriage" }, `${SUIT_SYMBOL[m.suit]} ${m.value}`));
 
+// a seat's game points of the match's target ("0/7", read "0 of 7 game points")
+const gamePoints = (v, seat) => h("span", { class: "score", title: t("game_points") },
+  spoken(`${v.match?.[seat] ?? 0}/${v.target}`, t("game_points_of", { n: v.match?.[seat] ?? 0, target: v.target })));
+
 export function render(v) {
   const me = v.seat ?? 0; // a watcher sees the table from seat 0, with no hand
   const opp = 1 - me;
   const root = h("div", { class: `board seats-${v.players.length} profile-${v.profile}` });
   root.append(h("section", { class: `seat opp top ${toAct(v, opp) ? "active" : ""}`, testid: `seat-${opp}`, "aria-label": playerName(opp) },
     h("div", { class: "who" }, h("span", { class: "name" }, playerName(opp)),
-      h("span", { class: "score", title: t("game_points") }, `${v.match?.[opp] ?? 0}/${v.target}`)),
-    h("div", { class: "badges" }, v.dealer === opp ? h("span", { class: "badge dealer" }, t("dealer_short")) : null,
+      gamePoints(v, opp)),
+    h("div", { class: "badges" }, v.dealer === opp ? dealerMark() : null,
       toAct(v, opp) ? h("span", { class: "badge turn" }, t("turn_badge")) : null),
     backs(v.hand_counts?.[opp] ?? 0, "fan"),
     h("div", { class: "meta" }, t("tricks_count", { n: v.tricks_won?.[opp] ?? 0 }),
@@ -35,8 +39,8 @@ export function render(v) {
   root.append(center(v));
   root.append(h("section", { class: `seat me bottom ${toAct(v, me) ? "active" : ""}`, testid: `seat-${me}`, "aria-label": v.seat === null ? playerName(me) : t("you") },
     h("div", { class: "who" }, h("span", { class: "name" }, playerName(me)),
-      h("span", { class: "score", title: t("game_points") }, `${v.match?.[me] ?? 0}/${v.target}`),
-      v.dealer === me ? h("span", { class: "badge dealer" }, t("dealer_short")) : null,
+      gamePoints(v, me),
+      v.dealer === me ? dealerMark() : null,
       h("span", { class: "meta" }, t("tricks_count", { n: v.tricks_won?.[me] ?? 0 })),
       h("span", { class: "meta points", testid: "my-points" }, pointsShown() ? t("points_n", { n: v.points?.[me] ?? 0 }) : ""),
       pointsToggle(),

@@ -8,7 +8,7 @@ import { SUIT_SYMBOL, backs, cardInText, cardShort, shownCard, suitLabel } from 
 import { act } from "./connection.js";
 import { actionText } from "./history.js";
 import { hintBox } from "./hints.js";
-import { actionButton, centerTricks, pointsShown, pointsToggle, relPos, renderHand, stepper } from "./play.js";
+import { actionButton, centerTricks, dealerMark, pointsShown, pointsToggle, relPos, renderHand, stepper } from "./play.js";
 import { scoreSheet } from "./sheet.js";
 import { pausePanel } from "./deal_end.js";
 import { commitmentMark } from "./fairness.js";
@@ -35,7 +35,7 @@ export function render(v) {
 
 function seatBadges(v, seat) {
   const b = [];
-  if (v.dealer === seat) b.push(h("span", { class: "badge dealer", title: t("dealer") }, t("dealer_short")));
+  if (v.dealer === seat) b.push(dealerMark());
   if (v.declarer === seat) b.push(h("span", { class: "badge declarer" }, t("declarer")));
   if (v.in_barrel?.[seat]) b.push(h("span", { class: "badge barrel", title: t("barrel") }, v.barrel_attempts_max ? `${t("barrel")} ${v.barrel_attempts?.[seat] ?? 0}/${v.barrel_attempts_max}` : t("barrel")));
   if (v.has_bolts !== false && v.bolts?.[seat]) b.push(h("span", { class: "badge bolt", title: t("bolts") }, `⚡ ${v.bolts[seat]}`));

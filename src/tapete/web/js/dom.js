@@ -21,6 +21,11 @@ export function h(tag, attrs = {}, ...children) {
 
 export const $ = (sel, root = document) => root.querySelector(sel);
 
+// a short mark ("0/7", "D") as it is shown, and the words a screen reader says in its place
+// ("0 of 7 game points", "dealer"; only read: .sr-only): the mark keeps its width, as a
+// phone's row of seat marks has no room for more
+export const spoken = (mark, words) => [h("span", { "aria-hidden": "true" }, mark), h("span", { class: "sr-only" }, words)];
+
 // the page's language (i18n.js sets it on <html>), for the numbers written in it
 const pageLang = () => document.documentElement.lang || "en";
 

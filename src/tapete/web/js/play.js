@@ -2,7 +2,7 @@
 // last one), the −/+ steppers and the action buttons. Enabled controls come from view.legal
 // only: the client holds no rule.
 
-import { h, isNone, same } from "./dom.js";
+import { h, isNone, same, spoken } from "./dom.js";
 import { S, STORE_POINTS, blocked, hintIs, legalOf, myTurn, playerName, screen, watching } from "./state.js";
 import { t, tOwn } from "./i18n.js";
 import { cardEl, shownCard } from "./cards.js";
@@ -19,6 +19,9 @@ export function relPos(seat) {
 
 // whether the running points are shown: the player's choice; a spectator, who has no
 // switch, always sees them
+// the dealer's mark on a seat, Mil's and Mariage's: "D", read "dealer"
+export const dealerMark = () => h("span", { class: "badge dealer", title: t("dealer") }, spoken(t("dealer_short"), t("dealer")));
+
 export const pointsShown = () => S.ui.showPoints || watching();
 
 // the switch of the player's running points (both boards): a toggle button whose name stays
