@@ -105,3 +105,24 @@ def test_one_rated_game_is_said_in_the_singular(new_page, live_server) -> None: 
     assert chart.get_attribute("aria-label") == "Classificação em 1 jogo pontuável, de 0 a 3,4"
     assert "após 1 jogo pontuável" in page.inner_text(tid("rating-mariage"))
     assert page.js_errors == []
+
+
+#: a Mariage player's statistics row: no contracts, no barrel
+MARIAGE = {"game": "mariage", "profile": "mariage", "games": 3, "wins": 2, "analysed_deals": 25,
+           "average_loss": 0.4, "games_waiting_analysis": 0}  # fmt: skip
+
+
+def test_mariage_statistics_count_hands_in_english(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
+    """English Mariage calls its deals hands (docs/web.md), and so do its statistics: the
+    player page said "Analysed deals" and "Average loss per deal" for them, as for Mil's."""
+    page = new_page(locale="en-GB")
+    show_player(page, live_server.url, {**PLAYER, "stats": [MIL, MARIAGE]})
+    page.locator(f"{tid('player')}[open] {tid('stats-mariage')} table").wait_for()
+    heads = {
+        game: page.locator(f"{tid('player')}[open] {tid(f'stats-{game}')} th").all_inner_texts()
+        for game in ("mil", "mariage")
+    }
+    assert {"Analysed hands", "Average loss per hand"} <= set(heads["mariage"]), heads
+    assert not any("deal" in x for x in heads["mariage"]), heads
+    assert {"Analysed deals", "Average loss per deal"} <= set(heads["mil"]), heads
+    assert page.js_errors == []

@@ -4,13 +4,15 @@
 
 import { dialog, fmt, fmtMinus, h, hideDialog, isNone, openDialog, replaceKeepingFocus } from "./dom.js";
 import { S, STORE_NAME, screen } from "./state.js";
-import { t, tMaybe } from "./i18n.js";
+import { t, tMaybe, tOwn } from "./i18n.js";
 import { kindOf, rankingBoards } from "./kinds.js";
 import { api } from "./session.js";
 
-function dataTable(rows, cols) {
+// (owner: the game whose own words head its columns where it has them, col_<name>_<game>:
+// English Mariage's analysed "hands", where Mil's are "deals")
+function dataTable(rows, cols, owner = null) {
   return h("table", { class: "data" },
-    h("thead", {}, h("tr", {}, cols.map((c) => h("th", { scope: "col" }, t(`col_${c}`))))),
+    h("thead", {}, h("tr", {}, cols.map((c) => h("th", { scope: "col" }, tOwn(`col_${c}`, owner))))),
     h("tbody", {}, rows.map((r) => h("tr", {}, cols.map((c) => h("td", {}, cellText(c, r[c])))))));
 }
 
@@ -32,7 +34,7 @@ export function statsTables(rows) {
     const cols = [...new Set(mine.flatMap((r) => Object.keys(r)))].filter((c) => c !== "game")
       .filter((c) => ALWAYS.has(c) || mine.some((r) => !isNone(r[c]) && r[c] !== 0));
     const title = kindOf(game)?.title ?? tMaybe(`col_${game}`) ?? game;
-    return h("section", { testid: `stats-${game}` }, h("h3", {}, title), wideTable(dataTable(mine, cols), title));
+    return h("section", { testid: `stats-${game}` }, h("h3", {}, title), wideTable(dataTable(mine, cols, game), title));
   }));
 }
 
