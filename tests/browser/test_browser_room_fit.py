@@ -14,7 +14,10 @@ import random
 from typing import Any
 
 from browser_helpers import (
+    LOCALES,
+    ana_table,
     open_lobby,
+    open_seat,
     shot,
     sit_down,
     start_game,
@@ -225,4 +228,36 @@ def test_a_solo_auction_with_the_last_deal_fits_a_laptop(new_page, live_server, 
     shot(page, artifacts, "table-auction-1366x768")
     fit = page.evaluate(HAND)
     assert fit["hand"] <= fit["window"] and fit["page"] <= fit["window"], fit
+    assert page.js_errors == []
+
+
+#: the room strip drawn from a presence and clocks given here: Ana here, Rui gone 4 s ago
+#: with his grace running
+DISCONNECTED = """async () => {
+  const { S } = await import('/static/js/state.js');
+  const { renderRoom } = await import('/static/js/room.js');
+  S.presence = { status: 'playing', spectators: 0, seats: [
+    { seat: 0, kind: 'person', name: 'Ana', connected: 1 },
+    { seat: 1, kind: 'person', name: 'Rui', connected: 0 },
+    { seat: 2, kind: 'computer', name: 'Carla', level: 'random', connected: 0 }] };
+  S.clocks = { clock: { move_s: 30, bank_s: 0 }, seats: [
+    { running: false, move: null, grace: null },
+    { running: false, move: null, grace: 26 },
+    null] };
+  S.clocksAt = performance.now();
+  renderRoom();
+}"""
+
+
+def test_a_disconnected_seat_is_said_disconnected_once(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
+    """A screen reader read a dropped person's seat as "Rui — disconnected · disconnected
+    (26 s)": the grace's clock note says it, the seat's hidden words no longer do too."""
+    table_id, token = ana_table(live_server.db_path, seed=3)
+    page = new_page(locale=LOCALES["en"])
+    open_seat(page, live_server.url, table_id, token)
+    page.evaluate(DISCONNECTED)
+    rui = page.locator(f"#room {tid('seat-1')}").aria_snapshot()
+    assert rui.count("disconnected") == 1 and "not connected" not in rui, rui
+    ana = page.locator(f"#room {tid('seat-0')}").aria_snapshot()
+    assert "connected" in ana, ana  # (a connected person is still said connected)
     assert page.js_errors == []

@@ -240,15 +240,43 @@ def test_mariage_buttons_and_closed_stock(new_page, live_server, artifacts) -> N
 
 
 @pytest.mark.parametrize(
-    ("locale", "of_seven", "mark", "dealer"),
+    ("locale", "of_seven", "mark", "dealer", "score", "marriage"),
     [
-        ("en-GB", "0 of 7 game points", "D", "Dealer"),
-        ("es-ES", "0 de 7 puntos de partida", "R", "Reparte"),
-        ("pt-PT", "0 de 7 pontos de jogo", "D", "Distribui"),
+        (
+            "en-GB",
+            "0 of 7 game points",
+            "D",
+            "Dealer",
+            "0 of 1000 points",
+            "Announced marriage: hearts ♥, 100",
+        ),
+        (
+            "es-ES",
+            "0 de 7 puntos de partida",
+            "R",
+            "Reparte",
+            "0 de 1000 puntos",
+            "Matrimonio anunciado: corazones ♥, 100",
+        ),
+        (
+            "pt-PT",
+            "0 de 7 pontos de jogo",
+            "D",
+            "Distribui",
+            "0 de 1000 pontos",
+            "Casamento anunciado: copas ♥, 100",
+        ),
     ],
 )
 def test_seat_marks_are_read_in_words(  # type: ignore[no-untyped-def]
-    new_page, live_server, locale: str, of_seven: str, mark: str, dealer: str
+    new_page,
+    live_server,
+    locale: str,
+    of_seven: str,
+    mark: str,
+    dealer: str,
+    score: str,
+    marriage: str,
 ) -> None:
     """A seat read 'Rui 0/7 D Tricks: 1' to a screen reader: the game points of the 7 had
     only a title and the dealer's "D" nothing. Both are read in words (and shown as they
@@ -271,6 +299,11 @@ def test_seat_marks_are_read_in_words(  # type: ignore[no-untyped-def]
     Feeder(page).show(mil)
     read_mil = page.locator(tid(f"seat-{mil['dealer']}")).aria_snapshot()
     assert dealer in read_mil and f"text: {mark}\n" not in read_mil, read_mil
+    # Mil's score with its target (a bare "0"), and a marriage chip in words ("♥ 100")
+    assert score in read_mil, read_mil
+    Feeder(page).show({**mil, "marriages": [{"seat": 1, "suit": "H", "value": 100}]})
+    read_chip = page.locator(f"{tid('seat-1')} .chip.marriage").aria_snapshot()
+    assert marriage in read_chip and "♥ 100" not in read_chip, read_chip
     assert page.js_errors == []
 
 

@@ -1,7 +1,7 @@
 // The Mil board: three seats around an auction, a talon and the tricks. It draws any view
 // that carries a talon (`talon_count`); table.js picks it from the view's keys.
 
-import { fmt, h, isNone } from "./dom.js";
+import { fmt, h, isNone, spoken } from "./dom.js";
 import { S, blocked, handHidden, hintIs, legalOf, myTurn, playerName, screen, toAct } from "./state.js";
 import { t, tOwn } from "./i18n.js";
 import { SUIT_SYMBOL, backs, cardInText, cardShort, shownCard, suitLabel } from "./cards.js";
@@ -44,6 +44,11 @@ function seatBadges(v, seat) {
   return b;
 }
 
+// a seat's score, read in words with the target ("880 of 1000 points"; the bare number said
+// nothing of what it counts)
+const scoreMark = (v, seat) => h("span", { class: "score", title: t("score") },
+  spoken(fmt(v.scores?.[seat] ?? 0), t("score_of", { n: fmt(v.scores?.[seat] ?? 0), target: v.target })));
+
 function lastBidOf(v, seat) {
   const bids = (v.bids || []).filter((b) => b.seat === seat);
   if (!bids.length) return null;
@@ -53,7 +58,9 @@ function lastBidOf(v, seat) {
 
 function marriagesOf(v, seat) {
   return (v.marriages || []).filter((m) => m.seat === seat)
-    .map((m) => h("span", { class: `chip marriage suit-${m.suit}`, title: tOwn("announced", v.profile) }, `${SUIT_SYMBOL[m.suit]} ${m.value}`));
+    // (read in words: "Announced marriage: hearts, 100"; the symbol alone said "heart 100")
+    .map((m) => h("span", { class: `chip marriage suit-${m.suit}`, title: tOwn("announced", v.profile) },
+      spoken(`${SUIT_SYMBOL[m.suit]} ${m.value}`, `${tOwn("announced", v.profile)}: ${suitLabel(m.suit)}, ${m.value}`)));
 }
 
 // the button on a seat that gives it the chosen card (only where a legal give goes)
@@ -79,7 +86,7 @@ function opponent(v, seat, place = null) {
   return h("section", { class: `seat opp ${pos} ${toAct(v, seat) ? "active" : ""}`, testid: `seat-${seat}`, "aria-label": playerName(seat) },
     h("div", { class: "who" },
       h("span", { class: "name" }, playerName(seat)),
-      h("span", { class: "score", title: t("score") }, fmt(v.scores?.[seat] ?? 0))),
+      scoreMark(v, seat)),
     h("div", { class: "badges" }, seatBadges(v, seat)),
     backs(v.hand_counts?.[seat] ?? 0, "fan"),
     h("div", { class: "meta" }, t("cards_count", { n: v.hand_counts?.[seat] ?? 0 }),
@@ -248,7 +255,7 @@ function me(v, justify) {
   return h("section", { class: `seat me bottom ${toAct(v, seat) ? "active" : ""}`, testid: `seat-${seat}`, "aria-label": t("you") },
     h("div", { class: "who" },
       h("span", { class: "name" }, playerName(seat)),
-      h("span", { class: "score", title: t("score") }, fmt(v.scores?.[seat] ?? 0)),
+      scoreMark(v, seat),
       h("span", { class: "badges" }, seatBadges(v, seat)),
       v.phase === "bidding" && lastBidOf(v, seat) ? h("span", { class: "bubble" }, lastBidOf(v, seat)) : null,
       counting(v) ? h("span", { class: "meta" }, t("tricks_count", { n: v.tricks_won?.[seat] ?? 0 })) : null,

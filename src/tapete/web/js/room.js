@@ -134,7 +134,9 @@ export function seatLabel(s) {
 function seatsBox(p) {
   const me = S.view?.seat ?? S.session?.seat;
   return h("ul", { class: "seats", testid: "seats", "aria-label": t("seats") }, p.seats.map((s) => {
-    const online = s.kind === "person" ? (s.connected > 0 ? t("online", { n: s.connected }) : t("offline")) : "";
+    // (a person whose grace runs is said disconnected by the clock's note: not twice)
+    const grace = !s.connected && S.clocks?.seats?.[s.seat]?.grace != null;
+    const online = s.kind === "person" && !grace ? (s.connected > 0 ? t("online", { n: s.connected }) : t("offline")) : "";
     return h("li", { class: `seatchip ${s.kind} ${s.connected ? "on" : ""}`, testid: `seat-${s.seat}` },
       h("span", { class: "dot", "aria-hidden": "true" }, s.kind === "person" ? (s.connected ? "●" : "○") : ""),
       seatLabel(s), s.seat === me ? ` (${t("you_short")})` : "",
