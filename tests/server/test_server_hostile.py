@@ -898,7 +898,13 @@ def test_a_game_nobody_plays_to_the_end_stops_at_the_cap_on_deals(make_app: Make
         assert last["over"] and last["winner"] is None and len(last["sheet"]) == 2
         info = client.get(f"/api/tables/{table_id}").json()
         assert info["status"] == "abandoned" and info["winner"] is None, info
+        assert info["ranked"] is False, info  # (it said true: no Ranking for it)
         assert client.get("/api/stats", params={"name": "Ana"}).json() == []
+        # the player page lists it among the finished games, and it is nobody's abandonment
+        # (a walkthrough's creator was charged with one for it)
+        page = client.get("/api/players/Ana").json()
+        assert [g["table"] for g in page["games"]] == [table_id], page
+        assert page["games"][0]["winner"] is None and page["abandonments"] == 0, page
         # a table that sets its own max_deals plays them, and finishes
         other, other_token = new_table(client, game="mil", seed=5, max_deals=3, counted=True)
         assert len(_play_out(client, other, other_token)["sheet"]) == 3

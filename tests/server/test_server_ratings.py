@@ -243,6 +243,20 @@ def test_a_game_every_seat_abandoned_is_not_rated(sessions: sessionmaker[Session
     assert [(ch.user_id, ch.place) for ch in out] == [(c, 1), (a, 2), (b, 2)]
 
 
+def test_a_game_stopped_at_the_cap_on_deals_is_not_rated(sessions: sessionmaker[Session]) -> None:
+    """A rated game nobody played to its end (the server's cap on deals stopped it, with no
+    winner) moved every rating, as a finished game would; it counts in no statistics."""
+    a, b, c = _users(sessions, "Ana", "Bea", "Caio")
+    record = {"game": "mil", "profile": "club", "winner": None, "scores": [640, 720, 500]}
+    with sessions.begin() as s:
+        assert ratings.hook(s, _table(user_ids=[a, b, c], capped=True), record) == []
+    with sessions() as s:
+        assert s.scalars(select(RatingRow)).first() is None
+    with sessions.begin() as s:  # (a game its creator limited with max_deals: rated)
+        out = ratings.hook(s, _table(user_ids=[a, b, c], capped=False), record)
+    assert [(ch.user_id, ch.place) for ch in out] == [(b, 1), (a, 2), (c, 3)]
+
+
 def test_the_hook_rates_a_mariage_match_winner_first(sessions: sessionmaker[Session]) -> None:
     a, b = _users(sessions, "Ana", "Bea")
     record = {"game": "mariage", "profile": "mariage", "winner": 1, "match": [3, 7]}

@@ -9,15 +9,17 @@ abandonments; for an account also its rating in each pool with
 the history (the rating after each rated game).
 
 Abandonments: the player's tables closed unfinished for want of a move (status
-``abandoned``) and the rated games in which their seat was given up (recorded by
-:func:`tapete.server.ratings.hook`).
+``abandoned`` with no final scores) and the rated games in which their seat was given up
+(recorded by :func:`tapete.server.ratings.hook`). A game the server stopped at its cap on
+deals (status ``abandoned`` too, with its final scores) is nobody's abandonment: it is among
+the finished games, with nobody as its winner.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -60,9 +62,13 @@ def player_page(session: Session, name: str) -> dict[str, Any]:
     # account's rated ones
     seated: Any = select(SeatRow.table_id).where(SeatRow.kind == "person", SeatRow.name == shown)
     mine = or_(TableRow.owner == shown, TableRow.id.in_(seated), TableRow.id.in_(rated_tables))
+    # (a game stopped at the cap on deals was played to its end too: it is listed, with no
+    # winner; TableManager._finish stores its final scores, a table closed for want of a
+    # move has none)
+    capped = and_(TableRow.status == "abandoned", TableRow.final_scores.is_not(None))
     finished = session.scalars(
         select(TableRow)
-        .where(mine, TableRow.status == "finished")
+        .where(mine, or_(TableRow.status == "finished", capped))
         .order_by(TableRow.finished_at.desc(), TableRow.id.desc())
         .limit(GAMES_ON_PAGE)
     )
@@ -70,7 +76,11 @@ def player_page(session: Session, name: str) -> dict[str, Any]:
         session.scalar(
             select(func.count())
             .select_from(TableRow)
-            .where(TableRow.owner == shown, TableRow.status == "abandoned")
+            .where(
+                TableRow.owner == shown,
+                TableRow.status == "abandoned",
+                TableRow.final_scores.is_(None),
+            )
         )
         or 0
     )

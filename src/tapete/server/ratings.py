@@ -261,11 +261,12 @@ def final_places(
 
 def hook(session: Session, table: Any, record: dict[str, Any]) -> list[RatingChange]:
     """The finished-game hook (``TableManager.finish_hooks``): rate a rated table's game.
-    Does nothing unless ``table.rated`` and every seat has a user, nor when every seat was
-    abandoned: they would all share the last place, a tie that says nothing of their play
-    but narrows their sigmas, and so raised every one's rating (mu - 3 sigma) for leaving
-    the game to the computers."""
-    if not getattr(table, "rated", False):
+    Does nothing unless ``table.rated`` and every seat has a user, nor for a game the
+    server stopped at its cap on deals (``table.capped``: nobody played it to its end, and
+    it counts in no statistics), nor when every seat was abandoned: they would all share the
+    last place, a tie that says nothing of their play but narrows their sigmas, and so
+    raised every one's rating (mu - 3 sigma) for leaving the game to the computers."""
+    if not getattr(table, "rated", False) or getattr(table, "capped", False):
         return []
     user_ids = list(getattr(table, "user_ids", []) or [])
     if len(user_ids) < 2 or any(u is None for u in user_ids):

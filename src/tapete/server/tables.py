@@ -507,8 +507,8 @@ class Table:
     @property
     def ranked(self) -> bool:
         """Whether a won game enters the Ranking: a whole game (no ``max_deals``) that
-        counts in the statistics."""
-        return self.counts_in_stats and self.max_deals is None
+        counts in the statistics, and not one the server stopped at its cap on deals."""
+        return self.counts_in_stats and self.max_deals is None and not self.capped
 
     def bot_seed(self, seat: int | None, version: int) -> int:
         """The seed of ``seat``'s random numbers at ``version``: an HMAC of the table, seat
@@ -917,6 +917,23 @@ class SeatChange:
     refusal: TableError | None = None
     #: the seats computers took (a quick table's wait over)
     filled: tuple[int, ...] = ()
+
+
+def _stored_capped(status: str, final_scores: Any) -> bool:
+    """Whether a stored table is a game the cap on deals stopped (:attr:`Table.capped`): status
+    ``abandoned`` with its final scores, which only the game's end writes (a table closed for
+    want of play has none)."""
+    return status == "abandoned" and final_scores is not None
+
+
+def _stored_ranked(row: TableRow) -> bool:
+    """:attr:`Table.ranked` of a stored table."""
+    return (
+        row.start is None
+        and not row.seed_chosen
+        and row.max_deals is None
+        and not _stored_capped(row.status, row.final_scores)
+    )
 
 
 class TableManager:
@@ -1990,7 +2007,7 @@ class TableManager:
                     "finished_at": r.finished_at.isoformat() if r.finished_at else None,
                     "winner": r.winner,
                     "scores": r.final_scores,
-                    "ranked": r.start is None and not r.seed_chosen and r.max_deals is None,
+                    "ranked": _stored_ranked(r),
                 }
                 for r in rows
             ]
@@ -2030,7 +2047,7 @@ class TableManager:
             "language": row.language,
             "version": int(version or 0),
             "winner": row.winner,
-            "ranked": row.start is None and not chosen and row.max_deals is None,
+            "ranked": _stored_ranked(row),
             "seed_chosen": chosen,
             **room_info(seats, {}, seat, row),
         }
@@ -2068,9 +2085,7 @@ class TableManager:
             ).first()
         if row is None:
             return None
-        return row.status == "finished" or (
-            row.status == "abandoned" and row.final_scores is not None
-        )
+        return row.status == "finished" or _stored_capped(row.status, row.final_scores)
 
     def find_invite(self, code: str) -> int | None:
         """The table of an invitation code (None: no such code)."""
