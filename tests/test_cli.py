@@ -835,6 +835,11 @@ class Cheat(HighCardBot):
         return parse_action(view["game"], {"type": "bid", "value": 300})
 
 
+class Crash(HighCardBot):
+    def act(self, view, rng):
+        raise RuntimeError("boom")
+
+
 class Sleeper(HighCardBot):
     def act(self, view, rng):
         import time
@@ -901,6 +906,31 @@ def test_a_bot_of_your_own_that_never_answers_is_played_for(
     assert main([*args, "--json", str(out)]) == 0
     bots = {b["name"]: b for b in json.loads(out.read_text())["bots"]}
     assert bots[f"{own_bots}:Sleeper"]["faults"] >= 1
+
+
+@pytest.mark.parametrize("command", ["arena", "simulate"])
+def test_a_bot_that_always_fails_is_logged_in_full_once_per_run(
+    own_bots: str, tmp_path: Path, caplog: pytest.LogCaptureFixture, command: str
+) -> None:
+    """The faults of a player are counted over the whole run, not per bot: the arena and
+    ``simulate`` make new bots for every game, and a bot failing at every decision logged a
+    full traceback per game (58 over 60 one-deal games) and its "10th" line as often."""
+    import logging
+
+    crash = f"{own_bots}:Crash"
+    if command == "arena":
+        args = ["arena", "--players", f"{crash},rules,rules", "--deals", "60", "--duplicate"]
+        args += ["--deals-per-game", "1"]
+    else:
+        args = ["simulate", "--players", f"{crash},rules,rules", "--games", "30"]
+        args += ["--max-deals", "1", "--out", str(tmp_path / "games.jsonl")]
+    with caplog.at_level(logging.WARNING, logger="tapete.bots"):
+        assert main(args) == 0
+    said = [(r.getMessage(), r.exc_info is not None) for r in caplog.records]
+    assert [with_trace for _, with_trace in said] == [True, False, False], said
+    assert f"bot {crash} (mil, seat " in said[0][0] and "failed: boom" in said[0][0]
+    assert f"bot {crash} (mil) has failed 10 times" in said[1][0]
+    assert f"bot {crash} (mil) has failed 100 times" in said[2][0]
 
 
 @pytest.mark.parametrize(

@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from tapete.bots import make_bot
+from tapete.bots import FaultCount, make_bot
 from tapete.game import DealSummary
 from tapete.games import kind
 
@@ -149,12 +149,18 @@ def _play_game(
     stats: dict[str, BotStats],
     deal_cap: int,
     number: int,
+    fault_counts: dict[str, FaultCount] | None = None,
 ) -> int:
     """Play one rotation of game ``number``; record everything in ``stats``; return the
-    number of deals played."""
+    number of deals played. ``fault_counts``: each name's :class:`FaultCount` over the run
+    (its bots are made anew for every play, its failures logged once per run)."""
     game_kind = kind(game_name)
     g = game_kind.new(profile, seed=seed, players=names, max_deals=deal_cap)
-    bots = [make_bot(game_name, n, profile=profile) for n in names]
+    counts = {} if fault_counts is None else fault_counts
+    bots = [
+        make_bot(game_name, n, profile=profile, fault_count=counts.setdefault(n, FaultCount()))
+        for n in names
+    ]
     rngs = [random.Random(f"{tag}:{seat}") for seat in range(len(names))]
     steps = 0
     while not g.over:
@@ -245,6 +251,8 @@ def run_arena(
         print(f"{game} needs {seats} players, got {len(players)}", file=sys.stderr)
         return 2
     stats: dict[str, BotStats] = {n: BotStats(n) for n in players}
+    # one count of faults per player over the run: the first failure logged in full once
+    fault_counts = {n: FaultCount() for n in players}
     cap = game_kind.max_deals if deals_per_game is None else deals_per_game
     played = 0
     gi = 0
@@ -258,8 +266,9 @@ def run_arena(
             while played < deals:
                 game_seed = seed * 100003 + gi
                 for r, names in enumerate(rotations):
+                    tag = f"{seed}:{gi}:{r}"
                     played += _play_game(
-                        game, profile, names, game_seed, f"{seed}:{gi}:{r}", stats, cap, gi
+                        game, profile, names, game_seed, tag, stats, cap, gi, fault_counts
                     )
                 gi += 1
                 elapsed = time.time() - t_start

@@ -8,12 +8,19 @@ from typing import Any
 from tapete.bots.base import Bot, parse_action
 from tapete.bots.random_bot import RandomBot
 from tapete.bots.reasons import Reason
-from tapete.bots.registry import bot_options, check_bot, make_strong_bot, make_user_bot
+from tapete.bots.registry import (
+    FaultCount,
+    bot_options,
+    check_bot,
+    make_strong_bot,
+    make_user_bot,
+)
 from tapete.bots.registry import suggest as strong_suggest
 
 __all__ = [
     "BOT_NAMES",
     "Bot",
+    "FaultCount",
     "RandomBot",
     "Reason",
     "bot_options",
@@ -25,21 +32,31 @@ __all__ = [
 BOT_NAMES: tuple[str, ...] = ("random", "beginner", "rules", "search")
 
 
-def make_bot(game: str, name: str, *, profile: str | None = None, **options: Any) -> Bot:
+def make_bot(
+    game: str,
+    name: str,
+    *,
+    profile: str | None = None,
+    fault_count: FaultCount | None = None,
+    **options: Any,
+) -> Bot:
     """A bot for ``game`` (a registered game name) by level name: random, beginner, rules,
     search (the last three from the game's bot package, ``kind(game).bots``, wrapped in
     ``SafeBot``). ``ValueError`` for a profile the game does not have or an option the bot
     does not take (:func:`bot_options` lists them; ``random`` takes none). A ``module:name``
-    is a bot of your own (:func:`tapete.bots.registry.make_user_bot`), made with no option."""
+    is a bot of your own (:func:`tapete.bots.registry.make_user_bot`), made with no option.
+    ``fault_count`` (a :class:`FaultCount`) is shared by the bots one player is made over a
+    run (a new one each game), so that its faults are logged once per run, not once per
+    game (``random``, never wrapped, ignores it)."""
     if ":" in name:
         if options:
             raise ValueError(f"player {name!r} is your own bot: it takes no options here")
-        return make_user_bot(game, name)
+        return make_user_bot(game, name, fault_count=fault_count)
     if name == "random":
         check_bot(game, name, profile, options)
         return RandomBot()
     if name in ("beginner", "rules", "search"):
-        return make_strong_bot(game, name, profile=profile, **options)
+        return make_strong_bot(game, name, profile=profile, fault_count=fault_count, **options)
     raise ValueError(
         f"unknown bot {name!r} (expected one of: {', '.join(BOT_NAMES)}, or module:name for "
         "a bot of your own)"

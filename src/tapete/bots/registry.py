@@ -28,6 +28,7 @@ from tapete.games import kind
 
 __all__ = [
     "BotTimeout",
+    "FaultCount",
     "GameBots",
     "SafeBot",
     "bot_options",
@@ -107,6 +108,23 @@ def _fallback(game: str, view: JSON, rng: random.Random) -> Any:
         return parse_action(game, legal[0])
 
 
+class FaultCount:
+    """The faults of one player over a run, shared by all the :class:`SafeBot` made for it:
+    the arena and ``simulate`` make new bots for every game (and seat rotation), and a count
+    of each bot's own faults logged a full traceback per game (58 in a run of 60 one-deal
+    games), where the log is meant to hold one per run (:meth:`SafeBot._log_fault`)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._lock = threading.Lock()
+
+    def add(self) -> int:
+        """Count one fault more; the count so far, this one included."""
+        with self._lock:
+            self.count += 1
+            return self.count
+
+
 class SafeBot:
     """Wraps a bot: faults and timeouts fall back to a legal action and are logged.
 
@@ -114,16 +132,27 @@ class SafeBot:
     Mil search player's plan for its second gift), so each call holds the wrapper's lock and
     a second thread asking the same bot waits for the first (a server thread still thinking
     after its timeout, two hints at once for one seat) instead of mixing the two memories.
+
+    ``faults`` counts this bot's own faults; ``fault_count`` (a :class:`FaultCount`, by
+    default one of its own) is the count the log goes by, shared by the bots of one player
+    over a run.
     """
 
     def __init__(
-        self, game: str, inner: _Inner, *, hard_limit: float | None, name: str | None = None
+        self,
+        game: str,
+        inner: _Inner,
+        *,
+        hard_limit: float | None,
+        name: str | None = None,
+        fault_count: FaultCount | None = None,
     ) -> None:
         self.game = game
         self.inner = inner
         self.name: str = inner.name if name is None else name
         self.hard_limit = hard_limit
         self.faults = 0
+        self.fault_count = FaultCount() if fault_count is None else fault_count
         self._lock = threading.RLock()
 
     def act(self, view: JSON, rng: random.Random) -> Any:
@@ -143,14 +172,14 @@ class SafeBot:
             raise ValueError(f"{action} is not one of the legal actions")
         except Exception as exc:
             self.faults += 1
-            self._log_fault(view, exc)
+            self._log_fault(view, exc, self.fault_count.add())
         return _fallback(self.game, view, rng)
 
-    def _log_fault(self, view: JSON, exc: Exception) -> None:
-        """The first fault in full (its traceback), then one line at the 10th, 100th, ...:
-        a bot that fails at every decision wrote a traceback each time, thousands in an
-        arena (``faults`` counts them all; the arena's table says how many)."""
-        n = self.faults
+    def _log_fault(self, view: JSON, exc: Exception, n: int) -> None:
+        """The first fault in full (its traceback), then one line at the 10th, 100th, ...
+        (``n``: the player's count over the run, :class:`FaultCount`): a bot that fails at
+        every decision wrote a traceback each time, thousands in an arena (``faults`` counts
+        them all; the arena's table says how many)."""
         if n == 1:
             log.warning(
                 "bot %s (%s, seat %s) failed: %s; falling back to a legal action",
@@ -250,13 +279,14 @@ def check_bot(game: str, name: str, profile: str | None, options: dict[str, Any]
 USER_BOT_LIMIT_S = 30.0
 
 
-def make_user_bot(game: str, spec: str) -> SafeBot:
+def make_user_bot(game: str, spec: str, *, fault_count: FaultCount | None = None) -> SafeBot:
     """The bot a ``module:name`` player names (``mybots:HighCardBot``, as ``tapete arena
     --players`` takes it): ``module`` is imported (from the current folder too, as
     ``python -m`` would), and ``name``, a class or a function, is called with no argument;
     what it returns must have ``act(view, rng)``. It is wrapped in :class:`SafeBot`, as the
     built-in players are: a fault, an illegal action or a decision longer than
-    :data:`USER_BOT_LIMIT_S` falls back to a legal one and counts in ``faults``.
+    :data:`USER_BOT_LIMIT_S` falls back to a legal one and counts in ``faults`` (and in
+    ``fault_count``, shared by the player's bots over a run: :class:`FaultCount`).
     ``ValueError`` with a sentence when the player cannot be made."""
     module_name, _, attr = spec.partition(":")
     if not module_name or not attr or ":" in attr:
@@ -278,7 +308,7 @@ def make_user_bot(game: str, spec: str) -> SafeBot:
         raise ValueError(f"player {spec!r}: {attr}() failed: {exc}") from None
     if not callable(getattr(bot, "act", None)):
         raise ValueError(f"player {spec!r}: {attr}() gave no bot (it has no act(view, rng))")
-    return SafeBot(game, bot, hard_limit=USER_BOT_LIMIT_S, name=spec)
+    return SafeBot(game, bot, hard_limit=USER_BOT_LIMIT_S, name=spec, fault_count=fault_count)
 
 
 def make_strong_bot(game: str, name: str, *, profile: str | None = None, **options: Any) -> Bot:
@@ -294,12 +324,17 @@ def make_safe_bot(game: str, name: str, *, profile: str | None = None, **options
     ``budget`` (seconds per decision for ``search``), ``samples`` (hidden deals per
     decision), ``hard_limit`` (seconds before the wrapper gives up; default 4 x the bot's
     budget + 1, with 0.5 s standing in for the budget of a bot without one).
+    ``fault_count``: the count of faults its log goes by (:class:`FaultCount`; default:
+    the bot's own).
     """
+    fault_count: FaultCount | None = options.pop("fault_count", None)
     check_bot(game, name, profile, options)
     inner: _Inner = game_bots(game).make_bot(name, profile, **options)
     budget = float(getattr(inner, "budget", 0.5))
     hard = options.get("hard_limit", 4 * budget + 1.0)
-    return SafeBot(game, inner, hard_limit=None if hard is None else float(hard))
+    return SafeBot(
+        game, inner, hard_limit=None if hard is None else float(hard), fault_count=fault_count
+    )
 
 
 #: one suggesting bot per (game, table, seat), least recently used first: a Mariage bot

@@ -14,7 +14,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from rich.console import Console
 from rich.progress import BarColumn, TaskID, TextColumn
@@ -23,6 +23,9 @@ from rich.progress import Progress as RichProgress
 from tapete.game import Game
 from tapete.games import kind, kinds, new_game
 from tapete.records import Utf8Text, open_text, unreadable
+
+if TYPE_CHECKING:
+    from tapete.bots import FaultCount
 
 __all__ = [
     "Progress",
@@ -432,12 +435,21 @@ def play_game(
     game_index: int = 0,
     max_deals: int | None = None,
     players: list[str] | None = None,
+    fault_counts: dict[str, FaultCount] | None = None,
 ) -> Game:
-    """Play one whole game between bots; the cards depend only on ``seed``."""
-    from tapete.bots import make_bot
+    """Play one whole game between bots; the cards depend only on ``seed``.
+    ``fault_counts``: each bot name's :class:`~tapete.bots.FaultCount` over a run of
+    several games (filled in here), so that a failing bot is logged in full once per run."""
+    from tapete.bots import FaultCount, make_bot
 
+    counts: dict[str, FaultCount] = {} if fault_counts is None else fault_counts
     game = new_game(game_name, profile, seed=seed, players=players, max_deals=max_deals)
-    seat_bots = [make_bot(game_name, b, profile=game.profile_name) for b in bots]
+    seat_bots = [
+        make_bot(
+            game_name, b, profile=game.profile_name, fault_count=counts.setdefault(b, FaultCount())
+        )
+        for b in bots
+    ]
     rngs = [seat_rng(seed, game_index, s) for s in range(len(bots))]
     while not game.over:
         seat = game.turn

@@ -6,7 +6,7 @@ import argparse
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tapete.cli.common import (
     Progress,
@@ -20,6 +20,9 @@ from tapete.cli.common import (
     whole_number,
 )
 from tapete.games import kind
+
+if TYPE_CHECKING:
+    from tapete.bots import FaultCount
 
 __all__ = ["add_parser", "run"]
 
@@ -66,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
     tmp = out.with_name(out.name + ".tmp")
     progress = Progress(args.games, "simulate")
     deals = finished = 0
+    fault_counts: dict[str, FaultCount] = {}  # (per player over the run: one traceback each)
     t0 = time.perf_counter()
     try:
         fp = tmp.open("w", encoding="utf-8")
@@ -81,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
                     bots,
                     game_index=i,
                     max_deals=args.max_deals,
+                    fault_counts=fault_counts,
                 )
                 rec = game.to_record()
                 fp.write(json.dumps(rec, ensure_ascii=False) + "\n")
