@@ -94,6 +94,51 @@ def test_illegal_answer_falls_back() -> None:
     assert bot.faults == 1
 
 
+class Answering:
+    """Returns ``answer(view)``: not an action object."""
+
+    name = "answering"
+
+    def __init__(self, answer: Any) -> None:
+        self.answer = answer
+
+    def act(self, view: dict[str, Any], rng: random.Random) -> Any:
+        return self.answer(view)
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        (
+            lambda view: view["legal"][0],
+            "it returned {'type': 'bid', 'value': 100}, not a Mil action object: to play an "
+            "entry of the view's 'legal' list, return parse_action(view['game'], entry)",
+        ),
+        (
+            lambda view: None,
+            "it returned None, not a Mil action object (return "
+            "tapete.bots.parse_action(view['game'], entry) for an entry",
+        ),
+    ],
+    ids=["legal-entry", "none"],
+)
+def test_an_answer_that_is_no_action_object_is_said_as_game_apply_says_it(
+    caplog: Any, answer: Any, said: str
+) -> None:
+    """A bot returning the view's legal entry (a dict) or None was logged as "'dict' object
+    has no attribute 'to_json'": the log says what it returned and how to make an action,
+    as ``game.apply`` does, without a traceback of the wrapper's own check."""
+    bot = SafeBot("mil", Answering(answer), hard_limit=1.0)
+    g: Any = new_game("mil", "club", seed=4)
+    view = g.view(g.turn)
+    with caplog.at_level(logging.WARNING, logger="tapete.bots"):
+        assert bot.act(view, random.Random(0)).to_json() in view["legal"]
+    assert bot.faults == 1
+    [record] = caplog.records
+    assert said in record.getMessage() and not record.exc_info, record.getMessage()
+    assert "to_json" not in record.getMessage()
+
+
 def test_search_bot_respects_its_budget() -> None:
     bot = make_bot("mil", "search", profile="club", budget=0.05, samples=1000, bid_samples=1000)
     worst = 0.0

@@ -23,6 +23,7 @@ from typing import Any, Protocol, cast
 
 from tapete.bots.base import Bot, parse_action
 from tapete.bots.reasons import Reason
+from tapete.cards import shown
 from tapete.game import JSON
 from tapete.games import kind
 
@@ -45,6 +46,33 @@ log = logging.getLogger("tapete.bots")
 
 class BotTimeout(Exception):
     """A decision ran past its hard time limit."""
+
+
+class _WrongAnswer(ValueError):
+    """A decision that is no legal action of the view (the wrapper's own check: its
+    traceback would show only the wrapper, so the log gives the sentence alone)."""
+
+
+def _checked_answer(game: str, action: object, legal: list[Any]) -> None:
+    """Raise :class:`_WrongAnswer` unless ``action`` is an action object of ``game`` whose
+    JSON is one of the view's ``legal`` entries. The entry itself (a dict) or None got
+    "'dict' object has no attribute 'to_json'"; the sentence is ``game.apply``'s."""
+    to_json = getattr(action, "to_json", None)
+    if not callable(to_json):
+        title = kind(game).title
+        if isinstance(action, dict):
+            raise _WrongAnswer(
+                f"it returned {shown(action)}, not a {title} action object: to play an entry "
+                "of the view's 'legal' list, return parse_action(view['game'], entry) "
+                "(tapete.bots.parse_action)"
+            )
+        raise _WrongAnswer(
+            f"it returned {shown(action)}, not a {title} action object (return "
+            "tapete.bots.parse_action(view['game'], entry) for an entry of the view's 'legal' "
+            "list)"
+        )
+    if to_json() not in legal:
+        raise _WrongAnswer(f"{action} is not one of the legal actions")
 
 
 class _Inner(Protocol):
@@ -167,9 +195,8 @@ class SafeBot:
         try:
             with _deadline(self.hard_limit):
                 action = self.inner.act(view, rng)
-            if action.to_json() in legal:
-                return action
-            raise ValueError(f"{action} is not one of the legal actions")
+            _checked_answer(self.game, action, legal)
+            return action
         except Exception as exc:
             self.faults += 1
             self._log_fault(view, exc, self.fault_count.add())
@@ -187,7 +214,7 @@ class SafeBot:
                 self.game,
                 view.get("seat"),
                 exc,
-                exc_info=not isinstance(exc, BotTimeout),
+                exc_info=not isinstance(exc, BotTimeout | _WrongAnswer),
             )
         elif n == 10 ** (len(str(n)) - 1):  # (10, 100, 1000, ...)
             log.warning(
@@ -216,8 +243,8 @@ class SafeBot:
                 action, reason = fn(view, rng)
             if not isinstance(reason, Reason):
                 raise TypeError(f"{reason!r} is not a Reason")
-            if action.to_json() in (view.get("legal") or []):
-                return action, reason
+            _checked_answer(self.game, action, view.get("legal") or [])
+            return action, reason
         except Exception as exc:
             log.warning("suggestion by %s failed: %s", self.name, exc)
         return self.act(view, rng), Reason("safe_legal")
