@@ -244,6 +244,34 @@ def test_counts_must_be_positive(
     assert expected in _usage_error(tmp_path, capsys, args)
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["simulate", "--seed", "-5"],
+        ["simulate", "--seed", "-1", "--games", "3"],
+        ["arena", "--players", "rules,rules,rules", "--seed", "-1"],
+        ["play", "mil", "--seed", "-5"],
+        ["play", "mariage", "--seed", "-1"],
+    ],
+)
+def test_a_negative_seed_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str]
+) -> None:
+    """``random.Random(-n)`` deals as ``n`` does: ``--seed -5`` dealt seed 5's hands, and
+    ``simulate --seed -1 --games 3`` dealt games 0 and 2 alike (seeds -1 and 1)."""
+    seed = args[args.index("--seed") + 1]
+    expected = "error: argument --seed: must be 0 or more (a seed of -S deals the cards of S)"
+    assert _usage_error(tmp_path, capsys, args).endswith(f"{expected}, got {seed}\n")
+
+
+def test_new_game_refuses_a_negative_seed_naming_it() -> None:
+    from tapete.games import new_game
+
+    with pytest.raises(ValueError, match=r"^seed must be 0 or more .*, got -5$"):
+        new_game("mil", seed=-5)
+    assert new_game("mariage", seed=0).seed == 0
+
+
 def _usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str]) -> str:
     """The stderr of a command line that argparse refuses: status 2, the command's own usage
     (not that of ``tapete`` itself), nothing written."""

@@ -150,8 +150,11 @@ def test_a_seed_a_record_cannot_hold_is_refused_in_the_record_readers_words(
     record["seed"] = "abc"
     with pytest.raises(RecordError, match="seed must be an integer or null, got 'abc'"):
         game_from_record(record)
-    for good in (None, 0, -3, 2**70):
+    for good in (None, 0, 2**70):
         assert game_from_record(new_game(k.name, seed=good).to_record()).seed == good
+    # (new_game refuses a negative seed, which deals as its positive; the game classes take
+    # one, so that a record written with one before still replays)
+    assert game_from_record(k.new(seed=-3).to_record()).seed == -3
 
 
 # ---------------------------------------------------------------- front-ends found by kind

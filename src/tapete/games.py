@@ -51,7 +51,13 @@ def new_game(
     deal_seeds: Callable[[int], bytes | None] | None = None,
 ) -> Game:
     """A new game of ``game`` dealt from ``seed`` (or begun from a record's ``start``);
-    ``deal_seeds`` (deal index -> seed): fair deals (:mod:`tapete.fair`)."""
+    ``deal_seeds`` (deal index -> seed): fair deals (:mod:`tapete.fair`).
+
+    ``ValueError`` for a negative ``seed``: ``random.Random(-n)`` deals as ``n`` does, so
+    seed -5 dealt seed 5's cards. (The game classes themselves take one: a record written
+    with a negative seed still replays.)"""
+    if type(seed) is int and seed < 0:
+        raise ValueError(f"seed must be 0 or more (a seed of -S deals the cards of S), got {seed}")
     return kind(game).new(
         profile, seed=seed, players=players, max_deals=max_deals, start=start, deal_seeds=deal_seeds
     )

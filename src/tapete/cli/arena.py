@@ -12,7 +12,7 @@ from tapete.cli.common import (
     check_players,
     fail,
     positive_int,
-    whole_number,
+    seed_number,
 )
 
 __all__ = ["add_parser", "run"]
@@ -38,7 +38,7 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument(
         "--seed",
-        type=whole_number,
+        type=seed_number,
         default=0,
         help="the seed of the deals and of the bots' choices: the same seed, the same run "
         "(default: 0)",

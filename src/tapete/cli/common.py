@@ -45,6 +45,7 @@ __all__ = [
     "profile_help",
     "read_record_file",
     "seat_rng",
+    "seed_number",
     "size_text",
 ]
 
@@ -161,6 +162,11 @@ def bounded_int(low: int, high: int | None, expected: str, bounds: str) -> Calla
 
 #: a whole number of at least 1
 positive_int = bounded_int(1, None, "a whole number", "must be at least 1")
+#: the seed of a game's cards, 0 or more: Python's ``random.Random(-n)`` deals as ``n`` does,
+#: so ``--seed -5`` dealt seed 5's cards (and ``simulate --seed -1`` games 0 and 2 alike)
+seed_number = bounded_int(
+    0, None, "a whole number", "must be 0 or more (a seed of -S deals the cards of S)"
+)
 #: a TCP port, 0 to 65535 (0: any free port)
 port_number = bounded_int(0, 65535, "a port number", "a port is 0 to 65535")
 

@@ -13,7 +13,7 @@ import random
 from types import ModuleType
 from typing import Any
 
-from tapete.cli.common import fail, game_names, profile_help, whole_number
+from tapete.cli.common import fail, game_names, profile_help, seed_number
 from tapete.games import kind, kinds
 from tapete.names import MAX_NAME_CHARS, player_name
 
@@ -40,7 +40,7 @@ def add_parser(sub: Any) -> None:
         help="the computer players (default: rules); the web page calls rules 'Club player' "
         "and search 'Strong'",
     )
-    p.add_argument("--seed", type=whole_number, default=None, help="deal the same cards again")
+    p.add_argument("--seed", type=seed_number, default=None, help="deal the same cards again")
     p.add_argument(
         "--name", default=None, help="your name at the table (mil: the table names its seats)"
     )

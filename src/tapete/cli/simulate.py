@@ -17,7 +17,7 @@ from tapete.cli.common import (
     fail,
     play_game,
     positive_int,
-    whole_number,
+    seed_number,
 )
 from tapete.games import kind
 
@@ -38,7 +38,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--games", type=positive_int, default=10, help="how many games to play (default: 10)"
     )
-    p.add_argument("--seed", type=whole_number, default=0, help="game i is dealt from seed S + i")
+    p.add_argument("--seed", type=seed_number, default=0, help="game i is dealt from seed S + i")
     p.add_argument(
         "--players",
         default=None,
