@@ -4,6 +4,7 @@ serves both games."""
 
 from __future__ import annotations
 
+import random
 import re
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 
 from tapete.bots import make_bot
+from tapete.games import new_game
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "bots.md"
 SECTION = "## Write your own bot"
@@ -48,3 +50,22 @@ def test_the_pages_bot_and_loop_play_mariage_too(example: dict[str, Any]) -> Non
     }
     totals = example["duplicate"]("mariage", "mariage", players, seed=3, max_deals=2)
     assert set(totals) == {"highcard", "rules"} and sum(totals.values()) > 0
+
+
+def test_the_pages_bot_never_concedes_nor_asks_for_a_redeal(example: dict[str, Any]) -> None:
+    """As a Mil declarer it took ``legal[0]``, which is ``rospis`` where conceding is
+    allowed (club): it conceded every contract it won ("decl ok 0.000 0/16" in the page's
+    arena run). Played in every seat of club deals, it gives, fixes a contract and plays."""
+    bot = example["HighCardBot"]()
+    chosen = []
+    for seed in range(40):
+        game: Any = new_game("mil", "club", seed=seed, max_deals=1)
+        while not game.over:
+            view = game.view(game.turn)
+            action = bot.act(view, random.Random(seed))
+            types = {entry["type"] for entry in view["legal"]}
+            if types & {"rospis", "redeal"}:
+                chosen.append(action.to_json()["type"])
+            game.apply(action)
+    assert chosen and "give" in chosen and "keep" in chosen, chosen
+    assert not {"rospis", "redeal"} & set(chosen), chosen
