@@ -233,6 +233,8 @@ def run_arena(
 ) -> int:
     """Play at least ``deals`` deals (whole games, each in every seat rotation when
     ``duplicate``), print a summary table, optionally write JSON; return an exit code.
+    Interrupted (``KeyboardInterrupt``, which it raises again), it prints and writes the
+    figures of the games played so far, the JSON marked ``"interrupted": true``.
 
     ``deals_per_game`` stops each game after that many deals (default: the game's
     ``GameKind.max_deals``; a game stopped there is won by the leader). With 1 and
@@ -276,21 +278,30 @@ def run_arena(
     except KeyboardInterrupt:
         # (Ctrl-C) the figures of the games played so far: a long run stopped early said
         # only "interrupted"; the game under way is left out, its finished seat rotations
-        # are not (with --duplicate the last game's cards may not have gone round)
+        # are not (with --duplicate the last game's cards may not have gone round); the
+        # --json file gets them too, marked "interrupted" (it was left unwritten)
         if played:
-            print(_table(game, _summary(game, profile, played, stats, len(rotations))))
+            summary = _summary(game, profile, played, stats, len(rotations))
+            summary["interrupted"] = True
+            _write_json(json_path, summary)  # (first: a closed stdout stops the printing)
+            print(_table(game, summary))
             print(
                 f"(interrupted after {count(played, 'deal')}: the game under way is left out)",
                 file=sys.stderr,
             )
         raise
     summary = _summary(game, profile, played, stats, len(rotations))
+    _write_json(json_path, summary)
     print(_table(game, summary))
-    if json_path:
-        with open(json_path, "w", encoding="utf-8") as f:
+    return 0
+
+
+def _write_json(path: str | None, summary: dict[str, Any]) -> None:
+    """The ``--json`` file (nothing without one)."""
+    if path:
+        with open(path, "w", encoding="utf-8") as f:
             json.dump(summary, f, indent=2)
             f.write("\n")
-    return 0
 
 
 def _ci(lo: float, hi: float, digits: int) -> list[float] | None:
@@ -311,7 +322,9 @@ def _summary(
     game: str, profile: str, played: int, stats: dict[str, BotStats], rotations: int
 ) -> dict[str, Any]:
     """The run's figures (the ``--json`` file); ``rotations``: the seat rotations each
-    game is played in (1 without ``--duplicate``)."""
+    game is played in (1 without ``--duplicate``). ``interrupted`` is False here; a run
+    stopped (Ctrl-C, SIGTERM) before its ``deals`` sets it, its figures those of the games
+    played."""
     total_gp = sum(s.game_points for s in stats.values())
     bots = []
     for s in stats.values():
@@ -348,6 +361,7 @@ def _summary(
         "deals": played,
         "games": games,
         "rotations": rotations,
+        "interrupted": False,
         "bots": bots,
     }
 

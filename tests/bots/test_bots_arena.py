@@ -113,22 +113,43 @@ def _interrupt_at_play(monkeypatch: Any, n: int) -> None:
 
 
 def test_an_interrupted_arena_prints_the_figures_of_the_games_played(
-    capsys: Any, monkeypatch: Any
+    capsys: Any, monkeypatch: Any, tmp_path: Path
 ) -> None:
     """Ctrl-C in a long arena said only "interrupted": the table of the games played so far
-    comes first (the game under way left out), then the interruption goes on to the CLI."""
+    comes first (the game under way left out), then the interruption goes on to the CLI.
+    The ``--json`` file, left unwritten, holds the same figures, marked ``interrupted``."""
     import pytest
 
     from tapete import arena
 
+    out = tmp_path / "arena.json"
     _interrupt_at_play(monkeypatch, 4)
     with pytest.raises(KeyboardInterrupt):
-        arena.run_arena("mariage", None, ["rules", "random"], 1000, 1, True, None)
+        arena.run_arena("mariage", None, ["rules", "random"], 1000, 1, True, str(out))
     captured = capsys.readouterr()
     assert captured.out.startswith("mariage / mariage: ") and "rules" in captured.out
     played = int(captured.out.split(": ")[1].split(" deals")[0])
     assert played > 0 and f"(interrupted after {played} deals:" in captured.err
     assert "the game under way is left out" in captured.err
+    summary = json.loads(out.read_text())
+    assert summary["interrupted"] is True and summary["deals"] == played
+    assert (summary["games"], summary["rotations"]) == (2, 2)  # (the 4th play left out)
+    assert {b["name"] for b in summary["bots"]} == {"rules", "random"}
+
+
+def test_an_arena_interrupted_before_any_deal_writes_no_json(
+    monkeypatch: Any, tmp_path: Path
+) -> None:
+    """No game played: no figures, no table and no file."""
+    import pytest
+
+    from tapete import arena
+
+    out = tmp_path / "arena.json"
+    _interrupt_at_play(monkeypatch, 1)
+    with pytest.raises(KeyboardInterrupt):
+        arena.run_arena("mariage", None, ["rules", "random"], 1000, 1, True, str(out))
+    assert not out.exists()
 
 
 def test_an_interrupted_duplicate_arena_counts_its_rotations_right(
@@ -162,6 +183,7 @@ def test_a_whole_duplicate_arena_says_its_rotations_and_writes_them(tmp_path: Pa
     )
     summary = json.loads(out.read_text())
     assert (summary["games"], summary["rotations"], summary["deals"]) == (1, 3, 3)
+    assert summary["interrupted"] is False
 
 
 def test_the_table_says_how_often_a_bot_failed(capsys: Any, monkeypatch: Any) -> None:
