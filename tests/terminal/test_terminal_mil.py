@@ -112,6 +112,15 @@ def test_half_typed_commands_get_a_hint() -> None:
     assert parse_command("give 9C", []).startswith("give needs a card and a seat")
     assert parse_command("play", []).startswith("play needs a card")
     assert parse_command("play KH please", []).startswith("after the card only 'marriage'")
+    # (a word too many: "bid needs a number" and "play needs a card", which they had)
+    assert parse_command("bid 100 200", []) == "bid takes one number: for example 'bid 120'"
+    assert parse_command("contract 120 5", []).startswith("contract takes one number")
+    assert parse_command("give 9C 1 2", []).startswith("give takes a card and a seat")
+    assert (
+        parse_command("play KC marriage extra", [])
+        == "nothing may follow 'play KC marriage', not 'extra'"
+    )
+    assert parse_command("play ZZ marriage extra", []).startswith("'ZZ' is not a card")
     # (a word that is no card is told so, cut short: it was echoed whole, upper-cased, into
     # "'play YYY...Y marriage'")
     told = parse_command("play " + "y" * 100_000 + " please", [])
@@ -312,7 +321,9 @@ def test_the_engines_reasons_are_said_to_the_person() -> None:
                   "contract 120", "play JD"])  # fmt: skip
     refused = [line.removeprefix("> ") for line in out if "llowed" in line]
     assert refused == [
-        "Not allowed: you cannot give JD 1: JD is not in your hand",
+        # (the engine names the hand for a card played only: the terminal adds it)
+        "Not allowed: you cannot give JD 1: JD is not in your hand "
+        "(you hold AH, TH, KH, QH, 9H, TC, QC, AS, TS, QS)",
         "Not allowed: you cannot give 9H 0: you give to the opponents, not to yourself",
         "Not allowed: you cannot give QS 1: Bruno already got a card",
         "Not allowed: you cannot play JD: JD is not in your hand "

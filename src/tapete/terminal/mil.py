@@ -243,10 +243,14 @@ def parse_command(text: str, legal: list[dict[str, Any]]) -> dict[str, Any] | st
         return {"type": "give", "card": _card_text(words[1]), "to": int(words[2])}
     if len(words) == 1 and _is_card(head):
         words = ["play", head]  # a card alone plays it, as in the Mariage terminal
-    if head == "play" and len(words) == 3 and words[2].lower() not in _MARRIAGE_WORDS:
+    if head == "play" and len(words) >= 3:
         if not _is_card(words[1]):  # (the card parser's sentence, its quote cut short)
             return _not_a_card(words[1])
-        return f"after the card only 'marriage' may follow: 'play {words[1].upper()} marriage'"
+        card = words[1].upper()
+        if words[2].lower() not in _MARRIAGE_WORDS:
+            return f"after the card only 'marriage' may follow: 'play {card} marriage'"
+        if len(words) > 3:  # (it got "play needs a card", which it had)
+            return f"nothing may follow 'play {card} marriage', not {shown(' '.join(words[3:]))}"
     if words[0].lower() == "play" and len(words) in (2, 3):
         action: dict[str, Any] = {"type": "play", "card": _card_text(words[1])}
         if len(words) == 3:
@@ -256,8 +260,12 @@ def parse_command(text: str, legal: list[dict[str, Any]]) -> dict[str, Any] | st
         return action
     if head == "play":
         return "play needs a card: for example 'play KH' (or 'play KH marriage')"
+    if head in ("bid", "contract") and len(words) > 2:  # (it got "needs a number")
+        return f"{head} takes one number: for example '{head} 120'"
     if head in ("bid", "contract"):
         return f"{head} needs a number: for example '{head} 120'"
+    if head == "give" and len(words) > 3:
+        return "give takes a card and a seat: for example 'give 9C 1'"
     if head == "give":
         return "give needs a card and a seat: for example 'give 9C 1'"
     return not_understood(text, MIL_DECK)  # ('ZZ' is told the ranks of Mil's deck)
@@ -358,7 +366,13 @@ def play_terminal(
             try:
                 game.apply(action)
             except IllegalActionError as exc:
-                output_fn("Not allowed: " + to_person(str(exc), 0, YOURS, names=game.players))
+                said = to_person(str(exc), 0, YOURS, names=game.players)
+                if cmd["type"] == "give" and said.endswith(" is not in your hand"):
+                    # (the engine names the hand for a card played, not for one given:
+                    # named here in its order, strongest suit and card first)
+                    held = sorted(map(parse_card, view["hand"]), reverse=True)
+                    said += f" (you hold {', '.join(map(card_name, held))})"
+                output_fn("Not allowed: " + said)
                 continue
             break
     report_deals()  # the deal that ended the game
