@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import re
@@ -388,6 +389,10 @@ def test_every_command_describes_itself_and_every_option_has_a_help(
         for action in parser._actions:
             if action.option_strings:
                 assert action.help, (name, action.option_strings)
+            # (`arena --help` did not say that --deals is 100 when left out)
+            left_out = action.default  # (None, False: nothing; SUPPRESS: --help, --version)
+            if left_out is not None and left_out is not False and left_out != argparse.SUPPRESS:
+                assert "default" in (action.help or ""), (name, action.option_strings)
         with pytest.raises(SystemExit):
             main([name, "--help"])
         shown = capsys.readouterr().out

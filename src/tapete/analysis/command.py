@@ -62,7 +62,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="write one JSON object per deal here (- : stdout)",
     )
     p.add_argument(
-        "--seed", type=whole_number, default=0, help="the sampling seed (same seed, same report)"
+        "--seed",
+        type=whole_number,
+        default=0,
+        help="the sampling seed (same seed, same report; default: 0)",
     )
     p.add_argument(
         "--budget",

@@ -34,7 +34,10 @@ def add_parser(sub: Any) -> None:
         "module:name for a bot of your own (docs/bots.md)",
     )
     p.add_argument(
-        "--deals", type=positive_int, default=100, help="at least this many deals (whole games)"
+        "--deals",
+        type=positive_int,
+        default=100,
+        help="at least this many deals (whole games; default: 100)",
     )
     p.add_argument(
         "--seed",

@@ -43,7 +43,12 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--db", default=None, help="SQLAlchemy URL (default: SQLite in your data folder)"
     )
-    p.add_argument("--delay-ms", type=delay_ms, default=700, help="pause before each computer move")
+    p.add_argument(
+        "--delay-ms",
+        type=delay_ms,
+        default=700,
+        help="pause before each computer move (default: 700)",
+    )
     p.add_argument(
         "--trusted-hosts",
         default=None,

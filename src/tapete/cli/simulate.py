@@ -38,7 +38,12 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--games", type=positive_int, default=10, help="how many games to play (default: 10)"
     )
-    p.add_argument("--seed", type=seed_number, default=0, help="game i is dealt from seed S + i")
+    p.add_argument(
+        "--seed",
+        type=seed_number,
+        default=0,
+        help="game i is dealt from seed S + i, S 0 or more (default: 0)",
+    )
     p.add_argument(
         "--players",
         default=None,
@@ -52,7 +57,7 @@ def add_parser(sub: Any) -> None:
         "--max-deals",
         type=positive_int,
         default=1000,
-        help="end a game after K deals (winner null)",
+        help="end a game after K deals (winner null; default: 1000)",
     )
     p.set_defaults(func=run)
 

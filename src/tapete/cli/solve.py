@@ -25,9 +25,11 @@ def add_parser(sub: Any) -> None:
         dest="game_index",
         type=whole_number,
         default=0,
-        help="which game of the file (from 0)",
+        help="which game of the file (from 0; default: 0)",
     )
-    p.add_argument("--deal", type=whole_number, default=0, help="which deal of that game (from 0)")
+    p.add_argument(
+        "--deal", type=whole_number, default=0, help="which deal of that game (from 0; default: 0)"
+    )
     p.add_argument(
         "--trick",
         type=whole_number,
