@@ -23,6 +23,7 @@ from tapete.mariage.actions import Claim, Close, Exchange
 from tapete.mil import actions as mil_actions
 from tapete.mil.actions import NUM_ACTIONS as MIL_ACTIONS
 from tapete.mil.actions import Give, Redeal
+from tapete.replay import replay
 
 NAMES = [k.name for k in kinds()]
 
@@ -644,3 +645,63 @@ def test_a_seat_to_view_from_is_none_or_one_of_the_games_seats(name: str) -> Non
                 call(seats_passed)
             assert str(exc.value) == said
     assert game.views([*range(seats), None]) == [game.view(s) for s in [*range(seats), None]]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_what_a_game_hands_out_is_a_copy(name: str) -> None:
+    """A record, a finished deal's record, a sheet row or a deal_end row a caller changes
+    changes nothing of the game: a Mariage record shared the match's own hands, and a bot
+    that edited its view's sheet made the match write a record that did not replay."""
+    game = new_game(name, seed=4, max_deals=2)
+    rng = random.Random(4)
+    rows = []
+    while not game.over:
+        events = game.apply(rng.choice(game.legal_actions()))
+        rows += [e.for_viewer(0)["row"] for e in events if e.type == "deal_end"]
+    before = json.dumps(game.to_record(), sort_keys=True)
+    record = game.to_record()
+    record["deals"][0]["result"].clear()
+    record["deals"][0]["actions"].clear()
+    game.finished_deals[0].record["result"].clear()
+    for row in [*rows, *game.view(0)["sheet"], *game.view(None)["sheet"]]:
+        for value in row.values():
+            if isinstance(value, list):
+                value.clear()
+    assert json.dumps(game.to_record(), sort_keys=True) == before
+    assert replay(game.to_record()).to_record() == game.to_record()
+
+
+def test_a_mil_start_is_the_games_own() -> None:
+    """The caller's start dict changed after the game was made changed its record (which
+    then did not replay: "start: seat 0 has 900 but is not in the barrel")."""
+    start = {"scores": [100, 0, 0]}
+    game = new_game("mil", seed=3, start=start)
+    start["scores"][0] = 900
+    game.to_record()["start"]["scores"][1] = 700
+    assert game.to_record()["start"]["scores"] == [100, 0, 0]
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        ({"players": "abc"}, "players must be a list of"),
+        ({"players": [1, 2, 3]}, "players must be names (str), got 1"),
+        ({"players": [None, None, None]}, "players must be names (str), got None"),
+        ({"players": ["Ana"]}, "players, got 1"),
+        ({"max_deals": "x"}, "max_deals must be a whole number of at least"),
+        ({"max_deals": 2.5}, "max_deals must be a whole number"),
+        ({"max_deals": -1}, "max_deals must be a whole number"),
+        ({"max_deals": True}, "max_deals must be a whole number"),
+    ],
+)
+def test_a_new_game_refuses_what_its_record_could_not_hold(
+    name: str, options: dict[str, Any], words: str
+) -> None:
+    """players "abc" became the names a, b, c, numbers made a game whose record the reader
+    refused ("players must be a list of 3 names"), and max_deals 2.5 or -1 were taken."""
+    players = options.get("players")
+    if isinstance(players, list) and len(players) == 3 and name == "mariage":
+        options = {"players": players[:2]}  # (Mariage's two seats)
+    with pytest.raises(ValueError, match=re.escape(words)):
+        new_game(name, seed=1, **options)

@@ -14,11 +14,21 @@ from __future__ import annotations
 import dataclasses
 import typing
 from collections.abc import Iterable, Sequence
-from typing import Final
+from typing import Any, Final
 
 from tapete.cards import shown
 
-__all__ = ["SEED_RULE", "ActionTypes", "check_seat", "check_seats", "check_seed", "valid_seed"]
+__all__ = [
+    "SEED_RULE",
+    "ActionTypes",
+    "check_max_deals",
+    "check_players",
+    "check_seat",
+    "check_seats",
+    "check_seed",
+    "json_copy",
+    "valid_seed",
+]
 
 #: what a game's (and a record's) ``seed`` may be, in the record reader's words
 SEED_RULE: Final = "seed must be an integer or null"
@@ -101,3 +111,43 @@ def check_seats(seats: Sequence[object], count: int) -> None:
     """:func:`check_seat` for each of ``seats`` (a broadcast's: one range check a seat)."""
     for seat in seats:
         check_seat(seat, count)
+
+
+def check_players(players: object, count: int, game: str) -> list[str] | None:
+    """``players`` as a game keeps them: None (the game's default names) or a list of
+    ``count`` strings, the names its record writes; ``ValueError`` otherwise (a string was
+    taken letter by letter as names, numbers made a game whose record its reader refused)."""
+    if players is None:
+        return None
+    if isinstance(players, (str, bytes)) or not isinstance(players, Sequence):
+        raise ValueError(f"players must be a list of {count} names, got {shown(players)}")
+    names = list(players)
+    if len(names) != count:
+        raise ValueError(f"{game} needs {count} players, got {len(names)}")
+    for name in names:
+        if not isinstance(name, str):
+            raise ValueError(f"players must be names (str), got {shown(name)}")
+    return names
+
+
+def check_max_deals(max_deals: object, least: int = 1) -> int | None:
+    """``max_deals`` as a game keeps it: None (no cap of its own) or a whole number of at
+    least ``least`` (Mil's record reader makes a game of a record's deals, 0 when it has
+    none); ``ValueError`` otherwise (2.5 and -1 were taken, "x" raised a bare TypeError)."""
+    if max_deals is None:
+        return None
+    if type(max_deals) is not int or max_deals < least:
+        raise ValueError(
+            f"max_deals must be a whole number of at least {least}, got {shown(max_deals)}"
+        )
+    return max_deals
+
+
+def json_copy(value: Any) -> Any:
+    """A copy of a JSON value that shares no list or dict with it (what a game keeps of a
+    caller's value, and what it hands out of its own)."""
+    if isinstance(value, dict):
+        return {k: json_copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_copy(v) for v in value]
+    return value

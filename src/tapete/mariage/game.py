@@ -17,6 +17,7 @@ import random
 from collections.abc import Iterator, Sequence
 from typing import Any, Final, get_args
 
+from tapete import arguments
 from tapete.arguments import ActionTypes, check_seat, check_seats, check_seed
 from tapete.cards import CARD_NAMES, CARD_POINTS, MARIAGE_DECK, SUIT_LETTERS, Card
 from tapete.errors import IllegalActionError
@@ -95,12 +96,9 @@ class MariageGame:
     ) -> None:
         check_seed(seed)  # (its record must replay)
         self.seed = seed
-        self.players: list[str] = list(players) if players is not None else list(DEFAULT_PLAYERS)
-        if len(self.players) != 2:
-            raise ValueError(f"Mariage is for 2 players, not {len(self.players)}")
-        if max_deals is not None and max_deals < 1:
-            raise ValueError(f"max_deals must be at least 1, not {max_deals}")
-        self.max_deals = max_deals
+        named = arguments.check_players(players, 2, "Mariage")
+        self.players: list[str] = named or list(DEFAULT_PLAYERS)
+        self.max_deals = arguments.check_max_deals(max_deals)
         self._rng = random.Random(seed)
         self._deals: Iterator[DealSpec] = iter(deals or ())
         self._deal_seeds = deal_seeds
@@ -225,7 +223,7 @@ class MariageGame:
                     declarer=None,
                     made=None,
                     deltas=tuple(deltas),
-                    record=d,
+                    record=arguments.json_copy(d),
                 )
             )
         return out
@@ -336,7 +334,8 @@ class MariageGame:
         """Hand ``k``'s row of the views' sheet: its record ``result`` with ``dealer`` and, for
         a closed hand, the closing (the opponent's position then decides the game points)."""
         deal = self.finished[k]
-        return {"dealer": deal["dealer"], **deal["result"], **self._closings[k]}
+        result = arguments.json_copy(deal["result"])
+        return {"dealer": deal["dealer"], **result, **self._closings[k]}
 
     def view(self, seat: int | None) -> JSON:
         """What ``seat`` may know (None: a spectator); JSON-safe, keys as in the contract.
@@ -412,7 +411,9 @@ class MariageGame:
 
         A hand in progress with at least one action is written last, without ``result``.
         """
-        deals = list(self.finished)
+        # (copies: a caller may change its record, never the match's own; a bot that edited
+        # a sheet row or a record it was given changed what the match then wrote)
+        deals = [arguments.json_copy(d) for d in self.finished]
         if not self.over and self.state.history:
             deals.append(_deal_json(self.state, None, None))  # (no seed while it is played)
         record: JSON = {

@@ -6,7 +6,15 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any, get_args
 
-from tapete.arguments import ActionTypes, check_seat, check_seats, check_seed
+from tapete.arguments import (
+    ActionTypes,
+    check_max_deals,
+    check_players,
+    check_seat,
+    check_seats,
+    check_seed,
+    json_copy,
+)
 from tapete.cards import (
     CARD_NAMES,
     CARD_POINTS,
@@ -79,11 +87,10 @@ class MilGame:
         self.profile = profile if isinstance(profile, Profile) else get_profile(profile)
         self.profile_name = self.profile.name
         self.seed = seed
-        self.players = list(players) if players else ["Ana", "Bruno", "Carla"]
-        if len(self.players) != 3:
-            raise ValueError(f"Mil needs 3 players, got {len(self.players)}")
-        self.max_deals = max_deals
-        self.start = start
+        self.players = check_players(players, 3, "Mil") or ["Ana", "Bruno", "Carla"]
+        self.max_deals = check_max_deals(max_deals, least=0)
+        # (a copy: the caller's dict may change after; the record writes this one)
+        self.start = json_copy(start) if start is not None else None
         self._rng = random.Random(seed)
         self.standing = standing or Standing()
         self.dealer = self._rng.randrange(3) if dealer is None else dealer
@@ -325,7 +332,7 @@ class MilGame:
             "players": list(self.players),
         }
         if self.start is not None:
-            rec["start"] = self.start
+            rec["start"] = json_copy(self.start)  # (the caller's to change, not the game's)
         rec["deals"] = [self._deal_record(k, st, res) for k, (st, res) in enumerate(self.deals)]
         rec["scores"] = self.standing.to_json(self.profile)["scores"]
         rec["winner"] = self.winner
