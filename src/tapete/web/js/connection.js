@@ -11,6 +11,11 @@ import { takeHint } from "./hints.js";
 import { api, leaveWatchUrl, rememberTable, storeSession } from "./session.js";
 import { takeChat, takeClocks, takePresence, takeSeatNews } from "./room.js";
 
+// how long a refused move's "The table has changed: look again and choose again." stays in
+// the status line: the sync it asks for brings a view at once (another tab's card, a
+// computer's), and a view wipes the error; the person saw another card played with no word why
+const STALE_KEEP_MS = 4000;
+
 export function setStatus(text) {
   const el = document.getElementById("status");
   if (el.textContent !== text) el.textContent = text;
@@ -106,7 +111,7 @@ export function send(msg) {
 export function act(action) {
   if (blocked() || !S.view) return;
   if (send({ type: "act", version: S.version, action })) {
-    S.pending = true; S.hint = null;
+    S.pending = true; S.hint = null; S.errorUntil = 0; // (the view that answers it says the rest)
     screen.table();
   }
 }
@@ -158,7 +163,8 @@ export function onMessage(msg) {
     if (S.resynced && S.version !== null && msg.version !== S.version && !msg.events?.length) S.said = [];
     S.resynced = false;
     const wasOffline = S.offline;
-    S.version = msg.version; S.pending = false; S.error = null; S.offline = false;
+    S.version = msg.version; S.pending = false; S.offline = false;
+    if (performance.now() >= S.errorUntil) S.error = null; // (but a refused move's, a while)
     takeClocks(msg.clocks);
     if (!watching()) holdDealEnd(prev, msg); // the end of a deal waits for the player
     const c = S.catchUp;
@@ -205,6 +211,9 @@ export function onMessage(msg) {
       screen.table(); screen.newGame(); return;
     }
     S.error = msg.message || msg.code;
+    // (the view of the table as it is now comes at once: the sentence stays over it, read
+    // politely by the status line, until the person acts again or some seconds have passed)
+    S.errorUntil = msg.code === "stale_version" ? performance.now() + STALE_KEEP_MS : 0;
     if (msg.code === "stale_version") send({ type: "sync" });
     screen.table();
   }

@@ -35,6 +35,7 @@ export const S = {
   hint: null,
   lastHintVersion: null,
   error: null,
+  errorUntil: 0, // (performance.now()) a stale_version error stays through the views before it
   pending: false,
   log: [], // "Lo que ha pasado": the latest lines
   overDismissed: false,
@@ -69,7 +70,7 @@ export const screen = {
 
 export function resetTableState() {
   Object.assign(S, {
-    view: null, version: null, said: [], restored: null, proof: null, finalTrick: null, lastTrick: null, hint: null, error: null,
+    view: null, version: null, said: [], restored: null, proof: null, finalTrick: null, lastTrick: null, hint: null, error: null, errorUntil: 0,
     pending: false, log: [], overDismissed: false, overAside: null, pause: null, dealTalon: null, rankingBoard: null,
     presence: null, chat: [], invite: null, clocks: null, clocksAt: 0, seatNews: null, catchUp: null, watchDelay: 0,
     refocus: true, // a new table: its first turn takes the focus
