@@ -5,7 +5,9 @@ sees its move time count down."""
 
 from __future__ import annotations
 
-from browser_helpers import open_lobby, shot, sit_down, tid, wait_playing
+from typing import Any
+
+from browser_helpers import ana_table, open_lobby, open_seat, shot, sit_down, tid, wait_playing
 
 
 def test_a_clock_chosen_in_the_lobby_is_shown_and_counts_down(
@@ -90,3 +92,62 @@ def test_a_clock_without_a_bank_says_nothing_of_one(new_page, live_server) -> No
         text = page.inner_text(note)
         assert yes in text and no not in text, text
         assert not page.js_errors
+
+
+def _seat_clock(taken: str | None, abandoned: bool = False) -> dict[str, Any]:
+    """A person's seat in the clocks as the server sends them once the game is over (no
+    ``back_by``: the clocks stopped with the game)."""
+    return {
+        "connected": False,
+        "taken": taken,
+        "abandoned": abandoned,
+        "running": False,
+        "move": None,
+        "bank": None,
+        "grace": None,
+        "back_by": None,
+    }
+
+
+def test_a_finished_game_offers_no_i_am_back(new_page, live_server) -> None:  # type: ignore[no-untyped-def]
+    """A seat a computer was playing (not yet abandoned) when the game ended: reopened, the
+    room said "Ana (you) · a computer plays (back within 0 s)" and offered **I am back**
+    behind the end window. Over, the game has no clock note of that kind and no button; an
+    abandoned seat still says so."""
+    table_id, token = ana_table(live_server.db_path, "mariage", seed=7, level="random")
+    page = new_page(locale="en-GB")
+    open_seat(page, f"{live_server.url}/?lang=en", table_id, token)
+    # (the live table's own messages stop: the page is fed a table of two people by hand)
+    page.evaluate(
+        "() => { const ws = window.tapete.ws; ws.send = () => {}; ws.onmessage = () => {}; }"
+    )
+    clocks = {"clock": None, "seats": [_seat_clock("time"), _seat_clock(None, abandoned=True)]}
+    seats = [
+        {"seat": 0, "kind": "person", "name": "Ana", "user": False, "level": None, "connected": 1},
+        {"seat": 1, "kind": "person", "name": "Bea", "user": False, "level": None, "connected": 0},
+    ]
+    presence = {"type": "presence", "status": "playing", "seats": seats, "spectators": 0}
+    v = page.evaluate("() => window.tapete.view")
+    feed = "([m]) => window.tapete.receive(m)"
+    page.evaluate(feed, [{**presence, "clocks": clocks}])
+    playing = {"type": "view", "version": 10**6, "view": v, "events": [], "clocks": clocks}
+    page.evaluate(feed, [playing])
+    # while the game goes on: the computer plays Ana's seat, and she may take it back
+    clock = {**clocks, "seats": [{**clocks["seats"][0], "back_by": 250.0}, clocks["seats"][1]]}
+    page.evaluate(feed, [{**playing, "version": 10**6 + 1, "clocks": clock}])
+    assert "a computer plays" in page.inner_text(tid("clock-0"))
+    assert page.locator(tid("i-am-back")).is_visible()
+    assert page.inner_text(tid("clock-1")) == " · abandoned"
+    # over: the end window, and behind it no clock note nor button for a game to come back to
+    over = {**v, "over": True, "winner": 1, "turn": None, "legal": []}
+    page.evaluate(feed, [{**playing, "version": 10**6 + 2, "view": over}])
+    page.wait_for_selector(f"{tid('over')}[open]")
+    assert page.locator(tid("i-am-back")).count() == 0
+    assert page.locator(tid("clock-0")).count() == 0
+    assert "computer plays" not in page.inner_text(tid("seat-0"))
+    assert page.inner_text(tid("clock-1")) == " · abandoned"
+    # a second of the clocks later, the same (the tick draws the strip anew on a change)
+    page.wait_for_timeout(1200)
+    assert page.locator(tid("i-am-back")).count() == 0
+    assert page.locator(tid("clock-0")).count() == 0
+    assert page.js_errors == []

@@ -94,6 +94,9 @@ function clockText(seat) {
   if (!c) return "";
   let text = "";
   if (c.abandoned) text = t("clock_abandoned");
+  // a finished game has no clock: a seat a computer played when it ended said "a computer
+  // plays (back within 0 s)" behind the end window (an abandoned seat stays so)
+  else if (S.view?.over) text = "";
   else if (c.taken) text = t("clock_computer_plays", { s: left(c.back_by ?? 0) });
   else if (c.grace !== null) text = t("clock_grace", { s: left(c.grace) });
   else if (c.running && c.move !== null) {
@@ -117,7 +120,7 @@ function newsBox() {
   const mine = me !== null && me !== undefined ? S.clocks?.seats?.[me] : null;
   return h("div", { class: "seatnews" },
     h("p", { role: "status", "aria-live": "polite", testid: "seat-news" }, news),
-    mine && mine.taken && !mine.abandoned
+    mine && mine.taken && !mine.abandoned && !S.view?.over // (nothing to come back to)
       ? h("button", { type: "button", testid: "i-am-back", onclick: () => send({ type: "back" }) }, t("i_am_back"))
       : null);
 }
