@@ -555,8 +555,16 @@ def test_chat(app: Starlette, client: TestClient) -> None:
             assert m["seat"] == 0 and m["name"] == "Ana" and m["text"] == "hola <b>Bea</b>"
         w.send_json({"type": "chat", "text": "hi"})
         assert watcher.error()["code"] == "not_seated"
+        # a line too long is told its limit, not "the message does not have the expected
+        # form"; 300 characters once its whitespace runs are single spaces pass
         b.send_json({"type": "chat", "text": "x" * 301})
-        assert "300" in bee.error()["detail"]
+        error = bee.error()
+        assert error["code"] == "chat_too_long" and "300" in error["detail"], error
+        assert error["message"] == "Un mensaje del chat puede tener como mucho 300 caracteres."
+        b.send_json({"type": "chat", "text": "y" * 299 + "  \n z"})
+        assert bee.error()["code"] == "chat_too_long"
+        b.send_json({"type": "chat", "text": "y " + "  " * 200 + "z" * 298})
+        assert next_of(bee, "chat")["text"] == next_of(ana, "chat")["text"] == "y " + "z" * 298
         b.send_json({"type": "chat", "text": "a\u0007b"})
         assert bee.error()["code"] == "bad_message"
         b.send_json({"type": "chat", "text": 5})

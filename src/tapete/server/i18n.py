@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from tapete.server.room import CHAT_MAX_CHARS
+
 __all__ = ["ERRORS", "LANGUAGES", "NOT_FOUND", "error_text", "preferred_language"]
 
 LANGUAGES: Final = ("es", "pt", "en")
@@ -33,6 +35,11 @@ ERRORS: Final[dict[str, dict[str, str]]] = {
         "es": "Demasiados mensajes seguidos: espera un momento.",
         "pt": "Mensagens demais seguidas: espere um momento.",
         "en": "Too many messages in a row: wait a moment.",
+    },
+    "chat_too_long": {
+        "es": f"Un mensaje del chat puede tener como mucho {CHAT_MAX_CHARS} caracteres.",
+        "pt": f"Uma mensagem do chat pode ter no máximo {CHAT_MAX_CHARS} caracteres.",
+        "en": f"A chat message may have at most {CHAT_MAX_CHARS} characters.",
     },
     "not_your_turn": {
         "es": "Ahora no es tu turno.",

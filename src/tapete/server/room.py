@@ -25,6 +25,7 @@ __all__ = [
     "History",
     "Seat",
     "chat_message",
+    "chat_too_long",
     "check_chat",
     "seat_for_token",
 ]
@@ -129,6 +130,13 @@ def chat_message(seat: int, name: str, text: str, version: int) -> JSON:
     return {"type": "chat", "seat": seat, "name": name, "text": text, "version": version}
 
 
+def chat_too_long(text: object) -> bool:
+    """Whether ``text`` is a chat line of more than ``CHAT_MAX_CHARS`` characters once its
+    whitespace runs are single spaces (:func:`check_chat`'s limit; the app refuses such a
+    line with its own code, ``chat_too_long``, which says the limit)."""
+    return isinstance(text, str) and len(" ".join(text.split())) > CHAT_MAX_CHARS
+
+
 def check_chat(text: object) -> str:
     """A chat line as it is sent on: its whitespace runs made single spaces; raise
     ``ValueError`` with the sentence for anything else than 1 to ``CHAT_MAX_CHARS`` printable
@@ -138,7 +146,7 @@ def check_chat(text: object) -> str:
     line = " ".join(text.split())
     if not line:
         raise ValueError("a chat message must not be empty")
-    if len(line) > CHAT_MAX_CHARS:
+    if chat_too_long(line):
         raise ValueError(f"a chat message must be at most {CHAT_MAX_CHARS} characters")
     if not line.isprintable():
         raise ValueError("a chat message must not contain control characters")

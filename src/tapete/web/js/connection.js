@@ -9,7 +9,7 @@ import { loadHistory, takeEvents, takeMissed, takeRestored } from "./history.js"
 import { holdDealEnd, keepUpWithTheClock, noteTalon } from "./deal_end.js";
 import { takeHint } from "./hints.js";
 import { api, leaveWatchUrl, rememberTable, storeSession } from "./session.js";
-import { takeChat, takeClocks, takePresence, takeSeatNews } from "./room.js";
+import { takeChat, takeChatRefusal, takeClocks, takePresence, takeSeatNews } from "./room.js";
 
 // how long a refused move's "The table has changed: look again and choose again." stays in
 // the status line: the sync it asks for brings a view at once (another tab's card, a
@@ -203,6 +203,7 @@ export function onMessage(msg) {
     takeHint(msg);
     screen.table();
   } else if (msg.type === "error") {
+    if (takeChatRefusal(msg)) return; // (a chat line's: said in the chat, under the line kept)
     S.pending = false;
     if (msg.code === "unknown_table" || msg.code === "bad_token" || msg.code === "no_spectators") {
       if (watching()) { S.notice = msg.message || t("no_such_table"); S.session = null; leaveWatchUrl(); } else storeSession(null);

@@ -48,6 +48,13 @@ export function takePresence(msg) {
 let asked = null;
 
 export function takeChat(msg) {
+  // our line is back from the server: it was taken, the input is cleared (unless the person
+  // has already changed what it holds)
+  const mine = chat && msg.seat === S.view?.seat ? chat.sending.findIndex((l) => l.text === msg.text) : -1;
+  if (mine >= 0) {
+    chat.sending.splice(mine, 1);
+    if (oneLine(chat.input.value) === msg.text) chat.input.value = "";
+  }
   if (S.chat.some((c) => c.version === msg.version && c.seat === msg.seat && c.text === msg.text)) return;
   S.chat.push(msg);
   if (S.chat.length > CHAT_LINES) S.chat.shift();
@@ -162,21 +169,49 @@ function inviteBox() {
     } }, t("copy")), note);
 }
 
+// a line as the server sends it on (its whitespace runs made single spaces)
+const oneLine = (text) => text.trim().split(/\s+/).join(" ");
+// the refusals of a chat line: said under the input, which keeps the line
+const CHAT_REFUSALS = new Set(["rate_limited", "chat_too_long", "bad_message", "not_saved", "not_seated"]);
+// (a line waits this long for its echo before the same line may be sent again; one with no
+// answer for longer is forgotten: a lost connection)
+const CHAT_WAIT_MS = 5000;
+const CHAT_FORGET_MS = 30000;
+
+// an error that answers a line we sent (the server answers a connection's messages in turn:
+// the oldest line on its way): true when it was the chat's. The line stays in the input (put
+// back if the input was emptied meanwhile), the sentence under it (a polite live region);
+// it was lost, the input cleared as it was sent
+export function takeChatRefusal(msg) {
+  if (!chat?.sending.length || !CHAT_REFUSALS.has(msg.code)) return false;
+  const line = chat.sending.shift();
+  if (!chat.input.value.trim()) chat.input.value = line.text;
+  chat.note.textContent = msg.message || msg.code;
+  return true;
+}
+
 // the chat is built once per table and updated in place, never drawn anew: the input keeps
 // its text, focus, cursor, selection and composition (IME, dead keys), the log its scroll
 let chat = null;
 
 function makeChat() {
   const input = h("input", { id: "chat-text", testid: "chat-text", type: "text", maxlength: String(CHAT_MAX), autocomplete: "off" });
+  // the input keeps the line until the server sends it back (takeChat) or refuses it
   const submit = () => {
     const text = input.value.trim();
-    if (text && send({ type: "chat", text })) input.value = "";
+    if (!text) return;
+    const line = oneLine(text);
+    const now = performance.now();
+    c.sending = c.sending.filter((l) => now - l.at < CHAT_FORGET_MS);
+    if (c.sending.some((l) => l.text === line && now - l.at < CHAT_WAIT_MS)) return; // (on its way)
+    if (send({ type: "chat", text })) { c.sending.push({ text: line, at: now }); c.note.textContent = ""; }
   };
   input.addEventListener("keydown", (e) => {
     if (e.key === "Enter" && !e.isComposing) { e.preventDefault(); e.stopPropagation(); submit(); }
   });
   const c = {
-    table: S.session?.table, input, key: null, mutesKey: null, atEnd: true,
+    table: S.session?.table, input, key: null, mutesKey: null, atEnd: true, sending: [], // (the lines on their way)
+    note: h("p", { class: "note chatnote", role: "status", testid: "chat-note" }),
     summary: h("summary", {}),
     log: h("ol", { class: "chatlog", testid: "chat-log", "aria-live": "polite" }),
     label: h("label", { for: "chat-text", class: "sr-only" }),
@@ -192,7 +227,7 @@ function makeChat() {
     S.ui.chatOpen = c.details.open;
     if (c.details.open) toNewest(c); // (opened, or reopened after a reload: the newest line)
   } }, c.summary, h("div", { class: "chatpanel" }, c.log,
-    h("div", { class: "row" }, c.label, input, c.send), c.mutes));
+    h("div", { class: "row" }, c.label, input, c.send), c.note, c.mutes));
   return c;
 }
 
