@@ -237,15 +237,17 @@ NO_WINNER = {
     ("mariage", "pt"): "Ninguém ganhou: o jogo parou ao chegar ao máximo de mãos que pode durar.",
     ("mariage", "en"): "Nobody won: the match stopped at the most hands a match may last.",
 }
+#: ...and why it is not ranked: stopped at the server's cap, it counts in nothing
+CAPPED = {
+    "es": "No entra en el Ranking ni cuenta en las estadísticas.",
+    "pt": "Não entra no Ranking nem conta nas estatísticas.",
+    "en": "It is not ranked and does not count in the statistics.",
+}
 
 
-@pytest.mark.parametrize(("game", "lang"), list(NO_WINNER))
-def test_a_game_stopped_at_its_cap_says_why_nobody_won(
-    new_page, live_server, game: str, lang: str
-) -> None:  # type: ignore[no-untyped-def]
-    """A game that reaches its cap on deals (``max_deals``; 80 Mil deals, 60 Mariage hands
-    when the table sets none, docs/server.md) ends with no winner: the end window says so
-    and why, where it read "Game over" above the scores and nothing more."""
+def _over_page(new_page, live_server, game: str, lang: str, **options: Any):  # type: ignore[no-untyped-def]
+    """A table of Ana against the computers made with ``options`` (``max_deals``, ``seed``),
+    played through the page until its first deal ends: the game is then over."""
     table_id, token = admin_table(
         live_server.db_path,
         game=game,
@@ -253,13 +255,87 @@ def test_a_game_stopped_at_its_cap_says_why_nobody_won(
         name="Ana",
         language=lang,
         levels=["rules"] * (2 if game == "mil" else 1),
-        seed=5,
-        max_deals=1,
+        **options,
     )
     page = new_page(locale=LOCALES[lang])
-    open_seat(page, f"{live_server.url}/?lang={lang}", table_id, token)
+    return page, table_id, token
+
+
+def _play_to_over(page: Any, url: str, table_id: int, token: str) -> None:
+    open_seat(page, url, table_id, token)
     play_until_deal_ends(page, random.Random(5), [], bid_more=False)
     assert state(page)["over"] == "true" and view(page)["winner"] is None
-    page.wait_for_selector(f"{tid('over')}[open]")
+    page.wait_for_selector(f"{tid('over')}[open] {tid('not-ranked')}")
+
+
+@pytest.mark.parametrize(("game", "lang"), list(NO_WINNER))
+def test_a_game_stopped_at_its_cap_says_why_nobody_won(
+    new_page, live_server, game: str, lang: str
+) -> None:  # type: ignore[no-untyped-def]
+    """A game that reaches its cap on deals (80 Mil deals, 60 Mariage hands when the table
+    sets none, docs/server.md) ends with no winner: the end window says so and why, where it
+    read "Game over" above the scores and nothing more, and that it counts in neither the
+    Ranking nor the statistics. (The table here stops after one deal, ``max_deals=1``; its
+    description is answered as the server's cap's, ``max_deals`` null.)"""
+    page, table_id, token = _over_page(new_page, live_server, game, lang, max_deals=1)
+
+    def as_capped(route: Any) -> None:
+        info = route.fetch().json()
+        assert info["max_deals"] == 1 and info["seed_chosen"] is False
+        route.fulfill(json={**info, "max_deals": None, "ranked": True, "status": "abandoned"})
+
+    page.route(f"**/api/tables/{table_id}", as_capped)
+    _play_to_over(page, f"{live_server.url}/?lang={lang}", table_id, token)
     assert page.inner_text(tid("no-winner")) == NO_WINNER[(game, lang)]
+    assert page.inner_text(tid("not-ranked")) == CAPPED[lang]
+    assert page.js_errors == []
+
+
+#: a game its creator limited to one deal (``max_deals``: not ranked, in the statistics), on
+#: a deal the server drew or on a chosen one (in neither): (no winner, not ranked)
+LIMITED = {
+    ("mil", "en", False): (
+        "Nobody won: the game stopped after the deals its creator set.",
+        "Its creator limited this game to 1 deal: it is not ranked, but it counts in the "
+        "statistics.",
+    ),
+    ("mariage", "en", False): (
+        "Nobody won: the match stopped after the hands its creator set.",
+        "Its creator limited this match to 1 hand: it is not ranked, but it counts in the "
+        "statistics.",
+    ),
+    ("mariage", "es", False): (
+        "Nadie ha ganado: la partida se detuvo tras las manos que fijó quien creó la mesa.",
+        "Quien creó la mesa limitó esta partida a 1 mano: no entra en el Ranking, pero cuenta "
+        "en las estadísticas.",
+    ),
+    ("mil", "pt", False): (
+        "Ninguém ganhou: o jogo parou após as mãos que quem criou a mesa fixou.",
+        "Quem criou a mesa limitou este jogo a 1 mão: não entra no Ranking, mas conta nas "
+        "estatísticas.",
+    ),
+    ("mil", "en", True): (
+        "Nobody won: the game stopped after the deals its creator set.",
+        "This game was played on a chosen deal: it is not ranked and does not count in the "
+        "statistics.",
+    ),
+}
+
+
+@pytest.mark.parametrize(("game", "lang", "chosen"), list(LIMITED))
+def test_a_game_limited_by_its_creator_says_so(
+    new_page, live_server, game: str, lang: str, chosen: bool
+) -> None:  # type: ignore[no-untyped-def]
+    """A table made with ``max_deals`` (tests, benchmarks) is not ranked but counts in the
+    statistics (docs/server.md): its end window said "This game was played on a chosen deal:
+    it is not ranked and does not count in the statistics.", wrong on both counts, and that
+    nobody won at "the most deals a game may last". Its own sentences now, from the table's
+    description (``max_deals``, ``seed_chosen``); a chosen deal says so as before."""
+    options: dict[str, Any] = {"max_deals": 1, "seed": 5} if chosen else {"max_deals": 1}
+    page, table_id, token = _over_page(new_page, live_server, game, lang, **options)
+    _play_to_over(page, f"{live_server.url}/?lang={lang}", table_id, token)
+    no_winner, not_ranked = LIMITED[(game, lang, chosen)]
+    assert page.inner_text(tid("no-winner")) == no_winner
+    assert page.inner_text(tid("not-ranked")) == not_ranked
+    assert page.locator(tid("not-ranked")).count() == 1
     assert page.js_errors == []

@@ -316,6 +316,7 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
             "winner",
             "ranked",
             "seed_chosen",
+            "max_deals",
         ],
         "properties": {
             "table": {"type": "integer"},
@@ -330,6 +331,11 @@ def openapi_document(limits: Limits | None = None) -> JSONDoc:
             "winner": nullable_int,
             "ranked": {"type": "boolean"},
             "seed_chosen": {"type": "boolean"},
+            "max_deals": {
+                **nullable_int,
+                "description": "the deals its creator limited the game to (null: the "
+                "server's cap on deals)",
+            },
             "seed": {"type": "integer", "description": "only once the game is finished"},
             "invite": {
                 "type": ["string", "null"],

@@ -758,6 +758,7 @@ class Table:
             "winner": self.game.winner if self.status == "finished" else None,
             "ranked": self.ranked,
             "seed_chosen": self.seed_chosen,
+            "max_deals": self.max_deals,  # (the table's own limit; None: the server's cap)
             **room_info(self.seats, self.connected(), seat, self),
         }
         if self.status == "finished":
@@ -2049,6 +2050,7 @@ class TableManager:
             "winner": row.winner,
             "ranked": _stored_ranked(row),
             "seed_chosen": chosen,
+            "max_deals": row.max_deals,
             **room_info(seats, {}, seat, row),
         }
         if row.status == "finished":

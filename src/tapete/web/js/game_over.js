@@ -28,6 +28,45 @@ function tableRatings(table) {
   return null;
 }
 
+// the table's description (GET /api/tables/{id}): why a game is not ranked. Asked once per
+// table, the window drawn again when it comes; null until then ({failed: true} if it never does)
+function tableInfo(table) {
+  if (S.overInfo?.table === table) return S.overInfo.body;
+  S.overInfo = { table, body: null };
+  const done = (body) => {
+    if (S.overInfo?.table !== table) return;
+    S.overInfo.body = body;
+    if (S.view?.over && S.session?.table === table) showOver();
+  };
+  api(`/api/tables/${encodeURIComponent(table)}`).then((res) => done(res.ok ? res.body : { failed: true }))
+    .catch(() => done({ failed: true }));
+  return null;
+}
+
+// why nobody won and why the game is not ranked, each in its own true sentence
+// (docs/server.md, "Statistics"): a chosen deal (neither ranked nor in the statistics), a
+// game its creator limited to some deals (`max_deals`: not ranked, in the statistics), one
+// the server stopped at its cap on deals (in neither), one begun from a set position (in
+// neither). (It said "chosen deal" for every game not ranked.)
+function whyNotes(v, info) {
+  if (!info) return [];
+  const note = (testid, text) => h("p", { class: "note", testid }, text);
+  if (info.failed) {
+    return [isNone(v.winner) ? note("no-winner", tOwn("over_no_winner", v.game)) : null,
+      S.session?.ranked === false ? note("not-ranked", t("not_ranked")) : null];
+  }
+  const limit = info.max_deals ?? null; // (null: the server's own cap)
+  const limited = (key) => tOwn(limit === 1 ? `${key}_one` : key, v.game, { n: fmt(limit) });
+  const capped = isNone(v.winner) && limit === null;
+  return [
+    isNone(v.winner) ? note("no-winner", tOwn(limit === null ? "over_no_winner" : "over_no_winner_limit", v.game)) : null,
+    info.seed_chosen ? note("not-ranked", t("not_ranked"))
+      : limit !== null ? note("not-ranked", limited("not_ranked_limit"))
+        : capped ? note("not-ranked", t("not_ranked_capped"))
+          : info.ranked === false ? note("not-ranked", t("not_ranked_start")) : null,
+  ];
+}
+
 function ratingsBox(body) {
   if (!body?.rated || !(body.seats || []).length) return null;
   return h("section", { class: "over-ratings", testid: "over-ratings", "aria-labelledby": "over-ratings-title" },
@@ -68,10 +107,9 @@ export function showOver() {
     h("h2", { id: "over-title", testid: "winner" }, isNone(v.winner) ? t("game_over") : (v.winner === v.seat ? t("you_won") : t("winner_is", { name: playerName(v.winner) }))),
     h("ul", { class: "final" }, v.players.map((n, i) => h("li", {}, playerLink(v, n, i), ` ${fmt(scores?.[i] ?? 0)}`))),
     ratingsBox(tableRatings(S.session.table)),
-    // (a game ends without a winner only at its cap on deals: the end window says so, it read
+    // (a game ends without a winner only at a cap on deals: the end window says so, it read
     // "Game over" above the scores with no word of why nobody had won)
-    isNone(v.winner) ? h("p", { class: "note", testid: "no-winner" }, tOwn("over_no_winner", v.game)) : null,
-    S.session?.ranked === false ? h("p", { class: "note", testid: "not-ranked" }, t("not_ranked")) : null,
+    ...whyNotes(v, tableInfo(S.session.table)),
     scoreChart(v, kindOf(v.game)?.score_key ?? "scores"),
     h("div", { class: "dlgbuttons" },
       (v.sheet || []).length ? reviewButton(0, { label: tOwn("review_game", v.game), testid: "over-review", before: aside("over-review") }) : null,
