@@ -260,11 +260,13 @@ def test_a_lobby_sockets_first_page_never_overtakes_a_newer_one(app: Starlette) 
     older page came last, and the socket showed a lobby without the new table)."""
     manager = app.state.manager
     real, slow, release = manager._lobby_rows, threading.Event(), threading.Event()
+    read = threading.Event()
 
     def rows(limit: int) -> Any:
         found = real(limit)
         if slow.is_set():  # (the first page's read: as the database held it then)
             slow.clear()
+            read.set()
             release.wait(10)
         return found
 
@@ -282,7 +284,9 @@ def test_a_lobby_sockets_first_page_never_overtakes_a_newer_one(app: Starlette) 
         socket = Pages()
         slow.set()
         opening = asyncio.create_task(manager.open_lobby(socket))
-        await asyncio.sleep(0.05)  # (its page is read, not yet sent)
+        # its page is read, not yet sent (waited for: 50 ms of sleep were not always enough
+        # on a loaded machine, and the page then held the next table too)
+        assert await asyncio.to_thread(read.wait, 10)
         bea = await listed("Bea")
         await asyncio.sleep(0.4)  # (the lobby's push falls due)
         release.set()
