@@ -176,7 +176,8 @@ def test_a_sit_down_that_waited_reaches_the_table_memory_holds_now(app: Starlett
         first = waiting_table(manager, "mil")
         await first.lock.acquire()  # (another sit-down's)
         bea = asyncio.create_task(manager.sit(first.id, name="Bea"))
-        await asyncio.sleep(0.05)  # (Bea waits for the lock)
+        # Bea waits for the lock (waited for, not slept for: a loaded machine may take longer)
+        await until(lambda: bool(first.lock._waiters))
         manager.tables.pop(first.id)
         again = await manager.load(first.id)
         assert again is not None and again is not first
@@ -221,7 +222,8 @@ def test_a_sit_down_cancelled_while_its_seat_is_written_still_reaches_memory(
         busy = threading.Event()
         manager.writer.pool.submit(busy.wait, 10)  # (the write thread is busy meanwhile)
         bea = asyncio.create_task(manager.sit(table.id, name="Bea"))
-        await asyncio.sleep(0.05)  # (Bea's transaction waits for the write thread)
+        # Bea's transaction waits for the write thread (queued behind the busy job)
+        await until(lambda: manager.writer.pool._work_queue.qsize() > 0)
         bea.cancel()
         busy.set()
         await asyncio.wait([bea])
@@ -236,6 +238,15 @@ def test_a_sit_down_cancelled_while_its_seat_is_written_still_reaches_memory(
         await manager.close()
 
     asyncio.run(scenario())
+
+
+async def until(condition: Any, seconds: float = 10) -> None:
+    """Wait on the event loop until ``condition()`` holds (fail after ``seconds``)."""
+    for _ in range(int(seconds / 0.005)):
+        if condition():
+            return
+        await asyncio.sleep(0.005)
+    raise AssertionError(f"not within {seconds} s")
 
 
 class Pages:
