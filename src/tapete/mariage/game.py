@@ -141,9 +141,13 @@ class MariageGame:
         #: Finished hands in record form (``dealer``, ``hands``, ``stock``, ``actions``,
         #: ``result``).
         self.finished: list[JSON] = []
-        #: Per finished hand, its closing for the views' sheet rows (``closed_by`` and the
-        #: opponent's ``closed_points`` and ``closed_tricks`` written down then), or ``{}``.
-        self._closings: list[JSON] = []
+        #: Per finished hand, its row of the views' sheet, built once at its end: a copy of
+        #: the record's ``result`` (the views and the ``deal_end`` event share the row, the
+        #: record never) with ``dealer`` and, for a closed hand, the closing (``closed_by`` and
+        #: the opponent's ``closed_points`` and ``closed_tricks`` written down then)
+        self._rows: list[JSON] = []
+        #: :attr:`finished_deals` built so far (each with a copy of its hand's record)
+        self._summaries: list[DealSummary] = []
         self._winner: int | None = None
         self._stopped = False
         self.state: State = self._new_state(dealer)
@@ -209,14 +213,16 @@ class MariageGame:
 
     @property
     def finished_deals(self) -> list[DealSummary]:
-        """The finished hands in order, the same shape as Mil's (no declarer in Mariage)."""
-        out: list[DealSummary] = []
-        for i, d in enumerate(self.finished):
+        """The finished hands in order, the same shape as Mil's (no declarer in Mariage);
+        each built once, as Mil's are (a replay asks for them after every action)."""
+        summaries = self._summaries
+        for i in range(len(summaries), len(self.finished)):
+            d = self.finished[i]
             result = d["result"]
             deltas: list[int | float] = [0, 0]
             if result["winner"] is not None:
                 deltas[result["winner"]] = result["game_points"]
-            out.append(
+            summaries.append(
                 DealSummary(
                     index=i,
                     dealer=d["dealer"],
@@ -226,7 +232,7 @@ class MariageGame:
                     record=arguments.json_copy(d),
                 )
             )
-        return out
+        return list(summaries)
 
     def legal_actions(self) -> list[Action]:
         return [] if self.over else self.state.legal_actions()
@@ -319,8 +325,9 @@ class MariageGame:
         fair = self._fair[k]
         deal = _deal_json(state, result.to_json(self.match), fair)
         self.finished.append(deal)
-        self._closings.append(_closing(state))
-        end: JSON = {"deal": k, "row": self._sheet_row(k)}
+        row = {"dealer": deal["dealer"], **arguments.json_copy(deal["result"]), **_closing(state)}
+        self._rows.append(row)
+        end: JSON = {"deal": k, "row": row}
         if fair is not None:  # the hand is over: its seed is revealed
             end["fair"] = fair.to_json()
         events.append(Event("deal_end", end))
@@ -329,13 +336,6 @@ class MariageGame:
             return
         self.state = self._new_state(1 - state.dealer)
         events.append(_deal_event(self.state, self.deal_number, self.commitment))
-
-    def _sheet_row(self, k: int) -> JSON:
-        """Hand ``k``'s row of the views' sheet: its record ``result`` with ``dealer`` and, for
-        a closed hand, the closing (the opponent's position then decides the game points)."""
-        deal = self.finished[k]
-        result = arguments.json_copy(deal["result"])
-        return {"dealer": deal["dealer"], **result, **self._closings[k]}
 
     def view(self, seat: int | None) -> JSON:
         """What ``seat`` may know (None: a spectator); JSON-safe, keys as in the contract.
@@ -363,7 +363,7 @@ class MariageGame:
         match: JSON = {
             "players": list(self.players),
             "match": list(self.match),
-            "sheet": [self._sheet_row(k) for k in range(len(self.finished))],
+            "sheet": list(self._rows),
         }
         return match, self.state.public_view()
 
