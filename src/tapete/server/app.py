@@ -61,7 +61,6 @@ from tapete.server.limits import (
 from tapete.server.openapi import openapi_document
 from tapete.server.players import PlayerPages
 from tapete.server.replay_view import ReplayService, ReplaySettings
-from tapete.server.room import CHAT_MAX_CHARS, chat_too_long
 from tapete.server.rules import rules_page
 from tapete.server.security import (
     LOOPBACK_HOSTS,
@@ -1078,11 +1077,6 @@ class Server:
             if conn.seat is not None and conn.chat.take(time.monotonic()):
                 raise TableError(
                     "rate_limited", "more chat messages than the table allows: wait a moment"
-                )
-            if conn.seat is not None and chat_too_long(data["text"]):
-                # (the table's own check says only bad_message: the person is told the limit)
-                raise TableError(
-                    "chat_too_long", f"a chat message must be at most {CHAT_MAX_CHARS} characters"
                 )
             await self.manager.say(table, conn.seat, data["text"])
         elif kind == "act":

@@ -22,10 +22,10 @@ __all__ = [
     "CHAT_MAX_CHARS",
     "FREE_KINDS",
     "SEAT_KINDS",
+    "ChatTooLong",
     "History",
     "Seat",
     "chat_message",
-    "chat_too_long",
     "check_chat",
     "seat_for_token",
 ]
@@ -130,24 +130,22 @@ def chat_message(seat: int, name: str, text: str, version: int) -> JSON:
     return {"type": "chat", "seat": seat, "name": name, "text": text, "version": version}
 
 
-def chat_too_long(text: object) -> bool:
-    """Whether ``text`` is a chat line of more than ``CHAT_MAX_CHARS`` characters once its
-    whitespace runs are single spaces (:func:`check_chat`'s limit; the app refuses such a
-    line with its own code, ``chat_too_long``, which says the limit)."""
-    return isinstance(text, str) and len(" ".join(text.split())) > CHAT_MAX_CHARS
+class ChatTooLong(ValueError):
+    """A chat line longer than ``CHAT_MAX_CHARS`` (:func:`check_chat`): its refusal has a code
+    of its own, ``chat_too_long``, so that the person is told the limit."""
 
 
 def check_chat(text: object) -> str:
     """A chat line as it is sent on: its whitespace runs made single spaces; raise
     ``ValueError`` with the sentence for anything else than 1 to ``CHAT_MAX_CHARS`` printable
-    characters."""
+    characters (:class:`ChatTooLong` for a line past the limit)."""
     if not isinstance(text, str):
         raise ValueError("'text' must be a string")
     line = " ".join(text.split())
     if not line:
         raise ValueError("a chat message must not be empty")
-    if chat_too_long(line):
-        raise ValueError(f"a chat message must be at most {CHAT_MAX_CHARS} characters")
+    if len(line) > CHAT_MAX_CHARS:
+        raise ChatTooLong(f"a chat message must be at most {CHAT_MAX_CHARS} characters")
     if not line.isprintable():
         raise ValueError("a chat message must not contain control characters")
     return line

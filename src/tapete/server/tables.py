@@ -85,6 +85,7 @@ from tapete.server.patches import SentViews, changes
 from tapete.server.room import (
     CHAT_LINES,
     FREE_KINDS,
+    ChatTooLong,
     History,
     Seat,
     chat_message,
@@ -1737,6 +1738,8 @@ class TableManager:
             raise TableError("not_seated", "only the people seated at the table may chat")
         try:
             line = check_chat(text)
+        except ChatTooLong as exc:  # (its own code: the person is told the limit)
+            raise TableError("chat_too_long", str(exc)) from None
         except ValueError as exc:
             raise TableError("bad_message", str(exc)) from None
         message = chat_message(seat, table.seats[seat].name, line, table.version)
