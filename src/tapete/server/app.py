@@ -68,6 +68,7 @@ from tapete.server.security import (
     Guard,
     TrustedProxies,
     hosts_and_origins,
+    json_problem,
     load_json_body,
     seat_token,
 )
@@ -559,16 +560,8 @@ def parse_message(text: str) -> dict[str, Any]:
         raise TableError("too_large", f"a message must be at most {MAX_MESSAGE_BYTES} bytes")
     try:
         data = read_json(text)
-    except json.JSONDecodeError as exc:
-        raise TableError(
-            "bad_json",
-            f"the message is not valid JSON: {exc.msg[:1].lower()}{exc.msg[1:]} at line "
-            f"{exc.lineno}, column {exc.colno}",
-        ) from None
-    except RecursionError:
-        raise TableError("bad_json", "the message is not valid JSON: it nests too deep") from None
-    except ValueError:
-        raise TableError("bad_json", "the message is not valid JSON") from None
+    except (ValueError, RecursionError) as exc:
+        raise TableError("bad_json", f"the message is not valid JSON{json_problem(exc)}") from None
     if not isinstance(data, dict):
         raise TableError("bad_message", "a message must be a JSON object")
     kind = data.get("type")

@@ -42,6 +42,7 @@ __all__ = [
     "host_and_origin_problems",
     "host_name",
     "hosts_and_origins",
+    "json_problem",
     "load_json_body",
     "origin_allowed",
     "seat_token",
@@ -91,19 +92,8 @@ def load_json_body(body: bytes) -> Any:
         data = json.loads(body, object_pairs_hook=_no_twice, parse_constant=_no_constant)
     except _NotJson as exc:
         raise ValueError(f"the request body is not valid JSON: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise ValueError(
-            f"the request body is not valid JSON: {exc.msg[:1].lower()}{exc.msg[1:]} at line "
-            f"{exc.lineno}, column {exc.colno}"
-        ) from None
-    except UnicodeDecodeError as exc:
-        raise ValueError(
-            f"the request body is not valid JSON: not UTF-8 text at byte {exc.start + 1}"
-        ) from None
-    except RecursionError:
-        raise ValueError("the request body is not valid JSON: it nests too deep") from None
-    except ValueError:
-        raise ValueError("the request body is not valid JSON") from None
+    except (ValueError, RecursionError) as exc:
+        raise ValueError(f"the request body is not valid JSON{json_problem(exc)}") from None
     stack: list[tuple[Any, str]] = [(data, "the body")]  # (no recursion: it may nest deep)
     while stack:
         value, where = stack.pop()
@@ -119,6 +109,19 @@ def load_json_body(body: bytes) -> Any:
         elif isinstance(value, str):
             _check_text(value, where)
     return data
+
+
+def json_problem(exc: BaseException) -> str:
+    """Where and why a JSON text was refused, as the end of a sentence (": expecting value at
+    line 2, column 10"; "" when the error says nothing more): the words of both the request
+    bodies' refusals and the WebSocket messages' (``app.parse_message``)."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f": {exc.msg[:1].lower()}{exc.msg[1:]} at line {exc.lineno}, column {exc.colno}"
+    if isinstance(exc, UnicodeDecodeError):
+        return f": not UTF-8 text at byte {exc.start + 1}"
+    if isinstance(exc, RecursionError):
+        return ": it nests too deep"
+    return ""
 
 
 class _NotJson(ValueError):
