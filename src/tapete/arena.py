@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from tapete.bots import FaultCount, make_bot
+from tapete.bots import FaultCount, make_bots
 from tapete.game import DealSummary
 from tapete.games import kind
 
@@ -156,11 +156,7 @@ def _play_game(
     (its bots are made anew for every play, its failures logged once per run)."""
     game_kind = kind(game_name)
     g = game_kind.new(profile, seed=seed, players=names, max_deals=deal_cap)
-    counts = {} if fault_counts is None else fault_counts
-    bots = [
-        make_bot(game_name, n, profile=profile, fault_count=counts.setdefault(n, FaultCount()))
-        for n in names
-    ]
+    bots = make_bots(game_name, names, profile=profile, fault_counts=fault_counts)
     rngs = [random.Random(f"{tag}:{seat}") for seat in range(len(names))]
     steps = 0
     while not g.over:

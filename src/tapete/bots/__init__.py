@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 from tapete.bots.base import Bot, parse_action
@@ -25,6 +25,7 @@ __all__ = [
     "Reason",
     "bot_options",
     "make_bot",
+    "make_bots",
     "parse_action",
     "suggest",
 ]
@@ -73,3 +74,21 @@ def suggest(
     :func:`tapete.bots.registry.suggest`."""
     result: tuple[Any, Reason] = strong_suggest(game, view, key=key, **options)
     return result
+
+
+def make_bots(
+    game: str,
+    names: Sequence[str],
+    *,
+    profile: str | None = None,
+    fault_counts: dict[str, FaultCount] | None = None,
+) -> list[Bot]:
+    """:func:`make_bot` for each of ``names`` (one a seat). ``fault_counts``: each name's
+    :class:`FaultCount` over a run of several games, filled in here (the arena and
+    ``simulate`` make new bots each game: a failing player is logged in full once per run);
+    None: each bot counts alone."""
+    counts = {} if fault_counts is None else fault_counts
+    return [
+        make_bot(game, n, profile=profile, fault_count=counts.setdefault(n, FaultCount()))
+        for n in names
+    ]

@@ -446,16 +446,10 @@ def play_game(
     """Play one whole game between bots; the cards depend only on ``seed``.
     ``fault_counts``: each bot name's :class:`~tapete.bots.FaultCount` over a run of
     several games (filled in here), so that a failing bot is logged in full once per run."""
-    from tapete.bots import FaultCount, make_bot
+    from tapete.bots import make_bots
 
-    counts: dict[str, FaultCount] = {} if fault_counts is None else fault_counts
     game = new_game(game_name, profile, seed=seed, players=players, max_deals=max_deals)
-    seat_bots = [
-        make_bot(
-            game_name, b, profile=game.profile_name, fault_count=counts.setdefault(b, FaultCount())
-        )
-        for b in bots
-    ]
+    seat_bots = make_bots(game_name, bots, profile=game.profile_name, fault_counts=fault_counts)
     rngs = [seat_rng(seed, game_index, s) for s in range(len(bots))]
     while not game.over:
         seat = game.turn
