@@ -46,8 +46,10 @@ function seatBadges(v, seat) {
 
 // a seat's score, read in words with the target ("880 of 1000 points"; the bare number said
 // nothing of what it counts)
-const scoreMark = (v, seat) => h("span", { class: "score", title: t("score") },
-  spoken(fmt(v.scores?.[seat] ?? 0), t("score_of", { n: fmt(v.scores?.[seat] ?? 0), target: v.target })));
+function scoreMark(v, seat) {
+  const n = fmt(v.scores?.[seat] ?? 0);
+  return h("span", { class: "score", title: t("score") }, spoken(n, t("score_of", { n, target: v.target })));
+}
 
 function lastBidOf(v, seat) {
   const bids = (v.bids || []).filter((b) => b.seat === seat);

@@ -96,6 +96,9 @@ const left = (seconds) => Math.max(0, Math.ceil(seconds - (performance.now() - S
 // strip said "60 s"), then "59 s"
 const bankText = (s) => (s >= 60 ? `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}` : `${s} s`);
 
+// a seat's person is away and their grace runs (no computer plays the seat yet), the game on
+const inGrace = (c) => Boolean(c) && !c.abandoned && !S.view?.over && !c.taken && c.grace != null;
+
 function clockText(seat) {
   const c = S.clocks?.seats?.[seat];
   if (!c) return "";
@@ -105,7 +108,7 @@ function clockText(seat) {
   // plays (back within 0 s)" behind the end window (an abandoned seat stays so)
   else if (S.view?.over) text = "";
   else if (c.taken) text = t("clock_computer_plays", { s: left(c.back_by ?? 0) });
-  else if (c.grace !== null) text = t("clock_grace", { s: left(c.grace) });
+  else if (inGrace(c)) text = t("clock_grace", { s: left(c.grace) });
   else if (c.running && c.move !== null) {
     const gone = (performance.now() - S.clocksAt) / 1000;
     // a table without a time bank says nothing of one (a bank used up still says 0 s)
@@ -145,7 +148,7 @@ function seatsBox(p) {
   const me = S.view?.seat ?? S.session?.seat;
   return h("ul", { class: "seats", testid: "seats", "aria-label": t("seats") }, p.seats.map((s) => {
     // (a person whose grace runs is said disconnected by the clock's note: not twice)
-    const grace = !s.connected && S.clocks?.seats?.[s.seat]?.grace != null;
+    const grace = !s.connected && inGrace(S.clocks?.seats?.[s.seat]);
     const online = s.kind === "person" && !grace ? (s.connected > 0 ? t("online", { n: s.connected }) : t("offline")) : "";
     return h("li", { class: `seatchip ${s.kind} ${s.connected ? "on" : ""}`, testid: `seat-${s.seat}` },
       h("span", { class: "dot", "aria-hidden": "true" }, s.kind === "person" ? (s.connected ? "●" : "○") : ""),
