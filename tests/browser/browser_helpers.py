@@ -453,3 +453,27 @@ def table_states(pages) -> dict[str, object]:  # type: ignore[no-untyped-def]
         except Exception as exc:  # (a closed page)
             out[who] = repr(exc)
     return out
+
+
+def _rgba(css: str) -> tuple[float, float, float, float]:
+    parts = [float(x) for x in css[css.index("(") + 1 : css.index(")")].split(",")]
+    return parts[0], parts[1], parts[2], parts[3] if len(parts) > 3 else 1.0
+
+
+def _luminance(rgb: tuple[float, float, float]) -> float:
+    lin = [
+        c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in (x / 255 for x in rgb)
+    ]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def contrast(color: str, opacity: float, paper: str) -> float:
+    """The contrast (WCAG) of ``color`` drawn at ``opacity`` on ``paper``, CSS ``rgb()`` or
+    ``rgba()`` colours (the colour blended onto the paper as the browser draws it): a text's,
+    a focus ring's."""
+    r, g, b, a = _rgba(color)
+    pr, pg, pb, _ = _rgba(paper)
+    a *= opacity
+    text = (r * a + pr * (1 - a), g * a + pg * (1 - a), b * a + pb * (1 - a))
+    hi, lo = sorted((_luminance(text), _luminance((pr, pg, pb))), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
